@@ -1,0 +1,32 @@
+"""Governance events (select, clear, refusals): `.orchestration/events.jsonl`, append-only."""
+
+from __future__ import annotations
+
+import os
+import time
+
+from gitai.jsonl import append_lines, dumps
+from gitai.layout import Layout
+
+
+def utc_now() -> str:
+    """RFC 3339 UTC timestamp with microseconds and a `Z` (the Agent Trace form)."""
+    now = time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now % 1 * 1_000_000):06d}Z"
+
+
+def actor() -> str:
+    """Who acts: the agent named by GITAI_AGENT, else the login name."""
+    agent = os.environ.get("GITAI_AGENT")
+    if agent:
+        return f"agent:{agent}"
+    return "user:" + (os.environ.get("USER") or os.environ.get("LOGNAME") or "unknown")
+
+
+def record_event(layout: Layout, event: str, **fields: object) -> None:
+    """Append one governance event; never raises (events are a log, not a gate)."""
+    entry = {"timestamp": utc_now(), "event": event, "worktree": layout.root, "actor": actor(), **fields}
+    try:
+        append_lines(layout.events, [dumps(entry)])
+    except OSError:
+        pass

@@ -1,0 +1,91 @@
+"""A small, lean layer over the `git` command.
+
+No pygit2, pathlib or dataclasses here: the pre-commit hook imports this on every commit.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from gitai.errors import GitaiError
+
+TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: importing typing costs the hook ~10 ms
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+
+class GitCommandError(GitaiError):
+    """A git command failed."""
+
+
+def run_git(
+    args: Sequence[str],
+    cwd: str | None = None,
+    *,
+    input: bytes | None = None,
+    check: bool = True,
+    env: dict[str, str] | None = None,
+) -> bytes:
+    """Run `git ARGS` and return its stdout; raise GitCommandError on failure when `check`."""
+    proc = subprocess.run(["git", *args], cwd=cwd, input=input, capture_output=True, env=env)
+    if check and proc.returncode != 0:
+        message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        detail = message[-1] if message else f"exit {proc.returncode}"
+        raise GitCommandError(f"git {args[0]} failed: {detail}")
+    return proc.stdout
+
+
+def git_text(args: Sequence[str], cwd: str | None = None, check: bool = True) -> str:
+    """Run git and return stdout decoded, without the final newline."""
+    return run_git(args, cwd, check=check).decode("utf-8", "surrogateescape").rstrip("\n")
+
+
+def split_z(data: bytes) -> list[str]:
+    """Split NUL-terminated git output into paths (undecodable bytes kept via surrogateescape)."""
+    return [item.decode("utf-8", "surrogateescape") for item in data.split(b"\0") if item]
+
+
+class RepoPaths:
+    """Where git keeps things for the current worktree (absolute paths as str)."""
+
+    __slots__ = ("worktree", "git_dir", "common_dir", "hooks_dir", "main_worktree")
+
+    def __init__(self, worktree: str, git_dir: str, common_dir: str, hooks_dir: str) -> None:
+        self.worktree = worktree  # top of the current worktree
+        self.git_dir = git_dir  # this worktree's git dir (differs per linked worktree)
+        self.common_dir = common_dir  # shared by all worktrees of the repository
+        self.hooks_dir = hooks_dir  # where git runs hooks from (honours core.hooksPath)
+        # The main worktree, whose .orchestration/ holds the shared ledger; None for a bare repo.
+        self.main_worktree: str | None = None
+        if git_dir == common_dir:
+            self.main_worktree = worktree
+        elif os.path.basename(common_dir) == ".git":
+            self.main_worktree = os.path.dirname(common_dir)
+
+
+def discover(cwd: str | None = None) -> RepoPaths:
+    """Find the repository around `cwd` with one `git rev-parse` call."""
+    proc = subprocess.run(
+        ["git", "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir", "--git-common-dir",
+         "--git-path", "hooks"],
+        cwd=cwd,
+        capture_output=True,
+    )
+    lines = proc.stdout.decode("utf-8", "surrogateescape").split("\n")
+    if proc.returncode != 0 or len(lines) < 4:
+        where = os.path.abspath(cwd or os.getcwd())
+        raise GitaiError(f"not a git repository (or not inside its work tree): {where}")
+    return RepoPaths(lines[0], lines[1], lines[2], lines[3])
+
+
+def head_commit(cwd: str) -> str | None:
+    """The commit HEAD points at, or None on an unborn branch (empty repository)."""
+    out = run_git(["rev-parse", "-q", "--verify", "HEAD^{commit}"], cwd, check=False)
+    return out.decode().strip() or None
+
+
+def config_get(key: str, cwd: str) -> list[str]:
+    """All values of a git config key (empty list when unset)."""
+    out = run_git(["config", "--get-all", key], cwd, check=False)
+    return [line for line in out.decode("utf-8", "replace").splitlines() if line]

@@ -1,0 +1,78 @@
+"""Append-only JSON Lines files, safe under concurrent writers.
+
+Each append takes an exclusive `flock` on the file and writes the whole payload with
+`write` on an O_APPEND descriptor, so lines from several processes never tear or interleave.
+A partial last line (left by a crash) is never rewritten: the next append starts on a new
+line, and readers report the partial line instead of guessing.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+
+TYPE_CHECKING = False  # no typing import on the hook path
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any
+
+
+def dumps(record: object) -> str:
+    """The one serialisation gitai uses for ledger lines, notes and events."""
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+
+
+def append_lines(path: str, lines: Iterable[str]) -> None:
+    """Append lines (without their newline) atomically with respect to other gitai writers."""
+    payload = "".join(line + "\n" for line in lines).encode("utf-8")
+    if not payload:
+        return
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            payload = b"\n" + payload  # keep a crash's partial line for `gitai trace verify`
+        view = memoryview(payload)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
+
+
+class JsonlContents:
+    """What a JSON Lines file holds: parsed records, and the lines that are not valid JSON."""
+
+    def __init__(self) -> None:
+        self.records: list[tuple[int, dict[str, Any]]] = []  # (1-based line number, record)
+        self.bad_lines: list[tuple[int, str]] = []  # (1-based line number, reason)
+
+
+def read_jsonl(path: str) -> JsonlContents:
+    """Read every line; a torn or invalid line is reported, never dropped silently."""
+    contents = JsonlContents()
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except FileNotFoundError:
+        return contents
+    lines = data.split(b"\n")
+    terminated = data.endswith(b"\n")
+    if terminated:
+        lines.pop()
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            partial = number == len(lines) and not terminated
+            contents.bad_lines.append((number, "partial last line (interrupted write?)" if partial else "not valid JSON"))
+            continue
+        if isinstance(value, dict):
+            contents.records.append((number, value))
+        else:
+            contents.bad_lines.append((number, "not a JSON object"))
+    return contents

@@ -1,0 +1,49 @@
+"""Where gitai keeps its files (CONTRACT section 1). Paths are absolute str (lean: hooks import this)."""
+
+from __future__ import annotations
+
+import os
+
+from gitai.git import RepoPaths, discover
+
+ORCHESTRATION = ".orchestration"
+CATALOGUE = "active_intents.yaml"
+INTENTIGNORE = ".intentignore"
+LEDGER = "agent_trace.jsonl"
+EVENTS = "events.jsonl"
+INTENT_MAP = "intent_map.md"
+SHARED_BRAIN = "AGENT.md"
+NOTES_REF = "refs/notes/gitai"
+
+
+class Layout:
+    """Every path gitai reads or writes, for one worktree."""
+
+    def __init__(self, repo: RepoPaths) -> None:
+        self.repo = repo
+        self.root = repo.worktree
+        self.orchestration = os.path.join(self.root, ORCHESTRATION)
+        self.catalogue = os.path.join(self.orchestration, CATALOGUE)
+        self.intentignore = os.path.join(self.orchestration, INTENTIGNORE)
+        self.intent_map = os.path.join(self.orchestration, INTENT_MAP)
+        # Per-worktree state: `git rev-parse --git-path gitai` (the active intent, caches).
+        self.state_dir = os.path.join(repo.git_dir, "gitai")
+        self.active_file = os.path.join(self.state_dir, "active")
+        # State shared by all worktrees: locks, hook error log.
+        self.shared_state_dir = os.path.join(repo.common_dir, "gitai")
+        # The ledger and events are shared by all worktrees: the main worktree's .orchestration/,
+        # or the common git dir for a bare repository.
+        shared = (
+            os.path.join(repo.main_worktree, ORCHESTRATION) if repo.main_worktree else self.shared_state_dir
+        )
+        self.ledger = os.path.join(shared, LEDGER)
+        self.events = os.path.join(shared, EVENTS)
+
+    def relative(self, path: str) -> str:
+        """`path` relative to the worktree root, for messages."""
+        return os.path.relpath(path, self.root)
+
+
+def find_layout(cwd: str | None = None) -> Layout:
+    """The layout of the repository around `cwd`."""
+    return Layout(discover(cwd))
