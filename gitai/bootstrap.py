@@ -1,0 +1,66 @@
+"""`gitai init`: the `.orchestration/` skeleton. Idempotent; never overwrites a file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gitai.layout import CATALOGUE, INTENTIGNORE, SHARED_BRAIN, Layout
+
+CATALOGUE_TEMPLATE = """\
+# gitai intent catalogue: the work items this repository's changes are traced to.
+# Every commit must stay inside the owned_scope of the active intent (`gitai select ID`).
+# Patterns use .gitignore syntax, relative to the repository root; '!' excludes.
+#
+# active_intents:
+#   - id: INT-001
+#     name: JWT auth migration
+#     status: DRAFT              # DRAFT | IN_PROGRESS | DONE | BLOCKED
+#     owned_scope:
+#       - "src/auth/**"
+#       - "!src/auth/vendor/**"
+#     description: Replace session cookies with signed JWTs.
+#     constraints:
+#       - Keep the public login() signature.
+#     acceptance_criteria:
+#       - All auth tests pass with JWT sessions.
+#     related_specs: [docs/auth-spec.md]
+active_intents: []
+"""
+
+INTENTIGNORE_TEMPLATE = """\
+# Paths no intent needs to own (gitignore syntax): commits may touch them under any intent.
+# .orchestration/** is always exempt.
+# Examples:
+# *.lock
+# docs/changelog.md
+"""
+
+GITIGNORE_TEMPLATE = """\
+# Rebuildable from refs/notes/gitai ('gitai trace rebuild'); local logs.
+agent_trace.jsonl
+events.jsonl
+"""
+
+AGENT_TEMPLATE = """\
+# Shared brain
+
+Append-only lessons for agents and people working in this repository. Add, never rewrite.
+"""
+
+
+def init_orchestration(layout: Layout) -> list[Path]:
+    """Create the missing skeleton files; returns the ones created."""
+    orchestration = Path(layout.orchestration)
+    files = {
+        orchestration / CATALOGUE: CATALOGUE_TEMPLATE,
+        orchestration / INTENTIGNORE: INTENTIGNORE_TEMPLATE,
+        orchestration / ".gitignore": GITIGNORE_TEMPLATE,
+        orchestration / SHARED_BRAIN: AGENT_TEMPLATE,
+    }
+    created = []
+    orchestration.mkdir(parents=True, exist_ok=True)
+    for path, text in files.items():
+        if not path.exists():
+            path.write_text(text, encoding="utf-8")
+            created.append(path)
+    return created

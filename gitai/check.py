@@ -1,0 +1,135 @@
+"""Scope checks: staged changes (the pre-commit gate), a commit range (the CI gate), or given paths.
+
+Lean on purpose: the pre-commit hook imports this module on every commit.
+"""
+
+from __future__ import annotations
+
+import json
+
+from gitai.errors import GitaiError
+from gitai.git import run_git, split_z
+from gitai.layout import Layout
+from gitai.policy import Policy
+
+OUT_OF_SCOPE = "out_of_scope"
+NO_ACTIVE_INTENT = "no_active_intent"
+NO_TRAILER = "no_intent_trailer"
+UNKNOWN_INTENT = "unknown_intent"
+
+
+TYPE_CHECKING = False  # no typing import on the hook path
+if TYPE_CHECKING:
+    from typing import Any
+
+
+class Violation:
+    """A path that is not in the scope it was checked against."""
+
+    __slots__ = ("path", "owners", "reason", "commit", "intent")
+
+    def __init__(
+        self, path: str, owners: list[str], reason: str = OUT_OF_SCOPE, commit: str | None = None,
+        intent: str | None = None,
+    ) -> None:
+        self.path = path
+        self.owners = owners
+        self.reason = reason
+        self.commit = commit
+        self.intent = intent  # the intent the path was checked against
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"path": self.path, "owners": self.owners, "reason": self.reason}
+        if self.commit:
+            data["commit"] = self.commit
+            data["intent"] = self.intent
+        return data
+
+
+class CheckResult:
+    """The outcome of one check; `to_json` is the contract's `gitai check --json` shape."""
+
+    def __init__(self, intent: str | None, checked: int = 0) -> None:
+        self.intent = intent
+        self.violations: list[Violation] = []
+        self.checked = checked  # paths (or commits, for a range) looked at
+
+    @property
+    def ok(self) -> bool:
+        return not self.violations
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ok": self.ok, "intent": self.intent, "violations": [v.to_json() for v in self.violations]}
+
+
+def display_path(path: str) -> str:
+    """A path as a person should see it: quoted when it holds newlines or other control characters."""
+    if any(ch < " " or ch == "\x7f" for ch in path) or path != path.strip():
+        return json.dumps(path, ensure_ascii=False)
+    return path
+
+
+def staged_paths(layout: Layout) -> list[str]:
+    """Every path the index changes against HEAD: added, modified, deleted, both sides of renames.
+
+    Honours GIT_INDEX_FILE (inherited by git); on an unborn branch everything staged is new.
+    """
+    out = run_git(["diff", "--cached", "--name-only", "-z", "--no-renames", "--no-ext-diff"], layout.root)
+    return split_z(out)
+
+
+def check_paths(policy: Policy, intent_id: str | None, paths: list[str]) -> CheckResult:
+    """Check paths against one intent's scope (or refuse all non-exempt paths when none is active)."""
+    if intent_id is not None:
+        policy.require(intent_id)
+    result = CheckResult(intent_id, checked=len(paths))
+    for path in paths:
+        if policy.is_exempt(path):
+            continue
+        if intent_id is None:
+            result.violations.append(Violation(path, policy.owners(path), NO_ACTIVE_INTENT))
+        elif not policy.in_scope(intent_id, path):
+            result.violations.append(Violation(path, policy.owners(path), OUT_OF_SCOPE, intent=intent_id))
+    return result
+
+
+def commit_intent(layout: Layout, commit: str) -> str | None:
+    """The commit's `Intent:` trailer (the first one), if any."""
+    out = run_git(["log", "-1", "--format=%(trailers:key=Intent,valueonly,separator=%x00)", commit], layout.root)
+    values = [v.strip() for v in out.decode("utf-8", "replace").split("\0") if v.strip()]
+    return values[0] if values else None
+
+
+def _valid_range(layout: Layout, revision_range: str) -> bool:
+    ends = [end for end in revision_range.replace("...", "..").split("..") if end] or ["HEAD"]
+    return all(
+        run_git(["rev-parse", "-q", "--verify", f"{end}^{{commit}}"], layout.root, check=False).strip() for end in ends
+    )
+
+
+def check_range(layout: Layout, policy: Policy, revision_range: str, intent_override: str | None) -> CheckResult:
+    """Check every non-merge commit of A..B against the intent named by its trailer (or `--intent`)."""
+    if intent_override is not None:
+        policy.require(intent_override)
+    if not _valid_range(layout, revision_range):
+        raise GitaiError(f"not a valid revision range: {revision_range}")
+    listing = run_git(["rev-list", "--reverse", "--no-merges", revision_range, "--"], layout.root)
+    commits = listing.decode().split()
+    result = CheckResult(intent_override, checked=len(commits))
+    for commit in commits:
+        paths = split_z(
+            run_git(["diff-tree", "--root", "-r", "--no-commit-id", "--name-only", "-z", "--no-renames", commit], layout.root)
+        )
+        intent_id = intent_override or commit_intent(layout, commit)
+        if intent_id is None:
+            reason = NO_TRAILER
+        elif intent_id not in policy.intents:
+            reason = UNKNOWN_INTENT
+        else:
+            reason = OUT_OF_SCOPE
+        for path in paths:
+            if policy.is_exempt(path):
+                continue
+            if reason != OUT_OF_SCOPE or not policy.in_scope(intent_id or "", path):
+                result.violations.append(Violation(path, policy.owners(path), reason, commit, intent_id))
+    return result

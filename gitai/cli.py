@@ -1,0 +1,281 @@
+"""The `gitai` command: a thin click shell over the library. Every command has --json.
+
+Exit codes: 0 ok, 1 a check found a problem, 2 bad input or usage (`gitai: error: ...`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any
+
+import click
+
+from gitai import __version__
+from gitai.errors import EXIT_OK, EXIT_PROBLEM, EXIT_USAGE, GitaiError
+from gitai.layout import Layout, find_layout
+
+json_option = click.option("--json", "as_json", is_flag=True, help="Machine-readable output on stdout.")
+
+
+def emit_json(data: Any) -> None:
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def layout() -> Layout:
+    return find_layout()
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="gitai")
+def cli() -> None:
+    """Tie every change in a git repository to the intent it serves."""
+
+
+# --- foundation: init, hooks, intents, select, status, clear, check -------------------------
+
+
+@cli.command()
+@click.option("--no-hooks", is_flag=True, help="Create the skeleton only.")
+@json_option
+def init(no_hooks: bool, as_json: bool) -> int:
+    """Create the .orchestration/ skeleton and install the hooks (idempotent)."""
+    from gitai.bootstrap import init_orchestration
+    from gitai.hooks_install import install_hooks
+
+    lay = layout()
+    created = init_orchestration(lay)
+    hooks = [] if no_hooks else install_hooks(lay)
+    if as_json:
+        emit_json({"created": [os.path.relpath(p, lay.root) for p in created], "hooks": [h.to_json() for h in hooks]})
+        return EXIT_OK
+    for path in created:
+        click.echo(f"created {os.path.relpath(path, lay.root)}")
+    if not created:
+        click.echo(".orchestration/ already set up; nothing overwritten")
+    for hook in hooks:
+        click.echo(f"hook {hook.name}: {hook.state}{' (chained to the previous hook)' if hook.chained else ''}")
+    click.echo("next: add intents to .orchestration/active_intents.yaml, then 'gitai select INT-ID'")
+    return EXIT_OK
+
+
+@cli.group()
+def hooks() -> None:
+    """Install, remove or inspect gitai's git hooks."""
+
+
+def _print_hooks(states: list[Any], as_json: bool, lay: Layout) -> None:
+    from gitai.hooks_install import hooks_path_setting
+
+    hooks_path = hooks_path_setting(lay)
+    if as_json:
+        emit_json({"hooks_dir": str(lay.repo.hooks_dir), "core_hooks_path": hooks_path, "hooks": [s.to_json() for s in states]})
+        return
+    if hooks_path:
+        click.echo(f"core.hooksPath is set ({hooks_path}): hooks live in {lay.repo.hooks_dir}")
+    for s in states:
+        click.echo(f"{s.name:<13} {s.state:<9}{' chained' if s.chained else ''}  {s.path}")
+
+
+@hooks.command("install")
+@click.option("--force", is_flag=True, help="Replace a foreign hook instead of chaining it (it is kept aside).")
+@json_option
+def hooks_install(force: bool, as_json: bool) -> int:
+    """Install the hooks where git runs them (worktrees, submodules, core.hooksPath)."""
+    from gitai.hooks_install import install_hooks
+
+    lay = layout()
+    _print_hooks(install_hooks(lay, force=force), as_json, lay)
+    return EXIT_OK
+
+
+@hooks.command("uninstall")
+@json_option
+def hooks_uninstall(as_json: bool) -> int:
+    """Remove gitai's hooks and restore the ones they replaced."""
+    from gitai.hooks_install import uninstall_hooks
+
+    lay = layout()
+    _print_hooks(uninstall_hooks(lay), as_json, lay)
+    return EXIT_OK
+
+
+@hooks.command("status")
+@json_option
+def hooks_status(as_json: bool) -> int:
+    """Show each hook's state: installed, missing, foreign or stale."""
+    from gitai.hooks_install import hook_status
+
+    lay = layout()
+    _print_hooks(hook_status(lay), as_json, lay)
+    return EXIT_OK
+
+
+@cli.command()
+@json_option
+def intents(as_json: bool) -> int:
+    """List the intents of the catalogue."""
+    from gitai.active import active_intent
+    from gitai.catalogue import load_catalogue
+
+    lay = layout()
+    catalogue = load_catalogue(lay.catalogue, lay.root)
+    active = active_intent(lay)
+    active_id = active.id if active else None
+    if as_json:
+        emit_json([{**i.to_json(), "active": i.id == active_id} for i in catalogue.intents])
+        return EXIT_OK
+    if not catalogue.intents:
+        click.echo("no intents yet: add some to .orchestration/active_intents.yaml")
+        return EXIT_OK
+    width_id = max(len(i.id) for i in catalogue.intents) + 2
+    width_name = max(len(i.name) for i in catalogue.intents)
+    for i in catalogue.intents:
+        mark = "*" if i.id == active_id else " "
+        click.echo(f"{mark} {i.id:<{width_id}}{i.status:<12}{i.name:<{width_name}}  {', '.join(i.owned_scope)}")
+    return EXIT_OK
+
+
+@cli.command()
+@click.argument("intent_id")
+@json_option
+def select(intent_id: str, as_json: bool) -> int:
+    """Make INTENT_ID the active intent of this worktree; print its <intent_context>."""
+    from gitai.selection import intent_context, intent_context_xml, select_intent
+
+    lay = layout()
+    chosen = select_intent(lay, intent_id)
+    if chosen.status_changed and not chosen.status_written:
+        click.echo(
+            f"gitai: warning: could not rewrite {intent_id}'s status in the catalogue safely "
+            "(flow-style YAML?); the change to IN_PROGRESS is recorded in .orchestration/events.jsonl",
+            err=True,
+        )
+    if os.environ.get("GITAI_INTENT", "").strip() not in ("", intent_id):
+        click.echo("gitai: warning: GITAI_INTENT is set and overrides this selection in this process", err=True)
+    if as_json:
+        emit_json({"intent_context": intent_context(chosen.intent), "previous": chosen.previous,
+                   "status_changed": chosen.status_changed})
+    else:
+        click.echo(intent_context_xml(chosen.intent))
+    return EXIT_OK
+
+
+@cli.command()
+@json_option
+def clear(as_json: bool) -> int:
+    """Leave this worktree with no active intent."""
+    from gitai.selection import clear_intent
+
+    previous = clear_intent(layout())
+    if as_json:
+        emit_json({"previous": previous})
+    else:
+        click.echo(f"cleared (was {previous})" if previous else "no intent was active")
+    return EXIT_OK
+
+
+@cli.command()
+@json_option
+def status(as_json: bool) -> int:
+    """Active intent, and the staged paths in and out of its scope."""
+    from gitai.active import active_intent
+    from gitai.check import check_paths, display_path, staged_paths
+    from gitai.policy import load_policy
+
+    lay = layout()
+    active = active_intent(lay)
+    paths = staged_paths(lay)
+    policy = load_policy(lay)
+    intent_id = active.id if active and active.id in policy.intents else None
+    result = check_paths(policy, intent_id, paths)
+    bad = {v.path for v in result.violations}
+    rows = [
+        {"path": p, "exempt": policy.is_exempt(p), "in_scope": p not in bad, "owners": policy.owners(p)} for p in paths
+    ]
+    if as_json:
+        emit_json({"intent": active.id if active else None, "source": active.source if active else None,
+                   "known": intent_id is not None, "ok": result.ok, "staged": rows})
+        return EXIT_OK
+    if active is None:
+        click.echo("no active intent (gitai select INT-ID)")
+    else:
+        known = "" if intent_id else "  (not in the catalogue!)"
+        name = policy.intents[intent_id].name if intent_id else ""
+        click.echo(f"active intent: {active.id} {name} [{'GITAI_INTENT' if active.source == 'env' else 'this worktree'}]{known}")
+    if not rows:
+        click.echo("nothing staged")
+    for row in rows:
+        label = "exempt  " if row["exempt"] else ("in scope" if row["in_scope"] else "OUT     ")
+        owners = f"  (owned by {', '.join(row['owners'])})" if not row["in_scope"] and row["owners"] else ""
+        click.echo(f"  {label}  {display_path(row['path'])}{owners}")
+    return EXIT_OK
+
+
+@cli.command()
+@click.option("--staged", "mode", flag_value="staged", help="Check the index (the default).")
+@click.option("--range", "revision_range", metavar="A..B", help="Check each commit against its Intent: trailer.")
+@click.option("--intent", "intent_id", metavar="ID", help="Check against this intent instead of the active one.")
+@click.argument("paths", nargs=-1)
+@json_option
+def check(mode: str | None, revision_range: str | None, intent_id: str | None, paths: tuple[str, ...], as_json: bool) -> int:
+    """Check staged changes, a commit range or PATHs against an intent's scope (exit 1 on violations)."""
+    from gitai.active import active_intent
+    from gitai.check import check_paths, check_range, display_path, staged_paths
+    from gitai.policy import load_policy
+
+    if sum(bool(x) for x in (mode, revision_range, paths)) > 1:
+        raise GitaiError("use one of --staged, --range A..B or PATH...")
+    lay = layout()
+    policy = load_policy(lay)
+    if revision_range:
+        result = check_range(lay, policy, revision_range, intent_id)
+    else:
+        if intent_id is None:
+            active = active_intent(lay)
+            intent_id = active.id if active else None
+        targets = [_repo_relative(lay, p) for p in paths] if paths else staged_paths(lay)
+        result = check_paths(policy, intent_id, targets)
+    if as_json:
+        emit_json(result.to_json())
+    elif result.ok:
+        click.echo(f"ok: {result.checked} {'commits' if revision_range else 'paths'} checked")
+    else:
+        for v in result.violations:
+            where = f"{v.commit[:12]} " if v.commit else ""
+            owners = ", ".join(v.owners) or "no intent"
+            against = f" [{v.intent}]" if v.intent else ""
+            click.echo(f"{where}{v.reason}{against}: {display_path(v.path)} (owned by: {owners})")
+    return EXIT_OK if result.ok else EXIT_PROBLEM
+
+
+def _repo_relative(lay: Layout, path: str) -> str:
+    absolute = os.path.abspath(path)
+    relative = os.path.relpath(absolute, lay.root)
+    if relative == ".." or relative.startswith(".." + os.sep) or os.path.isabs(relative):
+        raise GitaiError(f"path is outside the repository: {path}")
+    return relative.replace(os.sep, "/")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console entry point: one-line errors, stable exit codes."""
+    try:
+        code = cli.main(args=argv, prog_name="gitai", standalone_mode=False)
+    except GitaiError as exc:
+        click.echo(f"gitai: error: {exc}", err=True)
+        code = exc.exit_code
+    except click.exceptions.NoArgsIsHelpError as exc:
+        click.echo(exc.ctx.get_help() if exc.ctx else str(exc))
+        code = EXIT_OK
+    except click.UsageError as exc:
+        click.echo(f"gitai: error: {exc.format_message()}", err=True)
+        code = EXIT_USAGE
+    except click.exceptions.Exit as exc:
+        code = exc.exit_code
+    except click.Abort:
+        click.echo("gitai: error: aborted", err=True)
+        code = EXIT_USAGE
+    except BrokenPipeError:
+        code = EXIT_OK
+    sys.exit(code if isinstance(code, int) else EXIT_OK)

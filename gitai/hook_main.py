@@ -1,0 +1,82 @@
+"""Entry point of the installed hooks (hooks-templates/gitai-hook.sh calls `main`).
+
+The hooks run Python with `-I -S` and an explicit sys.path, and each hook imports only
+what it needs, so the pre-commit gate starts fast. (commit-msg is plain shell.) The post-*
+hooks never fail a commit: an internal error is reported on stderr and logged under
+the git dir (`gitai/hook-errors.log`).
+"""
+
+from __future__ import annotations
+
+import sys
+
+from gitai.errors import EXIT_USAGE, GitaiError
+
+
+def _pre_commit(args: list[str]) -> int:
+    from gitai.gate import run_gate
+    from gitai.layout import find_layout
+
+    return run_gate(find_layout())
+
+
+def _post_commit(args: list[str]) -> int:
+    from gitai.layout import find_layout
+    from gitai.trace.hooks import after_commit
+
+    after_commit(find_layout())
+    return 0
+
+
+def _post_rewrite(args: list[str]) -> int:
+    from gitai.layout import find_layout
+    from gitai.trace.hooks import after_rewrite
+
+    after_rewrite(find_layout(), args[0] if args else "", sys.stdin.read())
+    return 0
+
+
+HOOKS = {
+    "pre-commit": _pre_commit,
+    "post-commit": _post_commit,
+    "post-rewrite": _post_rewrite,
+}
+
+
+def _log_failure(hook: str) -> None:
+    """Keep the traceback of a failed post-* hook where `gitai hooks status` can point to it."""
+    try:
+        import os
+        import traceback
+
+        from gitai.layout import find_layout
+
+        log_dir = find_layout().shared_state_dir
+        os.makedirs(log_dir, exist_ok=True)
+        with open(os.path.join(log_dir, "hook-errors.log"), "a", encoding="utf-8") as handle:
+            handle.write(f"--- {hook}\n{traceback.format_exc()}\n")
+    except Exception:
+        pass
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] not in HOOKS:
+        print(f"gitai: error: unknown hook {argv[:1]}", file=sys.stderr)
+        return EXIT_USAGE
+    hook, args = argv[0], argv[1:]
+    never_fail = hook.startswith("post-")
+    try:
+        return HOOKS[hook](args)
+    except GitaiError as exc:
+        print(f"gitai: error: {exc}", file=sys.stderr)
+        return 0 if never_fail else exc.exit_code
+    except Exception as exc:
+        if not never_fail:
+            raise
+        _log_failure(hook)
+        print(f"gitai: warning: {hook} hook failed ({exc.__class__.__name__}: {exc}); the commit is kept", file=sys.stderr)
+        return 0
+
+
+if __name__ == "__main__":  # `python -m gitai.hook_main HOOK ...`, for debugging a hook by hand
+    sys.exit(main(sys.argv[1:]))

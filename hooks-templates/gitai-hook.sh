@@ -1,0 +1,57 @@
+#!/bin/sh
+# gitai-managed-hook: installed by `gitai hooks install`; `gitai hooks uninstall` removes it
+# and restores any hook that was here before (kept beside it as HOOK.gitai-chained, run first).
+GITAI_PYTHON='@GITAI_PYTHON@'
+# Where gitai and its dependencies import from: Python starts with -I -S (no site, no .pth
+# processing, no current directory on sys.path), which halves its start-up time.
+GITAI_PATH='@GITAI_PATH@'
+GITAI_PACKAGE='@GITAI_PACKAGE@'
+hook='@GITAI_HOOK@'
+chained="$(dirname "$0")/$hook.gitai-chained"
+
+if [ ! -x "$GITAI_PYTHON" ] || [ ! -d "$GITAI_PACKAGE" ]; then
+  echo "gitai: error: the gitai this $hook hook was installed with is gone ($GITAI_PYTHON); reinstall gitai and run 'gitai hooks install --force'" >&2
+  case "$hook" in post-*) exit 0 ;; *) exit 1 ;; esac
+fi
+
+run_gitai() {
+  "$GITAI_PYTHON" -I -S -c 'import sys; sys.path[:0] = sys.argv[1].split("\n"); from gitai.hook_main import main; sys.exit(main(sys.argv[2:]))' "$GITAI_PATH" "$hook" "$@"
+}
+
+# commit-msg: add "Intent: <active intent>" once, in shell (no Python start on this hook).
+# The active intent is GITAI_INTENT, else this worktree's `gitai select` (gitai/active.py).
+commit_msg() {
+  intent=$(printf '%s' "${GITAI_INTENT:-}" | tr -d '[:space:]')
+  if [ -z "$intent" ]; then
+    active=$(git rev-parse --git-path gitai/active) || return 0
+    [ -f "$active" ] && intent=$(tr -d '[:space:]' <"$active")
+  fi
+  [ -n "$intent" ] || return 0
+  comment=$(git config core.commentChar) || comment='#'
+  [ "$comment" = auto ] && comment='#'
+  # An empty or comment-only message aborts the commit: a trailer must not rescue it.
+  awk -v c="$comment" 'index($0, c " ------------------------ >8") == 1 { exit }
+    index($0, c) == 1 { next }  /[^[:space:]]/ { found = 1; exit }  END { exit !found }' "$1" || return 0
+  git interpret-trailers --in-place --if-exists doNothing --trailer "Intent: $intent" "$1"
+}
+
+if [ -x "$chained" ]; then
+  if [ "$hook" = post-rewrite ]; then
+    # Both hooks read the rewritten-commit list from standard input.
+    input=$(mktemp "${TMPDIR:-/tmp}/gitai-post-rewrite.XXXXXX") || exit 0
+    cat >"$input"
+    "$chained" "$@" <"$input"
+    run_gitai "$@" <"$input"
+    rm -f "$input"
+    exit 0
+  fi
+  "$chained" "$@" || {
+    status=$?
+    case "$hook" in post-*) ;; *) exit $status ;; esac
+  }
+fi
+if [ "$hook" = commit-msg ]; then
+  commit_msg "$@"
+  exit $?
+fi
+run_gitai "$@"
