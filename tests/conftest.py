@@ -1,0 +1,123 @@
+"""Shared fixtures: real git repositories in temporary directories, the real `gitai` command."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+GITAI = str(Path(sys.executable).parent / "gitai")
+
+CATALOGUE = """\
+# team catalogue
+active_intents:
+  - id: INT-001
+    name: JWT auth migration
+    status: IN_PROGRESS
+    owned_scope:
+      - "src/auth/**"
+      - "!src/auth/vendor/**"
+    constraints: ["keep login() <stable> & documented"]
+    acceptance_criteria: ["tests pass"]
+  - id: INT-002
+    name: Docs refresh
+    status: DRAFT   # not started
+    owned_scope: ["docs/**", "README.md"]
+  - id: INT-003
+    name: Billing
+    status: IN_PROGRESS
+    owned_scope: ["src/billing/**", "src/shared/**"]
+  - id: INT-004
+    name: Old work
+    status: DONE
+    owned_scope: ["old/**"]
+  - id: INT-005
+    name: Waiting
+    status: BLOCKED
+    blocked_reason: waiting for the security review
+    owned_scope: ["blocked/**"]
+"""
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Each test sees git with no user or system config, and no gitai variables."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_AUTHOR_NAME", "Test Author")
+    monkeypatch.setenv("GIT_AUTHOR_EMAIL", "author@example.com")
+    monkeypatch.setenv("GIT_COMMITTER_NAME", "Test Committer")
+    monkeypatch.setenv("GIT_COMMITTER_EMAIL", "committer@example.com")
+    monkeypatch.setenv("NO_COLOR", "1")
+    for name in list(os.environ):
+        if name.startswith("GITAI_") or name in ("CLAUDECODE", "CURSOR_AGENT", "CODEX_HOME"):
+            monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+
+
+def git(cwd: Path, *args: str, check: bool = True, env: dict[str, str] | None = None,
+        input: str | None = None) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
+                          env={**os.environ, **(env or {})}, input=input)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"git {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
+def gitai(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([GITAI, *args], cwd=cwd, capture_output=True, text=True,
+                          env={**os.environ, **(env or {})}, stdin=subprocess.DEVNULL)
+
+
+def gitai_json(cwd: Path, *args: str, env: dict[str, str] | None = None, code: int = 0) -> Any:
+    proc = gitai(cwd, *args, "--json", env=env)
+    assert proc.returncode == code, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def write(repo: Path, rel: str, text: str | bytes) -> Path:
+    path = repo / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    return path
+
+
+def commit(repo: Path, message: str, *paths: str, env: dict[str, str] | None = None,
+           check: bool = True, extra: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
+    git(repo, "add", "-A", *(["--", *paths] if paths else []))
+    return git(repo, "commit", "-m", message, *extra, check=check, env=env)
+
+
+def head(repo: Path) -> str:
+    return git(repo, "rev-parse", "HEAD").stdout.strip()
+
+
+def new_repo(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    git(path, "init", "-q", "-b", "main")
+    return path
+
+
+@pytest.fixture
+def bare_repo(tmp_path: Path) -> Path:
+    """A plain git repository with no gitai."""
+    return new_repo(tmp_path / "repo")
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A repository with gitai initialised, the test catalogue committed, no intent active."""
+    path = new_repo(tmp_path / "repo")
+    assert gitai(path, "init").returncode == 0
+    write(path, ".orchestration/active_intents.yaml", CATALOGUE)
+    commit(path, "add catalogue")
+    return path

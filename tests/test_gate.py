@@ -1,0 +1,239 @@
+"""The pre-commit gate and commit-msg trailer, through real `git commit`."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from conftest import commit, git, gitai, gitai_json, head, new_repo, write
+
+
+def events(repo: Path) -> list[dict]:
+    path = repo / ".orchestration" / "events.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def test_in_scope_commit_passes_and_gets_one_trailer(repo: Path) -> None:
+    assert gitai(repo, "select", "INT-001").returncode == 0
+    write(repo, "src/auth/login.py", "def login():\n    return 1\n")
+    commit(repo, "add login")
+    message = git(repo, "log", "-1", "--format=%B").stdout
+    assert message.count("Intent: INT-001") == 1
+    # amend keeps exactly one trailer
+    write(repo, "src/auth/login.py", "def login():\n    return 2\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "--amend", "--no-edit")
+    assert git(repo, "log", "-1", "--format=%B").stdout.count("Intent:") == 1
+
+
+def test_existing_trailer_is_kept(repo: Path) -> None:
+    gitai(repo, "select", "INT-001")
+    write(repo, "src/auth/a.py", "x = 1\n")
+    commit(repo, "work\n\nIntent: INT-003")
+    trailers = git(repo, "log", "-1", "--format=%(trailers:key=Intent,valueonly)").stdout.split()
+    assert trailers == ["INT-003"]
+
+
+def test_out_of_scope_refused_naming_owners(repo: Path) -> None:
+    gitai(repo, "select", "INT-001")
+    before = head(repo)
+    write(repo, "src/auth/ok.py", "x = 1\n")
+    write(repo, "docs/guide.md", "text\n")
+    write(repo, "tools/x.sh", "echo\n")
+    proc = commit(repo, "mixed", check=False)
+    assert proc.returncode != 0
+    assert head(repo) == before
+    assert "outside the scope of INT-001" in proc.stderr
+    assert "docs/guide.md  owned by: INT-002" in proc.stderr
+    assert "tools/x.sh" in proc.stderr and "no intent" in proc.stderr
+    assert "src/auth/ok.py" not in proc.stderr
+    assert "gitai select INT-002" in proc.stderr
+    refusal = [e for e in events(repo) if e["event"] == "refusal"][-1]
+    assert {v["path"] for v in refusal["violations"]} == {"docs/guide.md", "tools/x.sh"}
+
+
+def test_deletion_and_both_sides_of_rename_are_checked(repo: Path) -> None:
+    gitai(repo, "select", "INT-002")
+    write(repo, "docs/a.md", "a\n")
+    commit(repo, "docs")
+    gitai(repo, "select", "INT-001")
+    git(repo, "rm", "-q", "docs/a.md")
+    proc = git(repo, "commit", "-m", "delete docs", check=False)
+    assert proc.returncode != 0 and "docs/a.md" in proc.stderr
+    git(repo, "reset", "-q", "--hard")
+    (repo / "src/auth").mkdir(parents=True)
+    git(repo, "mv", "docs/a.md", "src/auth/a.md")
+    proc = git(repo, "commit", "-m", "move docs into auth", check=False)
+    assert proc.returncode != 0
+    assert "docs/a.md" in proc.stderr and "src/auth/a.md" not in proc.stderr
+
+
+def test_negated_pattern_and_intentignore(repo: Path) -> None:
+    gitai(repo, "select", "INT-001")
+    write(repo, "src/auth/vendor/lib.py", "x = 1\n")
+    proc = commit(repo, "vendor", check=False)
+    assert proc.returncode != 0 and "src/auth/vendor/lib.py" in proc.stderr
+    write(repo, ".orchestration/.intentignore", "# vendored code is anyone's\nsrc/auth/vendor/\n*.lock\n")
+    write(repo, "poetry.lock", "lock\n")
+    commit(repo, "vendor and lock")
+    assert "Intent: INT-001" in git(repo, "log", "-1", "--format=%B").stdout
+
+
+def test_no_active_intent_refused_but_orchestration_only_passes(repo: Path) -> None:
+    write(repo, "src/auth/a.py", "x = 1\n")
+    proc = commit(repo, "no intent", check=False)
+    assert proc.returncode != 0
+    assert "no active intent" in proc.stderr and "src/auth/a.py" in proc.stderr
+    git(repo, "reset", "-q")
+    write(repo, ".orchestration/AGENT.md", "# lesson\n")
+    commit(repo, "lesson", ".orchestration")
+    assert "Intent:" not in git(repo, "log", "-1", "--format=%B").stdout
+
+
+def test_empty_repository_first_commit_goes_through_the_gate(bare_repo: Path) -> None:
+    assert gitai(bare_repo, "init").returncode == 0
+    write(bare_repo, ".orchestration/active_intents.yaml",
+          "active_intents:\n  - id: A\n    name: a\n    owned_scope: [src/**]\n")
+    write(bare_repo, "src/x.py", "x = 1\n")
+    proc = commit(bare_repo, "first", check=False)
+    assert proc.returncode != 0 and "no active intent" in proc.stderr
+    assert gitai(bare_repo, "select", "A").returncode == 0
+    commit(bare_repo, "first")
+    assert "Intent: A" in git(bare_repo, "log", "-1", "--format=%B").stdout
+
+
+def test_gitai_intent_env_overrides_worktree_selection(repo: Path) -> None:
+    gitai(repo, "select", "INT-001")
+    write(repo, "src/billing/pay.py", "x = 1\n")
+    assert commit(repo, "billing", check=False).returncode != 0
+    commit(repo, "billing", env={"GITAI_INTENT": "INT-003"})
+    assert "Intent: INT-003" in git(repo, "log", "-1", "--format=%B").stdout
+
+
+def test_linked_worktree_has_its_own_selection(repo: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    git(repo, "worktree", "add", "-q", "-b", "billing", str(other))
+    gitai(repo, "select", "INT-001")
+    assert gitai(other, "status", "--json").returncode == 0
+    assert gitai_json(other, "status")["intent"] is None
+    gitai(other, "select", "INT-003")
+    assert gitai_json(repo, "status")["intent"] == "INT-001"
+    write(other, "src/billing/a.py", "x = 1\n")
+    commit(other, "billing in worktree")
+    assert "Intent: INT-003" in git(other, "log", "-1", "--format=%B").stdout
+    write(other, "src/auth/b.py", "x = 1\n")
+    assert commit(other, "auth in billing worktree", check=False).returncode != 0
+
+
+def test_paths_with_spaces_unicode_and_newlines(repo: Path) -> None:
+    gitai(repo, "select", "INT-001")
+    write(repo, "src/auth/with space.py", "a = 1\n")
+    write(repo, "src/auth/ünïcode.py", "b = 1\n")
+    write(repo, "src/auth/new\nline.py", "c = 1\n")
+    commit(repo, "odd names")
+    write(repo, "docs/odd\nname.md", "d\n")
+    proc = commit(repo, "odd out of scope", check=False)
+    assert proc.returncode != 0
+    assert '"docs/odd\\nname.md"' in proc.stderr
+    result = gitai_json(repo, "check", "--staged", code=1)
+    assert result["violations"] == [{"path": "docs/odd\nname.md", "owners": ["INT-002"], "reason": "out_of_scope"}]
+
+
+def test_detached_head_commit(repo: Path) -> None:
+    git(repo, "checkout", "-q", "--detach")
+    gitai(repo, "select", "INT-001")
+    write(repo, "src/auth/d.py", "x = 1\n")
+    commit(repo, "detached")
+    assert "Intent: INT-001" in git(repo, "log", "-1", "--format=%B").stdout
+
+
+def test_empty_message_still_aborts(repo: Path) -> None:
+    gitai(repo, "select", "INT-001")
+    write(repo, "src/auth/e.py", "x = 1\n")
+    git(repo, "add", "-A")
+    proc = git(repo, "commit", "-m", "", check=False)
+    assert proc.returncode != 0
+    assert git(repo, "log", "-1", "--format=%s").stdout.strip() == "add catalogue"
+
+
+def test_check_range_flags_no_verify_commits(repo: Path) -> None:
+    base = head(repo)
+    gitai(repo, "select", "INT-001")
+    write(repo, "src/auth/a.py", "x = 1\n")
+    commit(repo, "good")
+    write(repo, "docs/sneaky.md", "x\n")
+    commit(repo, "sneaky", extra=("--no-verify",))
+    sneaky = head(repo)
+    write(repo, "docs/tagged.md", "x\n")
+    commit(repo, "tagged but out of scope\n\nIntent: INT-001", extra=("--no-verify",))
+    result = gitai_json(repo, "check", "--range", f"{base}..HEAD", code=1)
+    assert result["ok"] is False
+    by_path = {v["path"]: v for v in result["violations"]}
+    assert by_path["docs/sneaky.md"]["reason"] == "no_intent_trailer"
+    assert by_path["docs/sneaky.md"]["commit"] == sneaky
+    assert by_path["docs/tagged.md"]["reason"] == "out_of_scope"
+    assert by_path["docs/tagged.md"]["owners"] == ["INT-002"]
+    assert "src/auth/a.py" not in by_path
+    assert gitai(repo, "check", "--range", f"{base}..{base}").returncode == 0
+
+
+def test_check_paths_and_staged_with_custom_index(repo: Path) -> None:
+    gitai(repo, "select", "INT-001")
+    assert gitai_json(repo, "check", "src/auth/x.py") == {"ok": True, "intent": "INT-001", "violations": []}
+    out = gitai_json(repo, "check", "README.md", "--intent", "INT-001", code=1)
+    assert out["violations"][0]["owners"] == ["INT-002"]
+    write(repo, "docs/x.md", "x\n")
+    index = repo / ".git" / "alt-index"
+    env = {"GIT_INDEX_FILE": str(index)}
+    git(repo, "read-tree", "HEAD", env=env)
+    git(repo, "add", "docs/x.md", env=env)
+    assert gitai_json(repo, "check", "--staged", code=0) == {"ok": True, "intent": "INT-001", "violations": []}
+    out = gitai_json(repo, "check", "--staged", env=env, code=1)
+    assert [v["path"] for v in out["violations"]] == ["docs/x.md"]
+
+
+def test_status_lists_staged_paths(repo: Path) -> None:
+    gitai(repo, "select", "INT-001")
+    write(repo, "src/auth/a.py", "x\n")
+    write(repo, "docs/b.md", "x\n")
+    git(repo, "add", "-A")
+    status = gitai_json(repo, "status")
+    assert status["intent"] == "INT-001" and status["source"] == "worktree" and status["ok"] is False
+    rows = {r["path"]: r for r in status["staged"]}
+    assert rows["src/auth/a.py"]["in_scope"] is True
+    assert rows["docs/b.md"] == {"path": "docs/b.md", "exempt": False, "in_scope": False, "owners": ["INT-002"]}
+    human = gitai(repo, "status").stdout
+    assert "OUT" in human and "docs/b.md" in human and "INT-001" in human
+
+
+def test_missing_gitai_installation_fails_with_one_line(repo: Path) -> None:
+    hook = Path(git(repo, "rev-parse", "--git-path", "hooks").stdout.strip())
+    if not hook.is_absolute():
+        hook = repo / hook
+    script = (hook / "pre-commit").read_text()
+    (hook / "pre-commit").write_text(script.replace("GITAI_PYTHON='", "GITAI_PYTHON='/nonexistent"))
+    gitai(repo, "select", "INT-001")
+    write(repo, "src/auth/a.py", "x\n")
+    proc = commit(repo, "x", check=False)
+    assert proc.returncode != 0
+    lines = [line for line in proc.stderr.splitlines() if line.startswith("gitai:")]
+    assert len(lines) == 1 and "gitai hooks install --force" in lines[0]
+
+
+def test_submodule_gets_its_own_hooks(repo: Path, tmp_path: Path) -> None:
+    lib = new_repo(tmp_path / "lib")
+    write(lib, "lib.py", "x = 1\n")
+    git(lib, "add", "-A")
+    git(lib, "commit", "-qm", "lib")
+    git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "ext/lib")
+    sub = repo / "ext" / "lib"
+    assert gitai(sub, "init").returncode == 0
+    hooks_dir = git(sub, "rev-parse", "--path-format=absolute", "--git-path", "hooks").stdout.strip()
+    assert "modules" in hooks_dir and os.path.exists(os.path.join(hooks_dir, "pre-commit"))
+    write(sub, ".orchestration/active_intents.yaml", "intents:\n  - id: L\n    name: lib\n    owned_scope: ['*.py']\n")
+    commit(sub, "catalogue")
+    gitai(sub, "select", "L")
+    write(sub, "lib.py", "x = 2\n")
+    commit(sub, "lib change")
+    assert "Intent: L" in git(sub, "log", "-1", "--format=%B").stdout

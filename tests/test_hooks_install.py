@@ -1,0 +1,93 @@
+"""Hook installation: chaining foreign hooks, uninstall restoring them, core.hooksPath, worktrees."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from conftest import commit, git, gitai, gitai_json, write
+
+FOREIGN = "#!/bin/sh\necho foreign-hook-ran >> \"$(git rev-parse --git-dir)/foreign.log\"\nexit ${FOREIGN_EXIT:-0}\n"
+
+
+def test_foreign_hook_is_chained_and_restored_byte_for_byte(bare_repo: Path) -> None:
+    hooks = bare_repo / ".git" / "hooks"
+    hooks.mkdir(exist_ok=True)
+    foreign = hooks / "pre-commit"
+    foreign.write_text(FOREIGN)
+    foreign.chmod(0o750)
+    assert gitai(bare_repo, "init").returncode == 0
+    assert (hooks / "pre-commit.gitai-chained").read_text() == FOREIGN
+    states = {h["hook"]: h for h in gitai_json(bare_repo, "hooks", "status")["hooks"]}
+    assert states["pre-commit"]["state"] == "installed" and states["pre-commit"]["chained"] is True
+    write(bare_repo, ".orchestration/active_intents.yaml", "intents:\n  - id: A\n    name: a\n    owned_scope: ['**']\n")
+    commit(bare_repo, "catalogue")
+    assert (bare_repo / ".git" / "foreign.log").read_text() == "foreign-hook-ran\n"
+    # a failing foreign hook still blocks the commit
+    gitai(bare_repo, "select", "A")
+    write(bare_repo, "a.txt", "a\n")
+    assert commit(bare_repo, "x", env={"FOREIGN_EXIT": "3"}, check=False).returncode != 0
+    # installing twice does not chain gitai to itself
+    gitai(bare_repo, "hooks", "install")
+    assert (hooks / "pre-commit.gitai-chained").read_text() == FOREIGN
+    gitai(bare_repo, "hooks", "uninstall")
+    assert foreign.read_text() == FOREIGN
+    assert stat.S_IMODE(foreign.stat().st_mode) == 0o750
+    assert not (hooks / "pre-commit.gitai-chained").exists()
+    assert not (hooks / "commit-msg").exists()
+    assert "refs/notes/gitai" not in git(bare_repo, "config", "--get-all", "notes.rewriteRef", check=False).stdout
+
+
+def test_force_replaces_foreign_hook_and_uninstall_restores_it(bare_repo: Path) -> None:
+    hooks = bare_repo / ".git" / "hooks"
+    hooks.mkdir(exist_ok=True)
+    (hooks / "commit-msg").write_text(FOREIGN)
+    (hooks / "commit-msg").chmod(0o755)
+    gitai(bare_repo, "hooks", "install", "--force")
+    assert (hooks / "commit-msg.gitai-replaced").read_text() == FOREIGN
+    assert not (hooks / "commit-msg.gitai-chained").exists()
+    gitai(bare_repo, "hooks", "uninstall")
+    assert (hooks / "commit-msg").read_text() == FOREIGN
+
+
+def test_core_hooks_path_is_honoured(bare_repo: Path) -> None:
+    git(bare_repo, "config", "core.hooksPath", ".githooks")
+    data = gitai_json(bare_repo, "hooks", "install")
+    assert data["core_hooks_path"] == ".githooks"
+    assert Path(data["hooks_dir"]) == bare_repo / ".githooks"
+    assert (bare_repo / ".githooks" / "pre-commit").exists()
+    assert not (bare_repo / ".git" / "hooks" / "pre-commit").exists()
+    gitai(bare_repo, "init", "--no-hooks")
+    write(bare_repo, ".orchestration/active_intents.yaml", "intents:\n  - id: A\n    name: a\n    owned_scope: [src/**]\n")
+    commit(bare_repo, "catalogue", ".orchestration")
+    write(bare_repo, "other.txt", "x\n")
+    assert commit(bare_repo, "outside", "other.txt", check=False).returncode != 0  # the gate runs from there
+
+
+def test_install_from_linked_worktree_installs_for_all(repo: Path, tmp_path: Path) -> None:
+    other = tmp_path / "wt"
+    git(repo, "worktree", "add", "-q", "--detach", str(other))
+    gitai(repo, "hooks", "uninstall")
+    assert gitai(other, "hooks", "install").returncode == 0
+    assert (repo / ".git" / "hooks" / "pre-commit").exists()
+    write(other, "src/auth/x.py", "x\n")
+    assert commit(other, "no intent here", check=False).returncode != 0
+
+
+def test_pre_commit_framework_manifest() -> None:
+    import yaml
+
+    manifest = yaml.safe_load((Path(__file__).parent.parent / ".pre-commit-hooks.yaml").read_text())
+    hook = manifest[0]
+    assert hook["id"] == "gitai-scope" and hook["pass_filenames"] is False and hook["always_run"] is True
+    assert hook["entry"] == "gitai check --staged"
+
+
+def test_hook_status_reports_missing_and_foreign(bare_repo: Path) -> None:
+    hooks = bare_repo / ".git" / "hooks"
+    hooks.mkdir(exist_ok=True)
+    (hooks / "pre-commit").write_text(FOREIGN)
+    os.chmod(hooks / "pre-commit", 0o755)
+    states = {h["hook"]: h["state"] for h in gitai_json(bare_repo, "hooks", "status")["hooks"]}
+    assert states["pre-commit"] == "foreign" and states["commit-msg"] == "missing"
