@@ -1,0 +1,1 @@
+"""tree-sitter normal forms and change classification."""
