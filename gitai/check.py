@@ -93,9 +93,9 @@ def check_paths(policy: Policy, intent_id: str | None, paths: list[str]) -> Chec
     return result
 
 
-def commit_intent(layout: Layout, commit: str) -> str | None:
-    """The commit's `Intent:` trailer (the first one), if any."""
-    out = run_git(["log", "-1", "--format=%(trailers:key=Intent,valueonly,separator=%x00)", commit], layout.root)
+def commit_intent(root: str, commit: str) -> str | None:
+    """The commit's `Intent:` trailer (the first one; the key matches case-insensitively), if any."""
+    out = run_git(["log", "-1", "--format=%(trailers:key=Intent,valueonly,separator=%x00)", commit], root)
     values = [v.strip() for v in out.decode("utf-8", "replace").split("\0") if v.strip()]
     return values[0] if values else None
 
@@ -120,7 +120,7 @@ def check_range(layout: Layout, policy: Policy, revision_range: str, intent_over
         paths = split_z(
             run_git(["diff-tree", "--root", "-r", "--no-commit-id", "--name-only", "-z", "--no-renames", commit], layout.root)
         )
-        intent_id = intent_override or commit_intent(layout, commit)
+        intent_id = intent_override or commit_intent(layout.root, commit)
         if intent_id is None:
             reason = NO_TRAILER
         elif intent_id not in policy.intents:

@@ -250,6 +250,126 @@ def check(mode: str | None, revision_range: str | None, intent_id: str | None, p
     return EXIT_OK if result.ok else EXIT_PROBLEM
 
 
+# --- trace: show, log, backfill, trace verify/rebuild, sync ----------------------------------
+
+
+@cli.command()
+@click.argument("rev", default="HEAD")
+@json_option
+def show(rev: str, as_json: bool) -> int:
+    """Show the trace record of a commit (default HEAD). JSON: a list of records."""
+    from gitai.trace.history import commit_records, describe_record
+
+    sha, records = commit_records(layout(), rev)
+    if as_json:
+        emit_json(records)
+    elif not records:
+        click.echo(f"commit {sha} has no trace record (run 'gitai backfill')")
+    else:
+        click.echo("\n\n".join("\n".join(describe_record(r)) for r in records))
+    return EXIT_OK if records else EXIT_PROBLEM
+
+
+@cli.command("log")
+@click.argument("intent_id", required=False)
+@json_option
+def log_cmd(intent_id: str | None, as_json: bool) -> int:
+    """Commits traced to an intent (or to any), newest first, with the files they touched."""
+    from gitai.trace.history import traced_log
+
+    entries = traced_log(layout(), intent_id)
+    if as_json:
+        emit_json([e.to_json() for e in entries])
+        return EXIT_OK
+    for e in entries:
+        kind = f" [{e.classification}]" if e.classification else ""
+        click.echo(f"{e.commit[:12]} {e.date[:10]} {e.intent_id or '(none)'}{kind} {e.subject}")
+        for path in e.files:
+            click.echo(f"    {path}")
+    if not entries:
+        click.echo("no traced commits" + (f" for {intent_id}" if intent_id else ""))
+    return EXIT_OK
+
+
+@cli.command()
+@click.option("--range", "revision_range", metavar="A..B", help="Only these commits (default: all of HEAD).")
+@json_option
+def backfill(revision_range: str | None, as_json: bool) -> int:
+    """Trace commits that have no record: intent from the trailer, else the scope owner."""
+    from gitai.policy import load_policy
+    from gitai.trace.backfill import backfill as run_backfill
+    from gitai.trace.backfill import terminal_progress
+
+    lay = layout()
+    try:
+        policy = load_policy(lay)
+    except GitaiError:
+        policy = None  # no catalogue: trailers only
+    progress = terminal_progress if sys.stderr.isatty() and not as_json else None
+    result = run_backfill(lay, policy, revision_range, progress)
+    if as_json:
+        emit_json(result.to_json())
+    else:
+        src = result.by_source
+        click.echo(f"traced {len(result.traced)} commits ({src['trailer']} by trailer, {src['scope']} by scope, "
+                   f"{src['unattributed']} unattributed); {result.skipped} already traced")
+    return EXIT_OK
+
+
+@cli.group()
+def trace() -> None:
+    """Check or rebuild the trace (notes are the source of truth)."""
+
+
+@trace.command("verify")
+@json_option
+def trace_verify(as_json: bool) -> int:
+    """Recompute every range hash from git and compare notes with the ledger (exit 1 on mismatch)."""
+    from gitai.trace.audit import verify
+
+    result = verify(layout())
+    if as_json:
+        emit_json(result.to_json())
+    else:
+        for problem in result.problems:
+            where = f"{problem.commit[:12]}: " if problem.commit else ""
+            click.echo(f"{problem.kind}: {where}{problem.message}")
+        status = "ok" if result.ok else f"{len(result.problems)} problems"
+        click.echo(f"{status}: {result.notes} notes, {result.records} records, {result.ranges} ranges, "
+                   f"{result.ledger_lines} ledger lines" + (f", {len(result.orphaned)} orphaned notes" if result.orphaned else ""))
+    return EXIT_OK if result.ok else EXIT_PROBLEM
+
+
+@trace.command("rebuild")
+@json_option
+def trace_rebuild(as_json: bool) -> int:
+    """Regenerate the ledger from the notes."""
+    from gitai.trace.audit import rebuild
+
+    lay = layout()
+    count = rebuild(lay)
+    if as_json:
+        emit_json({"records": count, "ledger": lay.ledger})
+    else:
+        click.echo(f"wrote {count} records to {lay.relative(lay.ledger)}")
+    return EXIT_OK
+
+
+@cli.command()
+@click.argument("remote", default="origin")
+@json_option
+def sync(remote: str, as_json: bool) -> int:
+    """Fetch, merge and push refs/notes/gitai with REMOTE, losing no record of either side."""
+    from gitai.trace.sync import sync as run_sync
+
+    result = run_sync(layout(), remote)
+    if as_json:
+        emit_json(result.to_json())
+    else:
+        click.echo(f"{remote}: received {result.received} records; " + ("pushed" if result.pushed else "nothing to push"))
+    return EXIT_OK
+
+
 def _repo_relative(lay: Layout, path: str) -> str:
     absolute = os.path.abspath(path)
     relative = os.path.relpath(absolute, lay.root)

@@ -19,6 +19,13 @@ class GitCommandError(GitaiError):
     """A git command failed."""
 
 
+def git_process(
+    args: Sequence[str], cwd: str | None = None, input: bytes | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    """Run git and return the finished process, whatever its exit status."""
+    return subprocess.run(["git", *args], cwd=cwd, input=input, capture_output=True)
+
+
 def run_git(
     args: Sequence[str],
     cwd: str | None = None,

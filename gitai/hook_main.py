@@ -28,6 +28,14 @@ def _post_commit(args: list[str]) -> int:
     return 0
 
 
+def _post_merge(args: list[str]) -> int:
+    from gitai.layout import find_layout
+    from gitai.trace.hooks import after_merge
+
+    after_merge(find_layout(), args[0] if args else "0")
+    return 0
+
+
 def _post_rewrite(args: list[str]) -> int:
     from gitai.layout import find_layout
     from gitai.trace.hooks import after_rewrite
@@ -39,6 +47,7 @@ def _post_rewrite(args: list[str]) -> int:
 HOOKS = {
     "pre-commit": _pre_commit,
     "post-commit": _post_commit,
+    "post-merge": _post_merge,
     "post-rewrite": _post_rewrite,
 }
 

@@ -20,7 +20,7 @@ from gitai.errors import GitaiError
 from gitai.git import config_get, run_git
 from gitai.layout import NOTES_REF, Layout
 
-HOOK_NAMES = ("pre-commit", "commit-msg")
+HOOK_NAMES = ("pre-commit", "commit-msg", "post-commit", "post-merge", "post-rewrite")
 MARKER = "# gitai-managed-hook"
 CHAINED = ".gitai-chained"
 REPLACED = ".gitai-replaced"

@@ -1,0 +1,115 @@
+"""`gitai backfill`: trace commits that have no note (adopting gitai in an existing repository).
+
+Intent: the commit's `Intent:` trailer; else the single intent whose scope owns every path the
+commit touches; else unattributed (`intent_id: null`). Contributor: `unknown` (history does not
+say). Each record is stored as soon as it is built, so an interrupted run resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from gitai.git import head_commit, run_git
+from gitai.layout import Layout
+from gitai.policy import Policy
+from gitai.trace.gitdata import ObjectReader, commit_parents
+from gitai.trace.notes_index import all_notes, open_repository
+from gitai.trace.record import commit_changes
+from gitai.trace.store import own_records, store_record
+from gitai.trace.tracing import make_record
+
+UNKNOWN_CONTRIBUTOR = {"type": "unknown"}
+
+
+@dataclass
+class BackfillResult:
+    traced: list[str] = field(default_factory=list)
+    skipped: int = 0  # commits that already had a record
+    by_source: dict[str, int] = field(default_factory=lambda: {"trailer": 0, "scope": 0, "unattributed": 0})
+
+    def to_json(self) -> dict[str, Any]:
+        return {"traced": len(self.traced), "skipped": self.skipped, "intent_from": self.by_source,
+                "commits": self.traced}
+
+
+def commits_in(layout: Layout, revision_range: str | None) -> list[str]:
+    """Commits of the range (default: everything reachable from HEAD), oldest first."""
+    if not revision_range and head_commit(layout.root) is None:
+        return []  # empty repository
+    out = run_git(["rev-list", "--topo-order", "--reverse", revision_range or "HEAD", "--"], layout.root)
+    return out.decode().split()
+
+
+def trailer_intents(layout: Layout, commits: list[str]) -> dict[str, str]:
+    """Each commit's `Intent:` trailer, read with one `git log` for the whole range."""
+    if not commits:
+        return {}
+    out = run_git(["log", "--no-walk=unsorted", "--stdin", "-z",
+                   "--format=%H%x01%(trailers:key=Intent,valueonly,separator=%x02)"],
+                  layout.root, input="\n".join(commits).encode())
+    found = {}
+    for item in out.decode("utf-8", "replace").split("\0"):
+        sha, _, values = item.strip("\n").partition("\x01")
+        first = next((v.strip() for v in values.split("\x02") if v.strip()), None)
+        if sha and first:
+            found[sha] = first
+    return found
+
+
+def scope_owner(policy: Policy | None, paths: list[str]) -> str | None:
+    """The one intent whose scope owns every (non-exempt) path, if exactly one does."""
+    if policy is None:
+        return None
+    relevant = [p for p in paths if not policy.is_exempt(p)]
+    if not relevant:
+        return None
+    owners = set(policy.owners(relevant[0]))
+    for path in relevant[1:]:
+        owners &= set(policy.owners(path))
+    return owners.pop() if len(owners) == 1 else None
+
+
+def backfill(
+    layout: Layout,
+    policy: Policy | None,
+    revision_range: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> BackfillResult:
+    """Record every commit of the range that has no record of its own."""
+    commits = commits_in(layout, revision_range)
+    notes = all_notes(open_repository(layout))
+    trailers = trailer_intents(layout, [c for c in commits if not own_records(notes.get(c, []), c)])
+    result = BackfillResult()
+    with ObjectReader(layout.root) as reader:
+        for number, sha in enumerate(commits, start=1):
+            if own_records(notes.get(sha, []), sha):
+                result.skipped += 1
+            else:
+                changes = commit_changes(layout.root, reader, sha, commit_parents(reader, sha))
+                intent_id, source = trailers.get(sha), "trailer"
+                if intent_id is None:
+                    paths = [f.path for f in changes.files] + [p for p, _ in changes.deleted]
+                    intent_id = scope_owner(policy, paths)
+                    source = "scope" if intent_id else "unattributed"
+                extra: dict[str, Any] = {"backfilled": True}
+                if notes.get(sha):  # a note copied from a rewritten commit (notes.rewriteRef)
+                    extra["rewritten_from"] = sorted({r["vcs"]["revision"] for r in notes[sha] if "vcs" in r})
+                store_record(layout, make_record(sha, changes, intent_id, UNKNOWN_CONTRIBUTOR, extra))
+                result.traced.append(sha)
+                result.by_source[source] += 1
+            if progress:
+                progress(number, len(commits))
+    return result
+
+
+def terminal_progress(done: int, total: int) -> None:
+    """A one-line progress bar on stderr (only used when stderr is a terminal)."""
+    width = 30
+    filled = width * done // max(total, 1)
+    sys.stderr.write(f"\rbackfill [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+    if done == total:
+        sys.stderr.write("\n")
+    sys.stderr.flush()

@@ -1,0 +1,28 @@
+"""Who wrote a commit's lines: an AI agent or a person (CONTRACT section 5)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+# Environment variables that coding agents set in the shells they run commands in.
+KNOWN_AGENT_VARIABLES = {
+    "CLAUDECODE": "Claude Code",
+    "GEMINI_CLI": "Gemini CLI",
+    "CODEX_SANDBOX": "OpenAI Codex CLI",
+    "CURSOR_AGENT": "Cursor agent",
+    "AIDER_MODEL": "Aider",
+}
+
+
+def detect_contributor(environ: Mapping[str, str] = os.environ) -> dict[str, Any]:
+    """`{"type": "ai", "model_id": ...}` under an agent, else `{"type": "human"}`."""
+    is_agent = bool(environ.get("GITAI_AGENT")) or any(environ.get(name) for name in KNOWN_AGENT_VARIABLES)
+    if not is_agent:
+        return {"type": "human"}
+    contributor: dict[str, Any] = {"type": "ai"}
+    model = environ.get("GITAI_MODEL") or environ.get("AIDER_MODEL")
+    if model:
+        contributor["model_id"] = model[:250]
+    return contributor

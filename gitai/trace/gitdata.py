@@ -1,0 +1,119 @@
+"""Commit data through git plumbing (`diff-tree`, `cat-file --batch`).
+
+The record builder runs in the post-commit hook, where importing pygit2 alone would cost more
+than the whole budget (about 110 ms here), so it reads git through a few subprocesses instead.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from dataclasses import dataclass
+
+from gitai.git import run_git
+
+HUNK_HEADER = re.compile(rb"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+EMPTY_BLOB = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"
+
+
+class ObjectReader:
+    """A long-lived `git cat-file --batch` for reading many objects cheaply."""
+
+    def __init__(self, root: str) -> None:
+        self._proc = subprocess.Popen(
+            ["git", "cat-file", "--batch"], cwd=root, stdin=subprocess.PIPE, stdout=subprocess.PIPE
+        )
+
+    def read(self, oid: str) -> bytes:
+        assert self._proc.stdin and self._proc.stdout
+        self._proc.stdin.write(oid.encode() + b"\n")
+        self._proc.stdin.flush()
+        header = self._proc.stdout.readline().split()
+        if len(header) < 3 or header[1] == b"missing":
+            raise KeyError(oid)
+        size = int(header[2])
+        data = self._proc.stdout.read(size)
+        self._proc.stdout.read(1)  # the newline after the object
+        return data
+
+    def close(self) -> None:
+        if self._proc.stdin:
+            self._proc.stdin.close()
+        self._proc.wait()
+
+    def __enter__(self) -> ObjectReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+@dataclass(frozen=True)
+class RawChange:
+    """One entry of `git diff-tree --raw`."""
+
+    status: str  # A M D R T C (rename and copy scores dropped)
+    old_mode: int
+    new_mode: int
+    old_oid: str
+    new_oid: str
+    old_path: str
+    new_path: str
+
+
+def raw_changes(root: str, parent: str | None, commit: str) -> list[RawChange]:
+    """Changed paths of `commit` against `parent` (None: the empty tree), with rename detection."""
+    out = run_git(["diff-tree", "-r", "-z", "--raw", "-M", "--no-commit-id", parent or EMPTY_TREE, commit], root)
+    fields = out.split(b"\0")
+    changes = []
+    index = 0
+    while index < len(fields) and fields[index].startswith(b":"):
+        meta = fields[index][1:].decode().split(" ")
+        status = meta[4][0]
+        paths = 2 if status in "RC" else 1
+        names = [f.decode("utf-8", "surrogateescape") for f in fields[index + 1 : index + 1 + paths]]
+        changes.append(RawChange(status, int(meta[0], 8), int(meta[1], 8), meta[2], meta[3], names[0], names[-1]))
+        index += 1 + paths
+    return changes
+
+
+def added_lines_per_change(root: str, parent: str | None, commit: str, count: int) -> list[list[int]] | None:
+    """For each change in `raw_changes` order, the new-side line numbers the diff adds.
+
+    Reads one `diff-tree -p -U0` and splits it at the per-file headers; returns None when the
+    patch does not line up with the raw listing (the caller then diffs file by file).
+    """
+    out = run_git(
+        ["diff-tree", "-p", "-U0", "-M", "--no-color", "--no-ext-diff", "--no-commit-id", parent or EMPTY_TREE, commit],
+        root,
+    )
+    chunks = re.split(rb"^diff --git ", out, flags=re.MULTILINE)[1:]
+    if len(chunks) != count:
+        return None
+    return [_hunk_lines(chunk) for chunk in chunks]
+
+
+def blob_added_lines(root: str, old_oid: str | None, new_oid: str) -> list[int]:
+    """New-side line numbers added between two blobs (the fallback of `added_lines_per_change`)."""
+    out = run_git(["diff", "-U0", "--no-color", "--no-ext-diff", old_oid or EMPTY_BLOB, new_oid], root)
+    return _hunk_lines(out)
+
+
+def _hunk_lines(patch: bytes) -> list[int]:
+    lines: list[int] = []
+    for match in HUNK_HEADER.finditer(patch):
+        start, length = int(match.group(1)), int(match.group(2) or 1)
+        lines.extend(range(start, start + length))
+    return lines
+
+
+def commit_parents(reader: ObjectReader, commit: str) -> list[str]:
+    """The parents of a commit, in order, from its object header."""
+    parents = []
+    for line in reader.read(commit).split(b"\n"):
+        if not line:
+            break
+        if line.startswith(b"parent "):
+            parents.append(line[7:].decode())
+    return parents

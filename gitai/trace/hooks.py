@@ -1,0 +1,90 @@
+"""What the post-commit, post-merge and post-rewrite hooks do. They never fail a commit
+(gitai.hook_main catches and logs); each writes at most one record per new commit."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from gitai.active import active_intent
+from gitai.git import head_commit
+from gitai.layout import Layout
+from gitai.trace.contributor import detect_contributor
+from gitai.trace.gitdata import ObjectReader, commit_parents
+from gitai.trace.store import own_records, read_note, store_record
+from gitai.trace.tracing import trace_commit
+
+
+def _rebase_in_progress(layout: Layout) -> bool:
+    git_dir = layout.repo.git_dir
+    return os.path.isdir(os.path.join(git_dir, "rebase-merge")) or os.path.isdir(os.path.join(git_dir, "rebase-apply"))
+
+
+def _amending(layout: Layout) -> bool:
+    """The newest HEAD reflog entry says `commit (amend)`."""
+    try:
+        with open(os.path.join(layout.repo.git_dir, "logs", "HEAD"), "rb") as handle:
+            handle.seek(max(0, os.fstat(handle.fileno()).st_size - 4096))
+            last = handle.read().rstrip(b"\n").rsplit(b"\n", 1)[-1]
+    except OSError:
+        return False
+    return b"\tcommit (amend)" in last
+
+
+def _active_id(layout: Layout) -> str | None:
+    active = active_intent(layout)
+    return active.id if active else None
+
+
+def after_commit(layout: Layout) -> None:
+    """post-commit: trace HEAD, unless post-rewrite will (amend, rebase) or it is traced already."""
+    if _rebase_in_progress(layout) or _amending(layout):
+        return
+    commit = head_commit(layout.root)
+    if commit is None or own_records(read_note(layout.root, commit), commit):
+        return
+    with ObjectReader(layout.root) as reader:
+        record = trace_commit(layout.root, reader, commit, _active_id(layout), detect_contributor())
+    store_record(layout, record)
+
+
+def after_merge(layout: Layout, squash: str) -> None:
+    """post-merge: `git merge` makes merge commits without running post-commit."""
+    commit = head_commit(layout.root)
+    if squash == "1" or commit is None or own_records(read_note(layout.root, commit), commit):
+        return
+    with ObjectReader(layout.root) as reader:
+        if len(commit_parents(reader, commit)) < 2:
+            return  # a fast-forward: the commits are someone else's, traced (or not) where made
+        record = trace_commit(layout.root, reader, commit, _active_id(layout), detect_contributor())
+    store_record(layout, record)
+
+
+def after_rewrite(layout: Layout, kind: str, rewritten: str) -> None:
+    """post-rewrite: each new commit gets a record at its own revision naming the old ones."""
+    if kind == "amend" and _rebase_in_progress(layout):
+        return  # a squash or fixup inside a rebase: the rebase's own post-rewrite covers it
+    mapping: dict[str, list[str]] = {}
+    for line in rewritten.splitlines():
+        parts = line.split()
+        if len(parts) >= 2:
+            mapping.setdefault(parts[1], []).append(parts[0])
+    with ObjectReader(layout.root) as reader:
+        for new, olds in mapping.items():
+            old_records = [r for old in olds for r in own_records(read_note(layout.root, old), old)]
+            old_intent = next((r["metadata"]["dev.gitai"].get("intent_id") for r in old_records
+                               if r.get("metadata", {}).get("dev.gitai", {}).get("intent_id")), None)
+            # A rebase replays the old commits' lines: they keep their contributor. An amend is new work.
+            contributor = (kind == "rebase" and _recorded_contributor(old_records)) or detect_contributor()
+            record = trace_commit(layout.root, reader, new, old_intent or _active_id(layout), contributor,
+                                  {"rewritten_from": olds})
+            store_record(layout, record)
+
+
+def _recorded_contributor(records: list[dict[str, Any]]) -> dict[str, Any] | None:
+    for record in records:
+        for entry in record.get("files", []):
+            for conversation in entry.get("conversations", []):
+                if "contributor" in conversation:
+                    return dict(conversation["contributor"])
+    return None

@@ -1,0 +1,49 @@
+"""Line arithmetic shared by the record builder, verify and blame: CONTRACT section 5's hash rule."""
+
+from __future__ import annotations
+
+import hashlib
+
+BINARY_SNIFF = 8000  # git's own heuristic: a NUL byte in the first 8000 bytes means binary
+
+
+def is_binary(data: bytes) -> bool:
+    return b"\0" in data[:BINARY_SNIFF]
+
+
+def split_lines(data: bytes) -> list[bytes]:
+    """The file's lines without terminators (CRLF and LF alike); no phantom line after a final newline.
+
+    Works on bytes so that non-UTF-8 files hash their own bytes; for UTF-8 text this is exactly
+    `text.split` on line ends followed by `.encode("utf-8")`.
+    """
+    if not data:
+        return []
+    normal = data.replace(b"\r\n", b"\n")
+    if normal.endswith(b"\n"):
+        normal = normal[:-1]
+    return normal.split(b"\n")
+
+
+def content_hash(lines: list[bytes], start: int, end: int) -> str:
+    """`"sha256:" + sha256("\\n".join(L[start-1:end]))`, 1-based inclusive."""
+    return "sha256:" + hashlib.sha256(b"\n".join(lines[start - 1 : end])).hexdigest()
+
+
+def whole_file_hash(data: bytes) -> tuple[int, str]:
+    """Line count and content hash of a whole file without splitting it (for huge files)."""
+    normal = data.replace(b"\r\n", b"\n")
+    if normal.endswith(b"\n"):
+        normal = normal[:-1]
+    return normal.count(b"\n") + 1 if data else 0, "sha256:" + hashlib.sha256(normal).hexdigest()
+
+
+def merge_ranges(lines: list[int]) -> list[tuple[int, int]]:
+    """Sorted line numbers -> inclusive (start, end) runs."""
+    runs: list[tuple[int, int]] = []
+    for number in lines:
+        if runs and number == runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], number)
+        else:
+            runs.append((number, number))
+    return runs

@@ -1,0 +1,157 @@
+"""Build a commit's Agent Trace 0.1.0 record from git objects (CONTRACT section 5).
+
+Ranges are the lines the commit adds or changes against its first parent (a root commit:
+whole files; a merge: only lines that are new against every parent, i.e. the lines `git blame`
+would give the merge itself), 1-based and inclusive at the commit's revision.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from gitai import __version__
+from gitai.events import utc_now
+from gitai.trace.gitdata import ObjectReader, RawChange, added_lines_per_change, blob_added_lines, raw_changes
+from gitai.trace.lines import content_hash, is_binary, merge_ranges, split_lines, whole_file_hash
+
+LARGE_FILE = 10 * 1024 * 1024  # above this: one whole-file range, no per-line work
+SYMLINK_MODE = 0o120000
+GITLINK_MODE = 0o160000
+
+
+@dataclass
+class ChangedFile:
+    """One path the commit adds or changes, with its blobs (for ranges and classification)."""
+
+    path: str
+    old_path: str | None
+    new_data: bytes | None  # None for symlinks and submodules
+    old_data: bytes | None
+    kind: str = "text"  # text | binary | symlink | submodule | large
+    added_lines: list[int] = field(default_factory=list)
+
+
+@dataclass
+class CommitChanges:
+    files: list[ChangedFile]
+    deleted: list[tuple[str, bytes | None]]  # (path, old content)
+
+
+def _content(reader: ObjectReader, mode: int, oid: str) -> bytes | None:
+    return None if mode in (GITLINK_MODE, SYMLINK_MODE) or mode == 0 else reader.read(oid)
+
+
+def changes_against(root: str, reader: ObjectReader, parent: str | None, commit: str) -> CommitChanges:
+    """What `commit` adds, changes and deletes against `parent` (None: the empty tree)."""
+    raw = raw_changes(root, parent, commit)
+    per_change = added_lines_per_change(root, parent, commit, len(raw)) if raw else []
+    files: list[ChangedFile] = []
+    deleted: list[tuple[str, bytes | None]] = []
+    for index, change in enumerate(raw):
+        if change.status == "D":
+            deleted.append((change.old_path, _content(reader, change.old_mode, change.old_oid)))
+            continue
+        old_path = None if change.status == "A" else change.old_path
+        old_data = None if change.status == "A" else _content(reader, change.old_mode, change.old_oid)
+        if change.new_mode in (GITLINK_MODE, SYMLINK_MODE):
+            kind = "submodule" if change.new_mode == GITLINK_MODE else "symlink"
+            files.append(ChangedFile(change.new_path, old_path, None, None, kind))
+            continue
+        new_data = reader.read(change.new_oid)
+        if len(new_data) > LARGE_FILE:
+            files.append(ChangedFile(change.new_path, old_path, new_data, old_data, "large"))
+        elif is_binary(new_data) or (old_data is not None and is_binary(old_data)):
+            files.append(ChangedFile(change.new_path, old_path, new_data, old_data, "binary"))
+        else:
+            lines = per_change[index] if per_change is not None else _fallback_lines(root, change)
+            files.append(ChangedFile(change.new_path, old_path, new_data, old_data, "text", lines))
+    return CommitChanges(files, deleted)
+
+
+def _fallback_lines(root: str, change: RawChange) -> list[int]:
+    had_text_old = change.status != "A" and change.old_mode not in (GITLINK_MODE, SYMLINK_MODE)
+    return blob_added_lines(root, change.old_oid if had_text_old else None, change.new_oid)
+
+
+def commit_changes(root: str, reader: ObjectReader, commit: str, parents: list[str]) -> CommitChanges:
+    """The commit's changes; for a merge, only lines new against every parent."""
+    if not parents:
+        return changes_against(root, reader, None, commit)
+    first = changes_against(root, reader, parents[0], commit)
+    for parent in parents[1:]:
+        other = changes_against(root, reader, parent, commit)
+        other_files = {f.path: f for f in other.files}
+        kept = []
+        for changed in first.files:
+            against = other_files.get(changed.path)
+            if against is None:
+                continue  # identical to this parent: the merge took the file from it
+            if changed.kind == "text":
+                changed.added_lines = sorted(set(changed.added_lines) & set(against.added_lines))
+            kept.append(changed)
+        first.files = kept
+        other_deleted = {path for path, _ in other.deleted}
+        first.deleted = [(path, data) for path, data in first.deleted if path in other_deleted]
+    return first
+
+
+def file_ranges(changed: ChangedFile) -> list[dict[str, Any]]:
+    """The file's Agent Trace ranges with content hashes."""
+    if changed.kind == "large" and changed.new_data is not None:
+        count, digest = whole_file_hash(changed.new_data)
+        return [{"start_line": 1, "end_line": count, "content_hash": digest}] if count else []
+    if changed.kind != "text" or changed.new_data is None or not changed.added_lines:
+        return []
+    lines = split_lines(changed.new_data)
+    return [
+        {"start_line": start, "end_line": end, "content_hash": content_hash(lines, start, end)}
+        for start, end in merge_ranges(changed.added_lines)
+    ]
+
+
+def new_record_id() -> str:
+    """A random (version 4) UUID, without importing `uuid` on the hook path."""
+    raw = bytearray(os.urandom(16))
+    raw[6] = (raw[6] & 0x0F) | 0x40
+    raw[8] = (raw[8] & 0x3F) | 0x80
+    h = raw.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+def build_record(
+    commit: str,
+    changes: CommitChanges,
+    intent_id: str | None,
+    contributor: dict[str, Any],
+    extra_metadata: dict[str, Any] | None = None,
+    file_metadata: dict[str, dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """The record for `commit` (schema: Agent Trace 0.1.0, strict form)."""
+    related = [{"type": "intent", "url": f"gitai:intent/{intent_id}"}] if intent_id else []
+    files_json = []
+    files_meta: dict[str, dict[str, Any]] = {k: dict(v) for k, v in (file_metadata or {}).items()}
+    for changed in sorted(changes.files, key=lambda f: f.path):
+        conversation: dict[str, Any] = {"contributor": dict(contributor), "ranges": file_ranges(changed)}
+        if related:
+            conversation["related"] = related
+        files_json.append({"path": changed.path, "conversations": [conversation]})
+        meta = files_meta.setdefault(changed.path, {})
+        if changed.kind != "text":
+            meta["content"] = changed.kind
+        if changed.old_path and changed.old_path != changed.path:
+            meta["renamed_from"] = changed.old_path
+    gitai_meta: dict[str, Any] = {"intent_id": intent_id}
+    gitai_meta.update(extra_metadata or {})
+    gitai_meta["files"] = {path: meta for path, meta in sorted(files_meta.items()) if meta}
+    gitai_meta["deleted"] = sorted(path for path, _ in changes.deleted)
+    return {
+        "version": "0.1.0",
+        "id": new_record_id(),
+        "timestamp": utc_now(),
+        "vcs": {"type": "git", "revision": commit},
+        "tool": {"name": "gitai", "version": __version__},
+        "files": files_json,
+        "metadata": {"dev.gitai": gitai_meta},
+    }

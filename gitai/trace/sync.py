@@ -1,0 +1,91 @@
+"""`gitai sync [REMOTE]`: exchange refs/notes/gitai with a remote without losing either side.
+
+The remote's notes are fetched into gitai's own namespace (refs/gitai/remotes/REMOTE/notes),
+never forced into refs/notes/gitai. They are merged with `git notes merge -s cat_sort_uniq`:
+when both sides annotated the same commit, the note keeps both records, one per line, sorted
+(deterministic) and without duplicates. Records that arrived are appended to the ledger.
+Then the merged ref is pushed without force; if the remote moved meanwhile, the whole
+exchange is retried.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gitai.errors import GitaiError
+from gitai.git import git_process, run_git
+from gitai.jsonl import append_lines, dumps, read_jsonl
+from gitai.layout import NOTES_REF, Layout
+from gitai.trace.notes_index import all_notes, open_repository
+from gitai.trace.store import trace_lock
+
+ATTEMPTS = 3
+
+
+@dataclass
+class SyncResult:
+    remote: str
+    fetched: bool  # the remote had notes
+    received: int  # records new to this clone
+    pushed: bool
+
+    def to_json(self) -> dict[str, object]:
+        return {"remote": self.remote, "fetched": self.fetched, "received": self.received, "pushed": self.pushed}
+
+
+def _has_ref(layout: Layout, ref: str) -> bool:
+    return bool(run_git(["rev-parse", "-q", "--verify", ref], layout.root, check=False).strip())
+
+
+def _identity_args(layout: Layout) -> list[str]:
+    """`git notes merge` makes a commit: give it an identity when the user has none configured."""
+    if run_git(["var", "GIT_COMMITTER_IDENT"], layout.root, check=False).strip():
+        return []
+    return ["-c", "user.name=gitai", "-c", "user.email=gitai@localhost"]
+
+
+def _fetch_and_merge(layout: Layout, remote: str) -> bool:
+    """Fetch the remote's notes into gitai's namespace and merge them; False when it has none."""
+    tracking = f"refs/gitai/remotes/{remote}/notes"
+    run_git(["update-ref", "-d", tracking], layout.root, check=False)
+    fetch = git_process(["fetch", "-q", remote, f"+{NOTES_REF}:{tracking}"], layout.root)
+    if fetch.returncode != 0:
+        message = fetch.stderr.decode("utf-8", "replace")
+        if "couldn't find remote ref" in message:
+            return False
+        last = message.strip().splitlines()[-1] if message.strip() else f"exit {fetch.returncode}"
+        raise GitaiError(f"cannot fetch from {remote}: {last}")
+    if not _has_ref(layout, NOTES_REF):
+        run_git(["update-ref", NOTES_REF, tracking], layout.root)
+    else:
+        run_git([*_identity_args(layout), "notes", "--ref", NOTES_REF, "merge", "-q", "-s", "cat_sort_uniq", tracking],
+                layout.root)
+    return True
+
+
+def _append_new_records(layout: Layout) -> int:
+    known = {record.get("id") for _, record in read_jsonl(layout.ledger).records}
+    repo = open_repository(layout)
+    new = [
+        record
+        for commit_id, records in sorted(all_notes(repo).items())
+        for record in records
+        if record.get("id") not in known and record.get("vcs", {}).get("revision") == commit_id
+    ]
+    new.sort(key=lambda r: (r.get("timestamp", ""), r.get("id", "")))
+    append_lines(layout.ledger, [dumps(r) for r in new])
+    return len(new)
+
+
+def sync(layout: Layout, remote: str = "origin") -> SyncResult:
+    """Fetch, merge and push the notes; raise GitaiError when the remote keeps refusing."""
+    for _ in range(ATTEMPTS):
+        with trace_lock(layout):
+            fetched = _fetch_and_merge(layout, remote)
+            received = _append_new_records(layout)
+        if not _has_ref(layout, NOTES_REF):
+            return SyncResult(remote, fetched, received, False)
+        push = git_process(["push", "-q", remote, f"{NOTES_REF}:{NOTES_REF}"], layout.root)
+        if push.returncode == 0:
+            return SyncResult(remote, fetched, received, True)
+    raise GitaiError(f"could not push {NOTES_REF} to {remote}: the remote kept changing or refused")
