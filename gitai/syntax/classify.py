@@ -1,0 +1,271 @@
+"""Classify a commit's file changes as AST_REFACTOR (meaning kept) or INTENT_EVOLUTION.
+
+Rules (docs/classification.md): files in a known language compare normal-form hashes per
+definition and for the code outside definitions; other files use a whitespace-insensitive text
+rule; binary and very large files must be byte-identical. A definition removed in one place and
+added with the same hash elsewhere in the commit is "moved". A commit is AST_REFACTOR only when
+every file is.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict, deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal
+
+from gitai.syntax.languages import language_for_path
+from gitai.syntax.normal_form import Definition, ParsedSource, hash_source
+
+AST_REFACTOR: Final = "AST_REFACTOR"
+INTENT_EVOLUTION: Final = "INTENT_EVOLUTION"
+Classification = Literal["AST_REFACTOR", "INTENT_EVOLUTION"]
+Status = Literal["added", "removed", "modified", "moved", "unchanged"]
+
+MAX_PARSE_BYTES = 10 * 1024 * 1024  # larger files are compared byte for byte
+BINARY_SNIFF_BYTES = 8000  # a NUL byte in this prefix makes a file binary (git's rule)
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One file of a commit; the `old_*` fields are None when it was added, `new_*` when deleted."""
+
+    old_path: str | None
+    new_path: str | None
+    old_data: bytes | None
+    new_data: bytes | None
+
+
+@dataclass(frozen=True)
+class DefinitionChange:
+    """What happened to one definition; lines are 1-based inclusive ranges in the old/new file.
+
+    A move between files appears twice: at the destination with `moved_from` and at the source
+    with `moved_to` (no new lines). A move inside one file is one entry with `moved_from`.
+    """
+
+    kind: str
+    name: str
+    status: Status
+    hash: str
+    old_lines: tuple[int, int] | None
+    new_lines: tuple[int, int] | None
+    moved_from: dict[str, str] | None = None
+    moved_to: dict[str, str] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "kind": self.kind,
+            "name": self.name,
+            "status": self.status,
+            "hash": self.hash,
+            "old_lines": list(self.old_lines) if self.old_lines else None,
+            "new_lines": list(self.new_lines) if self.new_lines else None,
+        }
+        if self.moved_from is not None:
+            data["moved_from"] = dict(self.moved_from)
+        if self.moved_to is not None:
+            data["moved_to"] = dict(self.moved_to)
+        return data
+
+
+@dataclass(frozen=True)
+class FileClassification:
+    """A file's class; `language` is None under the text rule; `reason` explains special cases."""
+
+    classification: Classification
+    language: str | None
+    reason: str | None = None
+    definitions: list[DefinitionChange] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"classification": self.classification, "language": self.language}
+        if self.reason is not None:
+            data["reason"] = self.reason
+        data["definitions"] = [d.to_json() for d in self.definitions]
+        return data
+
+
+@dataclass(frozen=True)
+class CommitClassification:
+    """The commit's class and each file's, keyed by new path (old path for deletions)."""
+
+    classification: Classification
+    files: dict[str, FileClassification]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"classification": self.classification, "files": {p: f.to_json() for p, f in self.files.items()}}
+
+
+@dataclass
+class _Entry:
+    """A DefinitionChange under construction."""
+
+    status: Status
+    old: Definition | None
+    new: Definition | None
+    moved_from: dict[str, str] | None = None
+    moved_to: dict[str, str] | None = None
+
+    def freeze(self) -> DefinitionChange:
+        current = self.new or self.old
+        assert current is not None
+        return DefinitionChange(
+            kind=current.kind,
+            name=current.name,
+            status=self.status,
+            hash=current.hash,
+            old_lines=self.old.lines if self.old else None,
+            new_lines=self.new.lines if self.new else None,
+            moved_from=self.moved_from,
+            moved_to=self.moved_to,
+        )
+
+
+@dataclass
+class _File:
+    """One file while the commit is being classified."""
+
+    change: FileChange
+    key: str
+    language: str | None = None
+    decided: FileClassification | None = None  # set when a rule other than the AST rule applies
+    old: ParsedSource | None = None
+    new: ParsedSource | None = None
+    entries: list[_Entry] = field(default_factory=list)
+
+
+def _verdict(ok: bool) -> Classification:
+    return AST_REFACTOR if ok else INTENT_EVOLUTION
+
+
+def _is_binary(data: bytes) -> bool:
+    return b"\x00" in data[:BINARY_SNIFF_BYTES]
+
+
+def _prepare(change: FileChange) -> _File:
+    """Apply the rules that need no parse; otherwise parse both sides."""
+    old, new = change.old_data, change.new_data
+    key = (change.new_path if new is not None else change.old_path) or change.new_path or change.old_path or ""
+    work = _File(change, key)
+    old_language = language_for_path(change.old_path) if change.old_path and old is not None else None
+    new_language = language_for_path(change.new_path) if change.new_path and new is not None else None
+    present = [data for data in (old, new) if data is not None]
+    language = new_language if new is not None else old_language
+    if not present:
+        work.decided = FileClassification(INTENT_EVOLUTION, None, "no content")
+    elif any(_is_binary(data) for data in present):
+        work.decided = FileClassification(_verdict(old == new), None, "binary")
+    elif any(len(data) > MAX_PARSE_BYTES for data in present):
+        work.decided = FileClassification(_verdict(old == new), language, "too large")
+    elif old is not None and new is not None and old_language != new_language:
+        reason = f"language changed: {old_language or 'text'} -> {new_language or 'text'}"
+        work.decided = FileClassification(_verdict(old.split() == new.split()), None, reason)
+    elif language is None:
+        if old is None or new is None:
+            work.decided = FileClassification(INTENT_EVOLUTION, None, "file added" if old is None else "file deleted")
+        else:
+            work.decided = FileClassification(_verdict(old.split() == new.split()), None)
+    else:
+        work.language = language
+        work.old = hash_source(language, old) if old is not None else None
+        work.new = (work.old if old == new else hash_source(language, new)) if new is not None else None
+    return work
+
+
+def _match_definitions(work: _File) -> None:
+    """Pair old and new definitions by kind and qualified name, as multisets."""
+    olds: dict[tuple[str, str], list[Definition]] = defaultdict(list)
+    news: dict[tuple[str, str], list[Definition]] = defaultdict(list)
+    for definition in work.old.definitions if work.old else ():
+        olds[definition.kind, definition.name].append(definition)
+    for definition in work.new.definitions if work.new else ():
+        news[definition.kind, definition.name].append(definition)
+    for key in sorted(olds.keys() | news.keys()):
+        candidates = news.get(key, [])
+        by_hash: dict[str, deque[int]] = defaultdict(deque)
+        for index, definition in enumerate(candidates):
+            by_hash[definition.hash].append(index)
+        taken: set[int] = set()
+        changed_old = []
+        for definition in olds.get(key, ()):
+            same = by_hash.get(definition.hash)
+            if same:
+                taken.add(same[0])
+                work.entries.append(_Entry("unchanged", definition, candidates[same.popleft()]))
+            else:
+                changed_old.append(definition)
+        changed_new = [d for index, d in enumerate(candidates) if index not in taken]
+        for old, new in zip(changed_old, changed_new, strict=False):
+            work.entries.append(_Entry("modified", old, new))
+        work.entries.extend(_Entry("removed", old, None) for old in changed_old[len(changed_new) :])
+        work.entries.extend(_Entry("added", None, new) for new in changed_new[len(changed_old) :])
+
+
+def _match_moves(files: list[_File]) -> None:
+    """Turn removed/added pairs with equal hashes anywhere in the commit into moves."""
+    added: dict[str, list[tuple[_File, _Entry]]] = defaultdict(list)
+    for work in files:
+        if work.new is not None and not work.new.parse_error:
+            for entry in work.entries:
+                if entry.status == "added" and entry.new is not None:
+                    added[entry.new.hash].append((work, entry))
+    for source in files:
+        if source.old is None or source.old.parse_error:
+            continue
+        merged: set[int] = set()  # source entries folded into a move inside the same file
+        for entry in source.entries:
+            if entry.status != "removed" or entry.old is None or not added.get(entry.old.hash):
+                continue
+            candidates = added[entry.old.hash]
+            pick = next((c for c in candidates if c[1].new and c[1].new.name == entry.old.name), candidates[0])
+            candidates.remove(pick)
+            target, moved = pick
+            moved.status = "moved"
+            if target is source:
+                moved.old = entry.old
+                moved.moved_from = {"path": source.key, "name": entry.old.name}
+                merged.add(id(entry))
+            else:
+                assert moved.new is not None
+                moved.moved_from = {"path": source.change.old_path or source.key, "name": entry.old.name}
+                entry.status = "moved"
+                entry.moved_to = {"path": target.key, "name": moved.new.name}
+        if merged:
+            source.entries = [entry for entry in source.entries if id(entry) not in merged]
+
+
+def _finish(work: _File) -> FileClassification:
+    if work.decided is not None:
+        return work.decided
+    old, new = work.old, work.new
+    # new-side definitions in file order, then those that left the file in old-file order
+    entries = sorted(work.entries, key=lambda e: (0, e.new.lines) if e.new else (1, e.old.lines if e.old else (0, 0)))
+    definitions = [entry.freeze() for entry in entries]
+    errors = [side for side, parsed in (("old", old), ("new", new)) if parsed and parsed.parse_error]
+    reason = None
+    if errors:
+        ok = False
+        reason = "parse error in " + ("both versions" if len(errors) == 2 else f"{errors[0]} version")
+    elif old is None or new is None:
+        # an added or deleted file is a refactor only when it just receives or gives up moved definitions
+        present = new or old
+        assert present is not None
+        ok = present.bare and bool(entries) and all(entry.status == "moved" for entry in entries)
+        if not ok:
+            reason = "file added" if old is None else "file deleted"
+    else:
+        ok = old.skeleton_hash == new.skeleton_hash and all(e.status in ("unchanged", "moved") for e in entries)
+    return FileClassification(_verdict(ok), work.language, reason, definitions)
+
+
+def classify_changes(changes: Sequence[FileChange]) -> CommitClassification:
+    """Classify every file of a commit, then the commit (no files: AST_REFACTOR)."""
+    files = [_prepare(change) for change in changes]
+    for work in files:
+        if work.decided is None:
+            _match_definitions(work)
+    _match_moves(files)
+    results = {work.key: _finish(work) for work in files}
+    ok = all(result.classification == AST_REFACTOR for result in results.values())
+    return CommitClassification(_verdict(ok), results)

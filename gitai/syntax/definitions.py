@@ -1,0 +1,300 @@
+"""Which syntax nodes are definitions, per language, and their qualified names.
+
+Definitions are found at module level and inside container bodies (classes, interfaces, impl and
+trait blocks, namespaces and modules), never inside function bodies: a nested helper function is
+part of the function that holds it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+
+class Site(NamedTuple):
+    """A definition in a tree.
+
+    `nodes` are the attached attributes (Rust `#[...]`) followed by the definition node itself;
+    `depth` is the depth of the definition node below its frame root (the file root or the
+    enclosing definition's node); `parent` is the index of the enclosing site, -1 at top level.
+    """
+
+    kind: str
+    name: str
+    nodes: tuple[Node, ...]
+    depth: int
+    parent: int
+
+
+@dataclass(frozen=True)
+class Definitions:
+    """All definition sites in document order; `bare` when the rest of the file holds no code."""
+
+    sites: list[Site]
+    bare: bool
+
+
+class _Found(NamedTuple):
+    kind: str
+    name: str
+    body: Node | None = None  # whose named children are member definitions
+    body_depth: int = 1  # depth of `body` below the definition node
+
+
+_Resolver = Callable[["Node"], "_Found | None"]
+
+
+@dataclass(frozen=True)
+class _Spec:
+    separator: str
+    kinds: dict[str, str]  # node type -> definition kind (the name is the "name" field)
+    containers: frozenset[str] = frozenset()  # kinds whose "body" field holds member definitions
+    wrappers: dict[str, str | None] = field(default_factory=dict)  # type -> wrapped field (None: 1st named child)
+    custom: dict[str, _Resolver] = field(default_factory=dict)  # type -> resolver for special names
+    passthrough: frozenset[str] = frozenset()  # non-definition nodes whose children are members too
+    attributes: frozenset[str] = frozenset()  # sibling nodes attached to the next definition
+    boilerplate: frozenset[str] = frozenset()  # top-level nodes that do not make a file meaningful
+
+
+_NAMESPACE_KINDS = frozenset({"module", "namespace"})
+_FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function", "generator_function"})
+
+
+def _text(node: Node | None) -> str:
+    if node is None or node.text is None:
+        return ""
+    return " ".join(node.text.decode("utf-8", "replace").split())
+
+
+def _named(node: Node) -> list[Node]:
+    return [child for child in node.named_children if not child.is_extra]
+
+
+def _js_variable(node: Node) -> _Found | None:
+    """`const f = () => ...` or `const C = class {...}` with a single declarator."""
+    declarators = [c for c in node.named_children if c.type == "variable_declarator"]
+    if len(declarators) != 1:
+        return None
+    name = declarators[0].child_by_field_name("name")
+    value = declarators[0].child_by_field_name("value")
+    if name is None or value is None or name.type != "identifier":
+        return None
+    if value.type in _FUNCTION_VALUES:
+        return _Found("function", _text(name))
+    if value.type == "class":
+        return _Found("class", _text(name), value.child_by_field_name("body"), 3)
+    return None
+
+
+def _js_field(node: Node) -> _Found | None:
+    """A class field holding a function (`handle = () => ...`) is a method."""
+    name = node.child_by_field_name("property") or node.child_by_field_name("name")
+    value = node.child_by_field_name("value")
+    if name is None or value is None or value.type not in _FUNCTION_VALUES:
+        return None
+    return _Found("method", _text(name))
+
+
+def _go_method(node: Node) -> _Found | None:
+    """`func (s *Server[T]) Start()` is "Server.Start"."""
+    name = _text(node.child_by_field_name("name"))
+    receiver = node.child_by_field_name("receiver")
+    params = [c for c in receiver.named_children if c.type == "parameter_declaration"] if receiver else []
+    rtype = params[0].child_by_field_name("type") if params else None
+    while rtype is not None and rtype.type in ("pointer_type", "parenthesized_type", "generic_type"):
+        rtype = rtype.child_by_field_name("type") if rtype.type == "generic_type" else _named(rtype)[-1]
+    return _Found("method", f"{_text(rtype)}.{name}" if rtype is not None else name) if name else None
+
+
+def _go_type_spec(node: Node) -> _Found | None:
+    name = _text(node.child_by_field_name("name"))
+    value = node.child_by_field_name("type")
+    kind = {"struct_type": "struct", "interface_type": "interface"}.get(value.type if value else "", "type")
+    return _Found(kind, name) if name else None
+
+
+def _go_type_declaration(node: Node) -> _Found | None:
+    """`type X ...` with one spec is that definition; a `type (...)` group is a passthrough."""
+    specs = [c for c in node.named_children if c.type in ("type_spec", "type_alias")]
+    if len(specs) != 1:
+        return None
+    found = _go_type_spec(specs[0])
+    return found._replace(body_depth=found.body_depth + 1) if found else None
+
+
+def _rust_impl(node: Node) -> _Found | None:
+    """`impl Server` is "Server"; `impl fmt::Display for Server` is "<Server as fmt::Display>"."""
+    typ = _text(node.child_by_field_name("type"))
+    trait = node.child_by_field_name("trait")
+    name = f"<{typ} as {_text(trait)}>" if trait is not None else typ
+    return _Found("impl", name, node.child_by_field_name("body")) if typ else None
+
+
+_JS_KINDS = {
+    "function_declaration": "function",
+    "generator_function_declaration": "function",
+    "class_declaration": "class",
+    "method_definition": "method",
+}
+_JS_CUSTOM: dict[str, _Resolver] = {
+    "lexical_declaration": _js_variable,
+    "variable_declaration": _js_variable,
+    "field_definition": _js_field,
+}
+_TS_KINDS = {
+    **_JS_KINDS,
+    "function_signature": "function",
+    "abstract_class_declaration": "class",
+    "method_signature": "method",
+    "abstract_method_signature": "method",
+    "interface_declaration": "interface",
+    "type_alias_declaration": "type",
+    "enum_declaration": "enum",
+    "internal_module": "namespace",
+    "module": "namespace",
+}
+_TS_SPEC = _Spec(
+    ".",
+    _TS_KINDS,
+    containers=frozenset({"class_declaration", "abstract_class_declaration", "interface_declaration",
+                          "internal_module", "module"}),
+    wrappers={"export_statement": "declaration", "ambient_declaration": None, "expression_statement": None},
+    custom={**_JS_CUSTOM, "public_field_definition": _js_field},
+)
+
+SPECS: dict[str, _Spec] = {
+    "python": _Spec(
+        ".",
+        {"function_definition": "function", "class_definition": "class"},
+        containers=frozenset({"class_definition"}),
+        wrappers={"decorated_definition": "definition"},
+    ),
+    "javascript": _Spec(
+        ".",
+        _JS_KINDS,
+        containers=frozenset({"class_declaration"}),
+        wrappers={"export_statement": "declaration"},
+        custom=_JS_CUSTOM,
+    ),
+    "typescript": _TS_SPEC,
+    "tsx": _TS_SPEC,
+    "go": _Spec(
+        ".",
+        {"function_declaration": "function", "type_alias": "type"},
+        custom={"method_declaration": _go_method, "type_spec": _go_type_spec,
+                "type_declaration": _go_type_declaration},
+        passthrough=frozenset({"type_declaration"}),
+        boilerplate=frozenset({"package_clause"}),
+    ),
+    "rust": _Spec(
+        "::",
+        {
+            "function_item": "function",
+            "function_signature_item": "function",
+            "struct_item": "struct",
+            "enum_item": "enum",
+            "union_item": "union",
+            "type_item": "type",
+            "trait_item": "trait",
+            "mod_item": "module",
+            "macro_definition": "macro",
+        },
+        containers=frozenset({"trait_item", "mod_item", "impl_item"}),
+        custom={"impl_item": _rust_impl},
+        attributes=frozenset({"attribute_item"}),
+    ),
+    "java": _Spec(
+        ".",
+        {
+            "class_declaration": "class",
+            "interface_declaration": "interface",
+            "enum_declaration": "enum",
+            "record_declaration": "record",
+            "annotation_type_declaration": "annotation",
+            "method_declaration": "method",
+            "constructor_declaration": "constructor",
+            "compact_constructor_declaration": "constructor",
+        },
+        containers=frozenset({"class_declaration", "interface_declaration", "enum_declaration",
+                              "record_declaration", "annotation_type_declaration"}),
+        passthrough=frozenset({"enum_body_declarations"}),
+    ),
+}
+
+
+def _resolve(spec: _Spec, node: Node) -> _Found | None:
+    """The definition `node` starts, looking through wrappers (decorators, `export`, `declare`)."""
+    extra_depth = 0
+    kind = node.type
+    while kind in spec.wrappers:
+        wrapped = spec.wrappers[kind]
+        inner = node.child_by_field_name(wrapped) if wrapped else next(iter(_named(node)), None)
+        if inner is None:
+            return None
+        node, kind, extra_depth = inner, inner.type, extra_depth + 1
+    custom = spec.custom.get(kind)
+    if custom is not None:
+        found = custom(node)
+    elif kind in spec.kinds:
+        name = _text(node.child_by_field_name("name"))
+        body = node.child_by_field_name("body") if kind in spec.containers else None
+        found = _Found(spec.kinds[kind], name, body) if name else None
+    else:
+        return None
+    return found._replace(body_depth=found.body_depth + extra_depth) if found and extra_depth else found
+
+
+def _members(spec: _Spec, body: Node, depth: int) -> Iterator[tuple[Node, int, _Found | None]]:
+    """Named children of a body with their depth, expanding passthrough nodes."""
+    stack = [(iter(_named(body)), depth)]
+    while stack:
+        children, child_depth = stack[-1]
+        child = next(children, None)
+        if child is None:
+            stack.pop()
+            continue
+        found = _resolve(spec, child)
+        if found is None and child.type in spec.passthrough:
+            stack.append((iter(_named(child)), child_depth + 1))
+        else:
+            yield child, child_depth, found
+
+
+def find_definitions(language: str, root: Node) -> Definitions:
+    """Definition sites of a parsed file, in document order (parents before their members)."""
+    spec = SPECS[language]
+    sites: list[Site] = []
+    bare = True
+    # (member iterator, parent site index, qualified prefix, parent kind)
+    stack = [(_members(spec, root, 1), -1, "", "module")]
+    while stack:
+        members, parent, prefix, parent_kind = stack[-1]
+        pending: list[Node] = []
+        for node, depth, found in members:
+            if found is None:
+                if node.type in spec.attributes:
+                    pending.append(node)
+                    continue
+                if parent == -1 and (pending or node.type not in spec.boilerplate):
+                    bare = False
+                pending = []
+                continue
+            kind = found.kind
+            if kind == "function" and parent_kind not in _NAMESPACE_KINDS:
+                kind = "method"
+            name = prefix + found.name
+            sites.append(Site(kind, name, (*pending, node), depth, parent))
+            pending = []
+            if found.body is not None:
+                stack.append((_members(spec, found.body, found.body_depth + 1), len(sites) - 1,
+                              name + spec.separator, kind))
+                break
+        else:
+            if parent == -1 and pending:
+                bare = False
+            stack.pop()
+    return Definitions(sites, bare)

@@ -1,0 +1,78 @@
+"""Which tree-sitter grammar handles a path, and lazy loading of grammars.
+
+`language_for_path` is a plain table lookup: importing this module never imports tree_sitter or
+other heavy modules (the pre-commit hook path stays light). `load_grammar` imports tree_sitter and
+the grammar package on first use and caches the result per language.
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False  # typing itself is not imported: it costs more than this whole module
+if TYPE_CHECKING:
+    from tree_sitter import Language
+
+LANGUAGE_BY_EXTENSION: dict[str, str] = {
+    ".py": "python",
+    ".pyi": "python",
+    ".js": "javascript",
+    ".mjs": "javascript",
+    ".cjs": "javascript",
+    ".jsx": "javascript",
+    ".ts": "typescript",
+    ".mts": "typescript",
+    ".cts": "typescript",
+    ".tsx": "tsx",
+    ".go": "go",
+    ".rs": "rust",
+    ".java": "java",
+}
+
+# language -> (distribution name, module, factory function)
+_GRAMMAR_SOURCES: dict[str, tuple[str, str, str]] = {
+    "python": ("tree-sitter-python", "tree_sitter_python", "language"),
+    "javascript": ("tree-sitter-javascript", "tree_sitter_javascript", "language"),
+    "typescript": ("tree-sitter-typescript", "tree_sitter_typescript", "language_typescript"),
+    "tsx": ("tree-sitter-typescript", "tree_sitter_typescript", "language_tsx"),
+    "go": ("tree-sitter-go", "tree_sitter_go", "language"),
+    "rust": ("tree-sitter-rust", "tree_sitter_rust", "language"),
+    "java": ("tree-sitter-java", "tree_sitter_java", "language"),
+}
+
+LANGUAGES: tuple[str, ...] = tuple(_GRAMMAR_SOURCES)
+
+
+def language_for_path(path: str) -> str | None:
+    """The language name for `path` by its extension (case-insensitive), or None."""
+    return LANGUAGE_BY_EXTENSION.get(os.path.splitext(path)[1].lower())
+
+
+class Grammar:
+    """A loaded grammar; `hash_prefix` names it and its package version, e.g. "ts:python@0.25.0:"."""
+
+    __slots__ = ("hash_prefix", "language", "name", "version")
+
+    def __init__(self, name: str, version: str, language: Language) -> None:
+        self.name = name
+        self.version = version
+        self.language = language
+        self.hash_prefix = f"ts:{name}@{version}:"
+
+
+_LOADED: dict[str, Grammar] = {}
+
+
+def load_grammar(name: str) -> Grammar:
+    """Import (once) the grammar for a language returned by `language_for_path`."""
+    grammar = _LOADED.get(name)
+    if grammar is None:
+        import importlib
+        import importlib.metadata
+
+        from tree_sitter import Language
+
+        distribution, module, factory = _GRAMMAR_SOURCES[name]
+        capsule = getattr(importlib.import_module(module), factory)()
+        grammar = _LOADED[name] = Grammar(name, importlib.metadata.version(distribution), Language(capsule))
+    return grammar
