@@ -11,6 +11,7 @@ from gitai.errors import GitaiError
 from gitai.git import run_git, split_z
 from gitai.layout import Layout
 from gitai.policy import Policy
+from gitai.trailers import commit_intent
 
 OUT_OF_SCOPE = "out_of_scope"
 NO_ACTIVE_INTENT = "no_active_intent"
@@ -91,13 +92,6 @@ def check_paths(policy: Policy, intent_id: str | None, paths: list[str]) -> Chec
         elif not policy.in_scope(intent_id, path):
             result.violations.append(Violation(path, policy.owners(path), OUT_OF_SCOPE, intent=intent_id))
     return result
-
-
-def commit_intent(root: str, commit: str) -> str | None:
-    """The commit's `Intent:` trailer (the first one; the key matches case-insensitively), if any."""
-    out = run_git(["log", "-1", "--format=%(trailers:key=Intent,valueonly,separator=%x00)", commit], root)
-    values = [v.strip() for v in out.decode("utf-8", "replace").split("\0") if v.strip()]
-    return values[0] if values else None
 
 
 def _valid_range(layout: Layout, revision_range: str) -> bool:

@@ -20,6 +20,7 @@ from gitai.trace.notes_index import all_notes, open_repository
 from gitai.trace.record import commit_changes
 from gitai.trace.store import own_records, store_record
 from gitai.trace.tracing import make_record
+from gitai.trailers import commit_intents
 
 UNKNOWN_CONTRIBUTOR = {"type": "unknown"}
 
@@ -41,22 +42,6 @@ def commits_in(layout: Layout, revision_range: str | None) -> list[str]:
         return []  # empty repository
     out = run_git(["rev-list", "--topo-order", "--reverse", revision_range or "HEAD", "--"], layout.root)
     return out.decode().split()
-
-
-def trailer_intents(layout: Layout, commits: list[str]) -> dict[str, str]:
-    """Each commit's `Intent:` trailer, read with one `git log` for the whole range."""
-    if not commits:
-        return {}
-    out = run_git(["log", "--no-walk=unsorted", "--stdin", "-z",
-                   "--format=%H%x01%(trailers:key=Intent,valueonly,separator=%x02)"],
-                  layout.root, input="\n".join(commits).encode())
-    found = {}
-    for item in out.decode("utf-8", "replace").split("\0"):
-        sha, _, values = item.strip("\n").partition("\x01")
-        first = next((v.strip() for v in values.split("\x02") if v.strip()), None)
-        if sha and first:
-            found[sha] = first
-    return found
 
 
 def scope_owner(policy: Policy | None, paths: list[str]) -> str | None:
@@ -81,7 +66,7 @@ def backfill(
     """Record every commit of the range that has no record of its own."""
     commits = commits_in(layout, revision_range)
     notes = all_notes(open_repository(layout))
-    trailers = trailer_intents(layout, [c for c in commits if not own_records(notes.get(c, []), c)])
+    trailers = commit_intents(layout.root, [c for c in commits if not own_records(notes.get(c, []), c)])
     result = BackfillResult()
     with ObjectReader(layout.root) as reader:
         for number, sha in enumerate(commits, start=1):

@@ -1,13 +1,32 @@
-"""Trace one commit: resolve its intent, build its record (shared by the hooks and backfill)."""
+"""Trace one commit: resolve its intent, classify its changes, build its record (hooks and backfill)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from gitai.check import commit_intent
 from gitai.trace.gitdata import ObjectReader, commit_parents
 from gitai.trace.record import CommitChanges, build_record, commit_changes
 from gitai.trace.store import Record
+from gitai.trailers import commit_intent
+
+NOT_PARSED = ("symlink", "submodule")  # a changed link target or submodule commit: behaviour changed
+
+
+def classify(changes: CommitChanges) -> tuple[str, dict[str, dict[str, Any]]]:
+    """Commit-level class and per-file classification metadata (tree-sitter loads only here)."""
+    from gitai.syntax.classify import INTENT_EVOLUTION, FileChange, classify_changes
+
+    inputs = [FileChange(f.old_path, f.path, f.old_data, f.new_data) for f in changes.files if f.kind not in NOT_PARSED]
+    inputs += [FileChange(path, None, data, None) for path, data in changes.deleted if data is not None]
+    result = classify_changes(inputs)
+    files = {path: c.to_json() for path, c in result.files.items()}
+    commit_class = result.classification
+    for changed in changes.files:
+        if changed.kind in NOT_PARSED:
+            files[changed.path] = {"classification": INTENT_EVOLUTION, "language": None, "definitions": [],
+                                   "reason": f"{changed.kind} changed"}
+            commit_class = INTENT_EVOLUTION
+    return commit_class, files
 
 
 def make_record(
@@ -18,7 +37,9 @@ def make_record(
     extra_metadata: dict[str, Any] | None = None,
 ) -> Record:
     """The one place a record is assembled from a commit's changes."""
-    return build_record(commit, changes, intent_id, contributor, extra_metadata)
+    commit_class, file_metadata = classify(changes)
+    extra = {"classification": commit_class, **(extra_metadata or {})}
+    return build_record(commit, changes, intent_id, contributor, extra, file_metadata)
 
 
 def trace_commit(
