@@ -370,6 +370,106 @@ def sync(remote: str, as_json: bool) -> int:
     return EXIT_OK
 
 
+# --- classification and the intent map ------------------------------------------------------
+
+
+@cli.command("classify")
+@click.argument("rev", required=False)
+@click.option("--staged", is_flag=True, help="Classify the staged changes instead of a commit.")
+@json_option
+def classify_cmd(rev: str | None, staged: bool, as_json: bool) -> int:
+    """AST_REFACTOR or INTENT_EVOLUTION, per file and per definition, for REV (default HEAD) or --staged."""
+    from gitai.classification import classify_revision, classify_staged
+
+    if staged and rev:
+        raise GitaiError("use one of REV or --staged")
+    lay = layout()
+    result = classify_staged(lay) if staged else classify_revision(lay, rev or "HEAD")
+    if as_json:
+        emit_json(result.to_json())
+        return EXIT_OK
+    click.echo(f"{result.commit[:12] if result.commit else 'staged'}: {result.classification}")
+    for path, info in sorted(result.files.items()):
+        reason = f" ({info['reason']})" if info.get("reason") else ""
+        click.echo(f"  {path}: {info['classification']}{reason}")
+        for d in info.get("definitions", []):
+            if d["status"] != "unchanged":
+                where = d.get("moved_from") or d.get("moved_to")
+                extra = f" ({'from' if d.get('moved_from') else 'to'} {where['path']}:{where['name']})" if where else ""
+                click.echo(f"      {d['status']:<9} {d['kind']} {d['name']}{extra}")
+    return EXIT_OK
+
+
+@cli.command("map")
+@json_option
+def map_cmd(as_json: bool) -> int:
+    """Regenerate .orchestration/intent_map.md from the notes (files each intent changed in meaning)."""
+    from gitai.intent_map import build_map, map_json, write_map
+
+    lay = layout()
+    intents = build_map(lay)
+    path = write_map(lay, intents)
+    if as_json:
+        emit_json({"path": path, "intents": map_json(intents)})
+    else:
+        click.echo(f"wrote {lay.relative(path)}: {len(intents)} intents, {sum(len(i.files) for i in intents)} files")
+    return EXIT_OK
+
+
+# --- blame-intent ----------------------------------------------------------------------------
+
+INTENT_COLOURS = ("cyan", "green", "yellow", "magenta", "blue", "bright_cyan", "bright_green", "bright_magenta")
+
+
+@cli.command("blame-intent")
+@click.argument("file")
+@click.option("-L", "line_range", metavar="START,END", help="Only these lines (1-based, inclusive).")
+@click.option("--rev", metavar="REV", help="Blame the file at REV instead of the working tree.")
+@click.option("--porcelain", is_flag=True, help="Tab-separated: line, intent, commit, classification, text.")
+@click.option("--summary", is_flag=True, help="Lines and share per intent.")
+@json_option
+def blame_intent_cmd(file: str, line_range: str | None, rev: str | None, porcelain: bool, summary: bool,
+                     as_json: bool) -> int:
+    """Which intent each line of FILE serves, looking through refactor commits and moved code."""
+    from gitai.blame import blame_intent, repo_path, summarize
+
+    if porcelain and as_json:
+        raise GitaiError("use one of --json or --porcelain")
+    lay = layout()
+    lines = blame_intent(lay, repo_path(lay, file), rev, line_range)
+    if summary:
+        rows = summarize(lines)
+        if as_json:
+            emit_json(rows)
+        else:
+            for row in rows:
+                label = (row["intent_id"] or "(unattributed)") + (" (uncommitted)" if row["uncommitted"] else "")
+                click.echo(f"{label:<32} {row['lines']:>7}  {row['share'] * 100:5.1f}%")
+        return EXIT_OK
+    if as_json:
+        emit_json([line.to_json() for line in lines])
+        return EXIT_OK
+    if porcelain:
+        out = click.get_text_stream("stdout")
+        for line in lines:
+            out.write(f"{line.line}\t{line.intent_id or '-'}\t{line.commit or '-'}\t{line.classification or '-'}"
+                      f"\t{line.content}\n")
+        return EXIT_OK
+    colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    width = max((len(line.intent_id or "-") for line in lines), default=1)
+    digits = len(str(lines[-1].line)) if lines else 1
+    palette: dict[str, str] = {}
+    for line in lines:
+        intent = line.intent_id or "-"
+        cell = f"{intent:<{width}}"
+        if colour and line.intent_id:
+            palette.setdefault(intent, INTENT_COLOURS[len(palette) % len(INTENT_COLOURS)])
+            cell = click.style(cell, fg=palette[intent])
+        commit = line.commit[:8] if line.commit else "uncommit"
+        click.echo(f"{cell} {commit} {line.line:>{digits}}) {line.content}", color=colour)
+    return EXIT_OK
+
+
 def _repo_relative(lay: Layout, path: str) -> str:
     absolute = os.path.abspath(path)
     relative = os.path.relpath(absolute, lay.root)

@@ -64,7 +64,16 @@ class RawChange:
 
 def raw_changes(root: str, parent: str | None, commit: str) -> list[RawChange]:
     """Changed paths of `commit` against `parent` (None: the empty tree), with rename detection."""
-    out = run_git(["diff-tree", "-r", "-z", "--raw", "-M", "--no-commit-id", parent or EMPTY_TREE, commit], root)
+    return parse_raw(run_git(["diff-tree", "-r", "-z", "--raw", "-M", "--no-commit-id", parent or EMPTY_TREE, commit], root))
+
+
+def staged_raw_changes(root: str, head: str | None) -> list[RawChange]:
+    """What the index changes against HEAD (None: an unborn branch), with rename detection."""
+    return parse_raw(run_git(["diff-index", "--cached", "-z", "--raw", "-M", head or EMPTY_TREE], root))
+
+
+def parse_raw(out: bytes) -> list[RawChange]:
+    """Parse `--raw -z` output of the diff plumbing commands."""
     fields = out.split(b"\0")
     changes = []
     index = 0

@@ -47,6 +47,13 @@ def changes_against(root: str, reader: ObjectReader, parent: str | None, commit:
     """What `commit` adds, changes and deletes against `parent` (None: the empty tree)."""
     raw = raw_changes(root, parent, commit)
     per_change = added_lines_per_change(root, parent, commit, len(raw)) if raw else []
+    return load_changes(root, reader, raw, per_change)
+
+
+def load_changes(
+    root: str, reader: ObjectReader, raw: list[RawChange], per_change: list[list[int]] | None
+) -> CommitChanges:
+    """Read the blobs of raw changes; `per_change` gives added lines (None: diff each file)."""
     files: list[ChangedFile] = []
     deleted: list[tuple[str, bytes | None]] = []
     for index, change in enumerate(raw):
