@@ -13,17 +13,13 @@ Plumbing and the cached trace index only (gitai.trace.index): no pygit2, so star
 from __future__ import annotations
 
 import os
-import tempfile
-from collections import Counter
-from dataclasses import dataclass
 from typing import Any
 
 from gitai.active import active_intent
 from gitai.errors import GitaiError
 from gitai.git import git_process, run_git
 from gitai.layout import Layout
-from gitai.trace.index import CommitInfo, load_index
-from gitai.trace.lines import is_binary
+from gitai.trace.index import CommitInfo, TraceIndex, load_index
 from gitai.trailers import commit_intents
 
 UNCOMMITTED = "0" * 40
@@ -31,26 +27,33 @@ REFACTOR = "AST_REFACTOR"
 MAX_DEPTH = 16
 
 
-@dataclass
 class BlameLine:
-    line: int
-    content: str
-    commit: str | None  # None: not committed yet
-    intent_id: str | None
-    classification: str | None
+    """One line's attribution (`to_json` is the contract's `blame-intent --json` item)."""
+
+    __slots__ = ("line", "content", "commit", "intent_id", "classification")
+
+    def __init__(self, line: int, content: str, commit: str | None, intent_id: str | None,
+                 classification: str | None) -> None:
+        self.line = line
+        self.content = content
+        self.commit = commit  # None: not committed yet
+        self.intent_id = intent_id
+        self.classification = classification
 
     def to_json(self) -> dict[str, Any]:
         return {"line": self.line, "intent_id": self.intent_id, "commit": self.commit,
                 "classification": self.classification, "content": self.content}
 
 
-@dataclass
 class Origin:
     """Where git blame says a line comes from."""
 
-    commit: str
-    path: str  # the file's name in that commit
-    line: int  # the line number in that commit's version
+    __slots__ = ("commit", "path", "line")
+
+    def __init__(self, commit: str, path: str, line: int) -> None:
+        self.commit = commit
+        self.path = path  # the file's name in that commit
+        self.line = line  # the line number in that commit's version
 
 
 def repo_path(layout: Layout, path: str) -> str:
@@ -134,27 +137,27 @@ def run_blame(layout: Layout, path: str, rev: str | None, span: tuple[int, int] 
 
 
 def parse_porcelain(output: bytes, path: str) -> list[tuple[Origin, bytes]]:
+    """Parse `git blame --porcelain`: a header `SHA ORIG FINAL [N]` per line, commit details the
+    first time a commit appears (`filename` among them), then the line itself after a TAB."""
     lines: list[tuple[Origin, bytes]] = []
-    filenames: dict[str, str] = {}
-    current: tuple[str, int] | None = None
+    filenames: dict[bytes, str] = {}
+    sha = b""
+    orig = 0
     for raw in output.split(b"\n"):
-        if raw.startswith(b"\t"):
-            assert current is not None
-            sha, orig_line = current
-            lines.append((Origin(sha, filenames.get(sha, path), orig_line), raw[1:]))
-        elif raw.startswith(b"filename ") and current is not None:
-            filenames[current[0]] = raw[9:].decode("utf-8", "surrogateescape")
-        else:
-            parts = raw.split(b" ")
-            if len(parts) >= 3 and len(parts[0]) == 40 and parts[1].isdigit():
-                current = (parts[0].decode(), int(parts[1]))
+        if raw[:1] == b"\t":
+            lines.append((Origin(sha.decode(), filenames.get(sha, path), orig), raw[1:]))
+        elif raw[:9] == b"filename ":
+            filenames[sha] = raw[9:].decode("utf-8", "surrogateescape")
+        elif len(raw) > 41 and raw[40:41] == b" " and raw[41:42].isdigit():
+            sha, _, rest = raw.partition(b" ")
+            orig = int(rest.split(b" ", 1)[0])
     return lines
 
 
 class _Resolver:
     """Follows lines that git left on refactor commits into those commits' parents."""
 
-    def __init__(self, layout: Layout, index: dict[str, CommitInfo], ignored: set[str], ignore_file: str) -> None:
+    def __init__(self, layout: Layout, index: TraceIndex, ignored: set[str], ignore_file: str) -> None:
         self.layout, self.index, self.ignored, self.ignore_file = layout, index, ignored, ignore_file
 
     def resolve(self, origins: list[Origin], depth: int = 0) -> list[Origin]:
@@ -166,7 +169,7 @@ class _Resolver:
                 if found is not None:
                     groups.setdefault((origin.commit, origin.path, found), []).append(position)
         for (commit, path, number), positions in groups.items():
-            definition = self.index[commit]["files"][path]["defs"][number]
+            definition = self.index.definitions(commit, path)[number]
             source = self._source_path(commit, path, definition)
             old_start, old_end = definition["old_lines"]
             new_start = definition["new_lines"][0]
@@ -182,7 +185,7 @@ class _Resolver:
         return result
 
     def _definition(self, origin: Origin) -> int | None:
-        defs = self.index.get(origin.commit, {}).get("files", {}).get(origin.path, {}).get("defs", [])
+        defs = self.index.definitions(origin.commit, origin.path)
         best = None
         for number, definition in enumerate(defs):
             start, end = definition["new_lines"]
@@ -193,7 +196,7 @@ class _Resolver:
     def _source_path(self, commit: str, path: str, definition: dict[str, Any]) -> str:
         if definition.get("moved_from"):
             return str(definition["moved_from"]["path"])
-        return str(self.index[commit]["files"][path].get("renamed_from") or path)
+        return str(self.index.commits[commit]["files"].get(path, {}).get("renamed_from") or path)
 
 
 def blame_intent(layout: Layout, path: str, rev: str | None = None, line_range: str | None = None) -> list[BlameLine]:
@@ -201,38 +204,39 @@ def blame_intent(layout: Layout, path: str, rev: str | None = None, line_range: 
     if rev is not None:
         rev = _verify_commit(layout, rev)
     content = _file_content(layout, path, rev)
-    if is_binary(content):
+    if b"\0" in content[:8000]:
         raise GitaiError(f"{path} is a binary file")
     text_lines = content.split(b"\n")
-    if content.endswith(b"\n"):
+    if content.endswith(b"\n") or not content:
         text_lines.pop()
     span = _parse_range(line_range, len(text_lines))
     if not text_lines:
         return []
     active = active_intent(layout) if rev is None else None
-    tracked = rev is not None or _tracked_in_head(layout, path)
-    if not tracked:
+    active_id = active.id if active else None
+    if rev is None and not _tracked_in_head(layout, path):
         first, last = span or (1, len(text_lines))
-        return [BlameLine(n, _text(text_lines[n - 1]), None, active.id if active else None, None)
-                for n in range(first, last + 1)]
+        return [BlameLine(n, _text(text_lines[n - 1]), None, active_id, None) for n in range(first, last + 1)]
     index = load_index(layout)
-    ignored = refactor_commits(index, _lineage(index, path))
-    with tempfile.NamedTemporaryFile("w", prefix="gitai-ignore-", suffix=".txt", delete=False) as handle:
+    commits = index.commits
+    ignored = refactor_commits(commits, _lineage(commits, path))
+    os.makedirs(layout.state_dir, exist_ok=True)
+    ignore_file = os.path.join(layout.state_dir, f"blame-ignore-{os.getpid()}.txt")
+    with open(ignore_file, "w", encoding="ascii") as handle:
         handle.write("".join(f"{sha}\n" for sha in sorted(ignored)))
-        ignore_file = handle.name
     try:
         blamed = run_blame(layout, path, rev, span, ignore_file)
         origins = _Resolver(layout, index, ignored, ignore_file).resolve([o for o, _ in blamed])
     finally:
         os.unlink(ignore_file)
-    trailers = commit_intents(layout.root, sorted({o.commit for o in origins if o.commit != UNCOMMITTED} - index.keys()))
+    trailers = commit_intents(layout.root, sorted({o.commit for o in origins if o.commit != UNCOMMITTED} - commits.keys()))
     first_line = span[0] if span else 1
     result = []
     for offset, (origin, (_, raw)) in enumerate(zip(origins, blamed)):
         if origin.commit == UNCOMMITTED:
-            result.append(BlameLine(first_line + offset, _text(raw), None, active.id if active else None, None))
+            result.append(BlameLine(first_line + offset, _text(raw), None, active_id, None))
             continue
-        info = index.get(origin.commit)
+        info = commits.get(origin.commit)
         intent = info["intent"] if info else trailers.get(origin.commit)
         classification = None
         if info:
@@ -251,7 +255,10 @@ def _text(raw: bytes) -> str:
 
 def summarize(lines: list[BlameLine]) -> list[dict[str, Any]]:
     """Lines and share per intent, with unattributed and uncommitted lines counted apart."""
-    counts: Counter[tuple[str | None, bool]] = Counter((line.intent_id, line.commit is None) for line in lines)
+    counts: dict[tuple[str | None, bool], int] = {}
+    for line in lines:
+        key = (line.intent_id, line.commit is None)
+        counts[key] = counts.get(key, 0) + 1
     total = len(lines) or 1
     rows = [{"intent_id": intent, "uncommitted": uncommitted, "lines": count, "share": round(count / total, 4)}
             for (intent, uncommitted), count in counts.items()]

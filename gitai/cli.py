@@ -449,16 +449,16 @@ def blame_intent_cmd(file: str, line_range: str | None, rev: str | None, porcela
     if as_json:
         emit_json([line.to_json() for line in lines])
         return EXIT_OK
-    if porcelain:
-        out = click.get_text_stream("stdout")
-        for line in lines:
-            out.write(f"{line.line}\t{line.intent_id or '-'}\t{line.commit or '-'}\t{line.classification or '-'}"
-                      f"\t{line.content}\n")
+    if porcelain:  # empty fields for null: an intent id is never empty
+        sys.stdout.write("".join(
+            f"{line.line}\t{line.intent_id or ''}\t{line.commit or ''}\t{line.classification or ''}\t{line.content}\n"
+            for line in lines))
         return EXIT_OK
     colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     width = max((len(line.intent_id or "-") for line in lines), default=1)
     digits = len(str(lines[-1].line)) if lines else 1
     palette: dict[str, str] = {}
+    rows = []
     for line in lines:
         intent = line.intent_id or "-"
         cell = f"{intent:<{width}}"
@@ -466,7 +466,8 @@ def blame_intent_cmd(file: str, line_range: str | None, rev: str | None, porcela
             palette.setdefault(intent, INTENT_COLOURS[len(palette) % len(INTENT_COLOURS)])
             cell = click.style(cell, fg=palette[intent])
         commit = line.commit[:8] if line.commit else "uncommit"
-        click.echo(f"{cell} {commit} {line.line:>{digits}}) {line.content}", color=colour)
+        rows.append(f"{cell} {commit} {line.line:>{digits}}) {line.content}\n")
+    sys.stdout.write("".join(rows))
     return EXIT_OK
 
 

@@ -38,7 +38,7 @@ def build_map(layout: Layout) -> list[MapIntent]:
     head = head_commit(layout.root)
     if head is None:
         return []
-    index = load_index(layout)
+    index = load_index(layout).commits
     order = run_git(["rev-list", "--format=%H %cI", "--no-commit-header", head], layout.root).decode().split("\n")
     names = _intent_names(layout)
     latest: dict[str, dict[str, MapFile]] = {}

@@ -145,6 +145,10 @@ def test_range_revision_and_porcelain(history: Path) -> None:
     porcelain = gitai(history, "blame-intent", "src/auth.py", "--porcelain", "-L", "1,2").stdout
     sha = git(history, "rev-parse", "HEAD~1").stdout.strip()
     assert porcelain == f"1\tA\t{sha}\tINTENT_EVOLUTION\tdef login(user):\n2\tA\t{sha}\tINTENT_EVOLUTION\t    token = make_token(user)\n"
+    gitai(history, "select", "C")
+    write(history, "src/auth.py", (history / "src/auth.py").read_text() + "x = 1\n")
+    last = gitai(history, "blame-intent", "src/auth.py", "--porcelain", "-L", "13,13").stdout
+    assert last == "13\tC\t\t\tx = 1\n"
 
 
 def test_repository_without_notes(bare_repo: Path) -> None:

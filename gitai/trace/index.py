@@ -16,12 +16,13 @@ from typing import Any
 from gitai import __version__
 from gitai.git import git_process, run_git
 from gitai.layout import NOTES_REF, Layout
-from gitai.trace.gitdata import ObjectReader
-from gitai.trace.store import Record, own_records, parse_note
+
+Record = dict[str, Any]
 
 INDEX_NAME = "notes-index.json"
-VERSION = f"{__version__}/1"  # bump the suffix when summarize() changes
-CommitInfo = dict[str, Any]  # {"intent": str|None, "class": str|None, "files": {path: {"class": str, "defs": [...]}}}
+DEFINITIONS_NAME = "notes-definitions.json"
+VERSION = f"{__version__}/2"  # bump the suffix when summarize() changes
+CommitInfo = dict[str, Any]  # {"intent": str|None, "class": str|None, "files": {path: {"class": str, ...}}}
 
 
 def choose_record(records: list[Record]) -> Record | None:
@@ -32,25 +33,29 @@ def choose_record(records: list[Record]) -> Record | None:
                                           r.get("timestamp", ""), r.get("id", "")))[0]
 
 
-def summarize(record: Record) -> CommitInfo:
-    """What fast readers need of a record."""
+def summarize(record: Record) -> tuple[CommitInfo, dict[str, list[dict[str, Any]]]]:
+    """What fast readers need of a record: the light summary, and the definition mappings of
+    its AST_REFACTOR files (kept apart: only blame's look-through needs them)."""
     meta = record.get("metadata", {}).get("dev.gitai", {})
     all_files = meta.get("files", {})
-    files = {}
+    files: dict[str, dict[str, Any]] = {}
+    definitions: dict[str, list[dict[str, Any]]] = {}
     for path, info in all_files.items():
         entry: dict[str, Any] = {"class": info.get("classification")}
-        if info.get("classification") == "AST_REFACTOR":
-            defs = []
-            for d in info.get("definitions", []):
-                old_lines = d.get("old_lines") or _moved_source_lines(all_files, path, d)
-                if d.get("new_lines") and old_lines:
-                    defs.append({"name": d.get("name"), "status": d.get("status"), "old_lines": old_lines,
-                                 "new_lines": d["new_lines"], "moved_from": d.get("moved_from")})
-            entry["defs"] = defs
         if info.get("renamed_from"):
             entry["renamed_from"] = info["renamed_from"]
         files[path] = entry
-    return {"intent": meta.get("intent_id"), "class": meta.get("classification"), "files": files}
+        if info.get("classification") != "AST_REFACTOR":
+            continue
+        defs = []
+        for d in info.get("definitions", []):
+            old_lines = d.get("old_lines") or _moved_source_lines(all_files, path, d)
+            if d.get("new_lines") and old_lines:
+                defs.append({"name": d.get("name"), "old_lines": old_lines, "new_lines": d["new_lines"],
+                             "moved_from": d.get("moved_from")})
+        if defs:
+            definitions[path] = defs
+    return {"intent": meta.get("intent_id"), "class": meta.get("classification"), "files": files}, definitions
 
 
 def _moved_source_lines(files: dict[str, Any], path: str, definition: dict[str, Any]) -> list[int] | None:
@@ -64,37 +69,73 @@ def _moved_source_lines(files: dict[str, Any], path: str, definition: dict[str, 
     return None
 
 
-def load_index(layout: Layout) -> dict[str, CommitInfo]:
-    """commit -> CommitInfo for every traced commit, from the cache when the notes did not change."""
-    head = run_git(["rev-parse", "-q", "--verify", NOTES_REF], layout.root, check=False).decode().strip()
-    if not head:
-        return {}
-    path = os.path.join(layout.shared_state_dir, INDEX_NAME)
-    cached: dict[str, Any] = {}
+class TraceIndex:
+    """commit -> CommitInfo for every traced commit; definition mappings load on first use."""
+
+    def __init__(self, commits: dict[str, CommitInfo], definitions_path: str | None) -> None:
+        self.commits = commits
+        self._definitions_path = definitions_path
+        self._definitions: dict[str, dict[str, list[dict[str, Any]]]] | None = None
+
+    def definitions(self, commit: str, path: str) -> list[dict[str, Any]]:
+        """The definition mappings (old and new lines, moved_from) of an AST_REFACTOR file."""
+        if self._definitions is None:
+            self._definitions = _read_json(self._definitions_path) if self._definitions_path else {}
+        return list(self._definitions.get(commit, {}).get(path, []))
+
+
+def _read_json(path: str) -> dict[str, Any]:
     try:
         with open(path, encoding="utf-8") as handle:
-            cached = json.load(handle)
+            data = json.load(handle)
+        return data if isinstance(data, dict) else {}
     except (OSError, ValueError):
-        pass
-    if cached.get("version") == VERSION and cached.get("notes") == head:
-        return {sha: entry["info"] for sha, entry in cached["commits"].items()}
-    old = cached.get("commits", {}) if cached.get("version") == VERSION else {}
+        return {}
+
+
+def _write_json(path: str, data: dict[str, Any]) -> None:
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "w", encoding="utf-8") as handle:
+            json.dump(data, handle)
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only git dir only costs speed
+
+
+def load_index(layout: Layout) -> TraceIndex:
+    """The index of the trace, from the cache when the notes did not change."""
+    head = run_git(["rev-parse", "-q", "--verify", NOTES_REF], layout.root, check=False).decode().strip()
+    if not head:
+        return TraceIndex({}, None)
+    path = os.path.join(layout.shared_state_dir, INDEX_NAME)
+    defs_path = os.path.join(layout.shared_state_dir, DEFINITIONS_NAME)
+    cached = _read_json(path)
+    fresh = cached.get("version") == VERSION
+    if fresh and cached.get("notes") == head:
+        return TraceIndex({sha: entry["info"] for sha, entry in cached["commits"].items()}, defs_path)
+    from gitai.trace.gitdata import ObjectReader
+    from gitai.trace.store import own_records, parse_note
+
+    old = cached.get("commits", {}) if fresh else {}
+    old_definitions = _read_json(defs_path) if fresh else {}
     listing = git_process(["notes", "--ref", NOTES_REF, "list"], layout.root).stdout.decode().split()
     commits: dict[str, dict[str, Any]] = {}
+    definitions: dict[str, Any] = {}
     with ObjectReader(layout.root) as reader:
         for blob, sha in zip(listing[::2], listing[1::2]):
             if sha in old and old[sha]["blob"] == blob:
                 commits[sha] = old[sha]
+                if sha in old_definitions:
+                    definitions[sha] = old_definitions[sha]
                 continue
             record = choose_record(own_records(parse_note(reader.read(blob).decode("utf-8", "replace")), sha))
             if record is not None:
-                commits[sha] = {"blob": blob, "info": summarize(record)}
-    try:
-        os.makedirs(layout.shared_state_dir, exist_ok=True)
-        tmp = f"{path}.{os.getpid()}.tmp"
-        with open(tmp, "w", encoding="utf-8") as handle:
-            json.dump({"version": VERSION, "notes": head, "commits": commits}, handle)
-        os.replace(tmp, path)
-    except OSError:
-        pass
-    return {sha: entry["info"] for sha, entry in commits.items()}
+                info, defs = summarize(record)
+                commits[sha] = {"blob": blob, "info": info}
+                if defs:
+                    definitions[sha] = defs
+    _write_json(defs_path, definitions)
+    _write_json(path, {"version": VERSION, "notes": head, "commits": commits})
+    return TraceIndex({sha: entry["info"] for sha, entry in commits.items()}, defs_path)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-
 BINARY_SNIFF = 8000  # git's own heuristic: a NUL byte in the first 8000 bytes means binary
 
 
@@ -27,11 +25,15 @@ def split_lines(data: bytes) -> list[bytes]:
 
 def content_hash(lines: list[bytes], start: int, end: int) -> str:
     """`"sha256:" + sha256("\\n".join(L[start-1:end]))`, 1-based inclusive."""
+    import hashlib  # here, not at the top: blame-intent imports this module and needs no hashing
+
     return "sha256:" + hashlib.sha256(b"\n".join(lines[start - 1 : end])).hexdigest()
 
 
 def whole_file_hash(data: bytes) -> tuple[int, str]:
     """Line count and content hash of a whole file without splitting it (for huge files)."""
+    import hashlib
+
     normal = data.replace(b"\r\n", b"\n")
     if normal.endswith(b"\n"):
         normal = normal[:-1]
