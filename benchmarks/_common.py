@@ -53,6 +53,16 @@ def gitai_repo(parent: Path, name: str, hooks: bool = True) -> Path:
     return repo
 
 
+def hooks_dir(repo: Path) -> Path:
+    """Where git runs the repository's hooks from."""
+    return repo / run(["git", "rev-parse", "--git-path", "hooks"], repo).stdout.decode().strip()
+
+
+def remove_hooks(repo: Path, *names: str) -> None:
+    for name in names:
+        (hooks_dir(repo) / name).unlink()
+
+
 def timed(fn: Callable[[], object]) -> float:
     start = time.perf_counter()
     fn()

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import BIN, median_ms, new_repo, gitai_repo, run, scratch, timed  # noqa: E402
+from _common import BIN, gitai_repo, median_ms, new_repo, remove_hooks, run, scratch, timed  # noqa: E402
 
 NOOP_CONFIG = """\
 repos:
@@ -39,29 +39,33 @@ def framework_repo(parent: Path, name: str, tool: str) -> Path:
     return repo
 
 
-def commit_change(repo: Path, n: int) -> None:
+def stage_change(repo: Path, n: int) -> None:
     for i in range(3):
         path = repo / "src" / f"file{i}.py"
         path.parent.mkdir(exist_ok=True)
         path.write_text(f"VALUE_{i} = {n}\n")
     run(["git", "add", "src"], repo)
-    run(["git", "commit", "-qm", f"change {n}"], repo)
+
+
+def commit_change(repo: Path, n: int) -> float:
+    """Stage a 3-file change, then time only `git commit`."""
+    stage_change(repo, n)
+    return timed(lambda: run(["git", "commit", "-qm", f"change {n}"], repo))
 
 
 def main(runs: int) -> int:
     with contextlib.contextmanager(scratch)() as tmp:
         gate = gitai_repo(tmp, "gitai")
         # only the gate hooks: the post-commit trace work is measured by trace_cost.py
-        for hook in ("post-commit", "post-rewrite"):
-            (Path(run(["git", "rev-parse", "--git-path", "hooks"], gate).stdout.decode().strip()) / hook).unlink(missing_ok=True)
+        remove_hooks(gate, "post-commit", "post-merge", "post-rewrite")
         commit_change(gate, 0)
         repos = {"gitai": gate, "prek": framework_repo(tmp, "prek", "prek"), "pre-commit": framework_repo(tmp, "pc", "pre-commit")}
         samples: dict[str, list[float]] = {k: [] for k in repos}
         for n in range(1, runs + 1):
             for name, repo in repos.items():
-                samples[name].append(timed(lambda: commit_change(repo, n)))
+                samples[name].append(commit_change(repo, n))
         med = {k: median_ms(v) for k, v in samples.items()}
-    print(f"git commit of a 3-file change, median of {runs} runs (includes git add)")
+    print(f"git commit of a 3-file change, median of {runs} runs")
     for name, value in med.items():
         print(f"  {name:<11} {value:7.1f} ms")
     ab, ac = med["gitai"] / med["prek"], med["gitai"] / med["pre-commit"]

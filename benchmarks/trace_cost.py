@@ -17,13 +17,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import gitai_repo, median_ms, new_repo, run, scratch, timed  # noqa: E402
+from _common import gitai_repo, median_ms, new_repo, remove_hooks, run, scratch, timed  # noqa: E402
 
 SOURCE = "".join(f"def function_{i}(x):\n    return x * {i}\n\n\n" for i in range(40))
-
-
-def hooks_dir(repo: Path) -> Path:
-    return repo / run(["git", "rev-parse", "--git-path", "hooks"], repo).stdout.decode().strip()
 
 
 def stage_change(repo: Path, n: int) -> None:
@@ -36,10 +32,8 @@ def stage_change(repo: Path, n: int) -> None:
 
 def commit_cost(runs: int, tmp: Path) -> dict[str, float]:
     repos = {"all hooks": gitai_repo(tmp, "all"), "gate only": gitai_repo(tmp, "gate"), "no hooks": gitai_repo(tmp, "none")}
-    for hook in ("post-commit", "post-merge", "post-rewrite"):
-        (hooks_dir(repos["gate only"]) / hook).unlink()
-    for hook in ("pre-commit", "commit-msg", "post-commit", "post-merge", "post-rewrite"):
-        (hooks_dir(repos["no hooks"]) / hook).unlink()
+    remove_hooks(repos["gate only"], "post-commit", "post-merge", "post-rewrite")
+    remove_hooks(repos["no hooks"], "pre-commit", "commit-msg", "post-commit", "post-merge", "post-rewrite")
     samples: dict[str, list[float]] = {k: [] for k in repos}
     for n in range(runs + 1):
         for name, repo in repos.items():

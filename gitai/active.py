@@ -27,6 +27,11 @@ def active_intent(layout: Layout) -> ActiveIntent | None:
     from_env = os.environ.get(ENV_VAR, "").strip()
     if from_env:
         return ActiveIntent(from_env, "env")
+    return selected_intent(layout)
+
+
+def selected_intent(layout: Layout) -> ActiveIntent | None:
+    """This worktree's `gitai select` choice, ignoring GITAI_INTENT."""
     try:
         with open(layout.active_file, encoding="utf-8") as handle:
             stored = handle.read().strip()

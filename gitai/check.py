@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 from gitai.errors import GitaiError
-from gitai.git import run_git, split_z
+from gitai.git import rev_list, run_git, split_z
 from gitai.layout import Layout
 from gitai.policy import Policy
 from gitai.trailers import commit_intent
@@ -94,21 +94,11 @@ def check_paths(policy: Policy, intent_id: str | None, paths: list[str]) -> Chec
     return result
 
 
-def _valid_range(layout: Layout, revision_range: str) -> bool:
-    ends = [end for end in revision_range.replace("...", "..").split("..") if end] or ["HEAD"]
-    return all(
-        run_git(["rev-parse", "-q", "--verify", f"{end}^{{commit}}"], layout.root, check=False).strip() for end in ends
-    )
-
-
 def check_range(layout: Layout, policy: Policy, revision_range: str, intent_override: str | None) -> CheckResult:
     """Check every non-merge commit of A..B against the intent named by its trailer (or `--intent`)."""
     if intent_override is not None:
         policy.require(intent_override)
-    if not _valid_range(layout, revision_range):
-        raise GitaiError(f"not a valid revision range: {revision_range}")
-    listing = run_git(["rev-list", "--reverse", "--no-merges", revision_range, "--"], layout.root)
-    commits = listing.decode().split()
+    commits = rev_list(layout.root, revision_range, "--reverse", "--no-merges")
     result = CheckResult(intent_override, checked=len(commits))
     for commit in commits:
         paths = split_z(

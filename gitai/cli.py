@@ -169,6 +169,8 @@ def clear(as_json: bool) -> int:
     from gitai.selection import clear_intent
 
     previous = clear_intent(layout())
+    if os.environ.get("GITAI_INTENT", "").strip():
+        click.echo("gitai: warning: GITAI_INTENT is set and still applies in this process", err=True)
     if as_json:
         emit_json({"previous": previous})
     else:
@@ -277,7 +279,12 @@ def log_cmd(intent_id: str | None, as_json: bool) -> int:
     """Commits traced to an intent (or to any), newest first, with the files they touched."""
     from gitai.trace.history import traced_log
 
-    entries = traced_log(layout(), intent_id)
+    lay = layout()
+    entries = traced_log(lay, intent_id)
+    if intent_id is not None and not entries:
+        from gitai.catalogue import load_catalogue
+
+        load_catalogue(lay.catalogue, lay.root).get(intent_id)  # unknown intent: exit 2
     if as_json:
         emit_json([e.to_json() for e in entries])
         return EXIT_OK
@@ -349,7 +356,7 @@ def trace_rebuild(as_json: bool) -> int:
     lay = layout()
     count = rebuild(lay)
     if as_json:
-        emit_json({"records": count, "ledger": lay.ledger})
+        emit_json({"records": count, "ledger": lay.relative(lay.ledger)})
     else:
         click.echo(f"wrote {count} records to {lay.relative(lay.ledger)}")
     return EXIT_OK
@@ -410,7 +417,7 @@ def map_cmd(as_json: bool) -> int:
     intents = build_map(lay)
     path = write_map(lay, intents)
     if as_json:
-        emit_json({"path": path, "intents": map_json(intents)})
+        emit_json({"path": lay.relative(path), "intents": map_json(intents)})
     else:
         click.echo(f"wrote {lay.relative(path)}: {len(intents)} intents, {sum(len(i.files) for i in intents)} files")
     return EXIT_OK

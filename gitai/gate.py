@@ -11,7 +11,6 @@ import sys
 from gitai.active import active_intent
 from gitai.check import NO_ACTIVE_INTENT, CheckResult, check_paths, display_path, staged_paths
 from gitai.errors import EXIT_OK, EXIT_PROBLEM
-from gitai.events import record_event
 from gitai.layout import Layout
 from gitai.policy import Policy, load_policy
 from gitai.scope import is_exempt
@@ -32,6 +31,8 @@ def run_gate(layout: Layout, out: TextIO = sys.stderr) -> int:
     if result.ok:
         return EXIT_OK
     out.write(refusal_message(policy, result))
+    from gitai.events import record_event  # only on refusal: keeps the passing path's imports small
+
     record_event(
         layout,
         "refusal",

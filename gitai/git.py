@@ -92,6 +92,15 @@ def head_commit(cwd: str) -> str | None:
     return out.decode().strip() or None
 
 
+def rev_list(root: str, revision_range: str, *options: str) -> list[str]:
+    """Commits of `A..B` (or any rev-list range), after checking each end names a commit."""
+    ends = [end for end in revision_range.replace("...", "..").split("..") if end] or ["HEAD"]
+    for end in ends:
+        if not run_git(["rev-parse", "-q", "--verify", f"{end}^{{commit}}"], root, check=False).strip():
+            raise GitaiError(f"not a valid revision range: {revision_range} (unknown revision {end})")
+    return run_git(["rev-list", *options, revision_range, "--"], root).decode().split()
+
+
 def config_get(key: str, cwd: str) -> list[str]:
     """All values of a git config key (empty list when unset)."""
     out = run_git(["config", "--get-all", key], cwd, check=False)

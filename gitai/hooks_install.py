@@ -73,20 +73,18 @@ def _write_executable(path: Path, text: str) -> None:
 def install_hooks(layout: Layout, force: bool = False) -> list[HookState]:
     """Install every gitai hook; idempotent. Also sets notes.rewriteRef to carry notes on rewrite."""
     hooks_dir = Path(layout.repo.hooks_dir)
+    foreign = [name for name in HOOK_NAMES if (hooks_dir / name).exists() and not _is_ours(hooks_dir / name)]
+    for name in foreign:  # refuse before touching anything
+        if not force and (hooks_dir / (name + CHAINED)).exists():
+            raise GitaiError(
+                f"{hooks_dir / name} is not gitai's and {name + CHAINED} already exists; move one of them away "
+                "or run 'gitai hooks install --force'"
+            )
     hooks_dir.mkdir(parents=True, exist_ok=True)
     for name in HOOK_NAMES:
         target = hooks_dir / name
-        chained = hooks_dir / (name + CHAINED)
-        if target.exists() and not _is_ours(target):
-            if force:
-                os.replace(target, hooks_dir / (name + REPLACED))
-            elif chained.exists():
-                raise GitaiError(
-                    f"{target} is not gitai's and {chained.name} already exists; move one of them away "
-                    "or run 'gitai hooks install --force'"
-                )
-            else:
-                os.replace(target, chained)
+        if name in foreign:
+            os.replace(target, hooks_dir / (name + (REPLACED if force else CHAINED)))
         _write_executable(target, render_hook(name))
     if NOTES_REF not in config_get("notes.rewriteRef", layout.root):
         run_git(["config", "--add", "notes.rewriteRef", NOTES_REF], layout.root)

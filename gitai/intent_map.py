@@ -14,6 +14,7 @@ from typing import Any
 from gitai.errors import GitaiError
 from gitai.git import head_commit, run_git
 from gitai.layout import Layout
+from gitai.scope import is_exempt
 from gitai.trace.index import load_index
 
 EVOLUTION = "INTENT_EVOLUTION"
@@ -50,7 +51,7 @@ def build_map(layout: Layout) -> list[MapIntent]:
         if not info or not info.get("intent"):
             continue
         for path, entry in info["files"].items():
-            if entry.get("class") == EVOLUTION:
+            if entry.get("class") == EVOLUTION and not is_exempt(path):
                 latest.setdefault(info["intent"], {}).setdefault(path, MapFile(path, sha, date))
     return [
         MapIntent(intent_id, names.get(intent_id), sorted(files.values(), key=lambda f: f.path))

@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 from xml.sax.saxutils import escape
 
-from gitai.active import active_intent, write_active
+from gitai.active import selected_intent, write_active
 from gitai.catalogue import SELECTABLE, Intent, load_catalogue
 from gitai.catalogue_edit import write_status
 from gitai.errors import GitaiError
@@ -29,7 +29,7 @@ def select_intent(layout: Layout, intent_id: str) -> Selection:
     if intent.status not in SELECTABLE:
         reason = f": {intent.blocked_reason}" if intent.blocked_reason else ""
         raise GitaiError(f"intent {intent.id} is {intent.status}{reason}; only DRAFT or IN_PROGRESS intents can be selected")
-    previous = active_intent(layout)
+    previous = selected_intent(layout)
     status_changed = status_written = False
     if intent.status == "DRAFT":
         status_changed = True
@@ -49,8 +49,8 @@ def select_intent(layout: Layout, intent_id: str) -> Selection:
 
 def clear_intent(layout: Layout) -> str | None:
     """Forget this worktree's active intent; returns the one that was active."""
-    previous = active_intent(layout)
-    stored = previous.id if previous and previous.source == "worktree" else None
+    previous = selected_intent(layout)
+    stored = previous.id if previous else None
     write_active(layout, None)
     record_event(layout, "clear", previous=stored)
     return stored

@@ -10,12 +10,12 @@ hook='@GITAI_HOOK@'
 chained="$(dirname "$0")/$hook.gitai-chained"
 
 if [ ! -x "$GITAI_PYTHON" ] || [ ! -d "$GITAI_PACKAGE" ]; then
-  echo "gitai: error: the gitai this $hook hook was installed with is gone ($GITAI_PYTHON); reinstall gitai and run 'gitai hooks install --force'" >&2
+  echo "gitai: error: the gitai this $hook hook was installed with is gone ($GITAI_PYTHON); reinstall gitai and run 'gitai hooks install'" >&2
   case "$hook" in post-*) exit 0 ;; *) exit 1 ;; esac
 fi
 
-run_gitai() {
-  "$GITAI_PYTHON" -I -S -c 'import sys; sys.path[:0] = sys.argv[1].split("\n"); from gitai.hook_main import main; sys.exit(main(sys.argv[2:]))' "$GITAI_PATH" "$hook" "$@"
+run_gitai() {  # HOOK ARGS...
+  "$GITAI_PYTHON" -I -S -c 'import sys; sys.path[:0] = sys.argv[1].split("\n"); from gitai.hook_main import main; sys.exit(main(sys.argv[2:]))' "$GITAI_PATH" "$@"
 }
 
 # commit-msg: add "Intent: <active intent>" once, in shell (no Python start on this hook).
@@ -26,12 +26,23 @@ commit_msg() {
     active=$(git rev-parse --git-path gitai/active) || return 0
     [ -f "$active" ] && intent=$(tr -d '[:space:]' <"$active")
   fi
-  [ -n "$intent" ] || return 0
   comment=$(git config core.commentChar) || comment='#'
   [ "$comment" = auto ] && comment='#'
-  # An empty or comment-only message aborts the commit: a trailer must not rescue it.
-  awk -v c="$comment" 'index($0, c " ------------------------ >8") == 1 { exit }
-    index($0, c) == 1 { next }  /[^[:space:]]/ { found = 1; exit }  END { exit !found }' "$1" || return 0
+  # One pass over the message: does it say anything (an empty or comment-only message aborts
+  # the commit, and a trailer must not rescue it), and does a line look like an Intent trailer?
+  shape=$(awk -v c="$comment" 'index($0, c " ------------------------ >8") == 1 { exit }
+    index($0, c) == 1 { next }  /[^[:space:]]/ { text = 1 }  tolower($0) ~ /^intent *:/ { named = 1 }
+    END { print (text ? "text" : "empty") (named ? "+named" : "") }' "$1")
+  case "$shape" in empty*) return 0 ;; esac
+  if [ "$shape" = text+named ]; then
+    # A message naming another intent than the active one is recorded under that intent,
+    # so the staged paths must fit its scope too.
+    written=$(git interpret-trailers --parse "$1" | sed -n 's/^[Ii][Nn][Tt][Ee][Nn][Tt]: *//p' | head -n 1)
+    if [ -n "$written" ] && [ "$written" != "$intent" ]; then
+      GITAI_INTENT=$written run_gitai pre-commit || return $?
+    fi
+  fi
+  [ -n "$intent" ] || return 0
   git interpret-trailers --in-place --if-exists doNothing --trailer "Intent: $intent" "$1"
 }
 
@@ -41,7 +52,7 @@ if [ -x "$chained" ]; then
     input=$(mktemp "${TMPDIR:-/tmp}/gitai-post-rewrite.XXXXXX") || exit 0
     cat >"$input"
     "$chained" "$@" <"$input"
-    run_gitai "$@" <"$input"
+    run_gitai "$hook" "$@" <"$input"
     rm -f "$input"
     exit 0
   fi
@@ -54,4 +65,4 @@ if [ "$hook" = commit-msg ]; then
   commit_msg "$@"
   exit $?
 fi
-run_gitai "$@"
+run_gitai "$hook" "$@"

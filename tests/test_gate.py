@@ -29,7 +29,8 @@ def test_in_scope_commit_passes_and_gets_one_trailer(repo: Path) -> None:
 
 def test_existing_trailer_is_kept(repo: Path) -> None:
     gitai(repo, "select", "INT-001")
-    write(repo, "src/auth/a.py", "x = 1\n")
+    write(repo, ".orchestration/.intentignore", "*.txt\n")
+    write(repo, "notes.txt", "x = 1\n")  # exempt: fits any intent
     commit(repo, "work\n\nIntent: INT-003")
     trailers = git(repo, "log", "-1", "--format=%(trailers:key=Intent,valueonly)").stdout.split()
     assert trailers == ["INT-003"]
@@ -218,7 +219,7 @@ def test_missing_gitai_installation_fails_with_one_line(repo: Path) -> None:
     proc = commit(repo, "x", check=False)
     assert proc.returncode != 0
     lines = [line for line in proc.stderr.splitlines() if line.startswith("gitai:")]
-    assert len(lines) == 1 and "gitai hooks install --force" in lines[0]
+    assert len(lines) == 1 and "gitai hooks install" in lines[0]
 
 
 def test_submodule_gets_its_own_hooks(repo: Path, tmp_path: Path) -> None:
@@ -237,3 +238,16 @@ def test_submodule_gets_its_own_hooks(repo: Path, tmp_path: Path) -> None:
     write(sub, "lib.py", "x = 2\n")
     commit(sub, "lib change")
     assert "Intent: L" in git(sub, "log", "-1", "--format=%B").stdout
+
+
+def test_hand_written_trailer_must_fit_its_intent(repo: Path) -> None:
+    gitai(repo, "select", "INT-001")
+    write(repo, "src/auth/a.py", "x = 1\n")
+    before = head(repo)
+    proc = commit(repo, "claims billing\n\nIntent: INT-003", check=False)
+    assert proc.returncode != 0 and head(repo) == before
+    assert "outside the scope of INT-003" in proc.stderr and "src/auth/a.py" in proc.stderr
+    write(repo, "src/billing/b.py", "y = 1\n")
+    git(repo, "reset", "-q")
+    commit(repo, "billing after all\n\nIntent: INT-003", "src/billing/b.py", env={"GITAI_INTENT": "INT-003"})
+    assert git(repo, "log", "-1", "--format=%(trailers:key=Intent,valueonly)").stdout.split() == ["INT-003"]

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from gitai.git import head_commit, run_git
+from gitai.git import head_commit, rev_list
 from gitai.layout import Layout
 from gitai.policy import Policy
 from gitai.trace.gitdata import ObjectReader, commit_parents
@@ -40,8 +40,7 @@ def commits_in(layout: Layout, revision_range: str | None) -> list[str]:
     """Commits of the range (default: everything reachable from HEAD), oldest first."""
     if not revision_range and head_commit(layout.root) is None:
         return []  # empty repository
-    out = run_git(["rev-list", "--topo-order", "--reverse", revision_range or "HEAD", "--"], layout.root)
-    return out.decode().split()
+    return rev_list(layout.root, revision_range or "HEAD", "--topo-order", "--reverse")
 
 
 def scope_owner(policy: Policy | None, paths: list[str]) -> str | None:

@@ -53,8 +53,9 @@ def _fetch_and_merge(layout: Layout, remote: str) -> bool:
         message = fetch.stderr.decode("utf-8", "replace")
         if "couldn't find remote ref" in message:
             return False
-        last = message.strip().splitlines()[-1] if message.strip() else f"exit {fetch.returncode}"
-        raise GitaiError(f"cannot fetch from {remote}: {last}")
+        lines = [line for line in message.strip().splitlines() if line.strip()]
+        first = next((line for line in lines if line.startswith("fatal:")), lines[0] if lines else f"exit {fetch.returncode}")
+        raise GitaiError(f"cannot fetch from {remote}: {first}")
     if not _has_ref(layout, NOTES_REF):
         run_git(["update-ref", NOTES_REF, tracking], layout.root)
     else:
