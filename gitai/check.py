@@ -6,6 +6,7 @@ Lean on purpose: the pre-commit hook imports this module on every commit.
 from __future__ import annotations
 
 import json
+import os
 
 from gitai.errors import GitaiError
 from gitai.git import rev_list, run_git, split_z
@@ -74,8 +75,18 @@ def staged_paths(layout: Layout) -> list[str]:
     """Every path the index changes against HEAD: added, modified, deleted, both sides of renames.
 
     Honours GIT_INDEX_FILE (inherited by git); on an unborn branch everything staged is new.
+    While a merge is being concluded, only paths that differ from both sides count: the merge's
+    own resolutions, not the other branch's work (that was checked where it was committed).
     """
-    out = run_git(["diff", "--cached", "--name-only", "-z", "--no-renames", "--no-ext-diff"], layout.root)
+    paths = _cached_diff(layout, [])
+    if os.path.exists(os.path.join(layout.repo.git_dir, "MERGE_HEAD")):
+        theirs = set(_cached_diff(layout, ["MERGE_HEAD"]))
+        paths = [p for p in paths if p in theirs]
+    return paths
+
+
+def _cached_diff(layout: Layout, against: list[str]) -> list[str]:
+    out = run_git(["diff", "--cached", "--name-only", "-z", "--no-renames", "--no-ext-diff", *against], layout.root)
     return split_z(out)
 
 

@@ -251,3 +251,27 @@ def test_hand_written_trailer_must_fit_its_intent(repo: Path) -> None:
     git(repo, "reset", "-q")
     commit(repo, "billing after all\n\nIntent: INT-003", "src/billing/b.py", env={"GITAI_INTENT": "INT-003"})
     assert git(repo, "log", "-1", "--format=%(trailers:key=Intent,valueonly)").stdout.split() == ["INT-003"]
+
+
+def test_concluding_a_merge_checks_only_the_resolution(repo: Path) -> None:
+    write(repo, "src/shared/conf.py", "a = 1\nb = 2\n")
+    commit(repo, "shared", env={"GITAI_INTENT": "INT-003"})
+    git(repo, "checkout", "-q", "-b", "docs")
+    write(repo, "docs/guide.md", "guide\n")
+    write(repo, "src/shared/conf.py", "a = 1\nb = 3\n")
+    commit(repo, "docs work", env={"GITAI_INTENT": "INT-002"}, extra=("--no-verify",))
+    git(repo, "checkout", "-q", "main")
+    write(repo, "src/shared/conf.py", "a = 1\nb = 4\n")
+    commit(repo, "billing work", env={"GITAI_INTENT": "INT-003"})
+    assert git(repo, "merge", "-q", "docs", check=False).returncode != 0  # conflict in conf.py
+    write(repo, "src/shared/conf.py", "a = 1\nb = 5\n")
+    git(repo, "add", "-A")
+    # docs/guide.md comes from the other branch: not this merge's work; conf.py is, and fits INT-003
+    proc = git(repo, "commit", "-q", "--no-edit", check=False, env={"GITAI_INTENT": "INT-003"})
+    assert proc.returncode == 0, proc.stderr
+    git(repo, "checkout", "-q", "-b", "again", "HEAD~1")
+    assert git(repo, "merge", "-q", "docs", check=False).returncode != 0
+    write(repo, "src/shared/conf.py", "a = 1\nb = 6\n")
+    git(repo, "add", "-A")
+    proc = git(repo, "commit", "-q", "--no-edit", check=False, env={"GITAI_INTENT": "INT-001"})
+    assert proc.returncode != 0 and "src/shared/conf.py" in proc.stderr and "docs/guide.md" not in proc.stderr
