@@ -45,8 +45,8 @@ def init(no_hooks: bool, as_json: bool) -> int:
     from gitai.hooks_install import install_hooks
 
     lay = layout()
+    hooks = [] if no_hooks else install_hooks(lay)  # first: it may refuse, and then nothing is created
     created = init_orchestration(lay)
-    hooks = [] if no_hooks else install_hooks(lay)
     if as_json:
         emit_json({"created": [os.path.relpath(p, lay.root) for p in created], "hooks": [h.to_json() for h in hooks]})
         return EXIT_OK

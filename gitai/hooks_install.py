@@ -75,10 +75,10 @@ def install_hooks(layout: Layout, force: bool = False) -> list[HookState]:
     hooks_dir = Path(layout.repo.hooks_dir)
     foreign = [name for name in HOOK_NAMES if (hooks_dir / name).exists() and not _is_ours(hooks_dir / name)]
     for name in foreign:  # refuse before touching anything
-        if not force and (hooks_dir / (name + CHAINED)).exists():
+        if (hooks_dir / (name + CHAINED)).exists():
             raise GitaiError(
-                f"{hooks_dir / name} is not gitai's and {name + CHAINED} already exists; move one of them away "
-                "or run 'gitai hooks install --force'"
+                f"{hooks_dir / name} is not gitai's and {name + CHAINED} already exists beside it; "
+                "move one of them away, then run 'gitai hooks install' again"
             )
     hooks_dir.mkdir(parents=True, exist_ok=True)
     for name in HOOK_NAMES:

@@ -10,8 +10,11 @@ hook='@GITAI_HOOK@'
 chained="$(dirname "$0")/$hook.gitai-chained"
 
 if [ ! -x "$GITAI_PYTHON" ] || [ ! -d "$GITAI_PACKAGE" ]; then
-  echo "gitai: error: the gitai this $hook hook was installed with is gone ($GITAI_PYTHON); reinstall gitai and run 'gitai hooks install'" >&2
-  case "$hook" in post-*) exit 0 ;; *) exit 1 ;; esac
+  gone="the gitai this $hook hook was installed with is gone ($GITAI_PYTHON); reinstall gitai and run 'gitai hooks install'"
+  case "$hook" in
+    post-*) echo "gitai: warning: $gone; this commit is not traced (later: 'gitai backfill')" >&2; exit 0 ;;
+    *) echo "gitai: error: $gone" >&2; exit 1 ;;
+  esac
 fi
 
 run_gitai() {  # HOOK ARGS...

@@ -91,3 +91,17 @@ def test_hook_status_reports_missing_and_foreign(bare_repo: Path) -> None:
     os.chmod(hooks / "pre-commit", 0o755)
     states = {h["hook"]: h["state"] for h in gitai_json(bare_repo, "hooks", "status")["hooks"]}
     assert states["pre-commit"] == "foreign" and states["commit-msg"] == "missing"
+
+
+def test_colliding_hooks_are_refused_before_anything_is_written(bare_repo: Path) -> None:
+    hooks = bare_repo / ".git" / "hooks"
+    hooks.mkdir(exist_ok=True)
+    for name in ("post-rewrite", "post-rewrite.gitai-chained"):
+        (hooks / name).write_text(FOREIGN)
+        (hooks / name).chmod(0o755)
+    before = sorted(p.name for p in hooks.iterdir())
+    for args in (("init",), ("hooks", "install"), ("hooks", "install", "--force")):
+        proc = gitai(bare_repo, *args)
+        assert proc.returncode == 2 and "post-rewrite.gitai-chained already exists" in proc.stderr
+        assert sorted(p.name for p in hooks.iterdir()) == before
+    assert not (bare_repo / ".orchestration").exists()
