@@ -7,6 +7,7 @@ hooks-templates/gitai-hook.sh resolves it the same way in shell for the commit-m
 from __future__ import annotations
 
 import os
+from gitai.files import write_atomic
 from gitai.layout import Layout
 
 ENV_VAR = "GITAI_INTENT"
@@ -46,8 +47,4 @@ def write_active(layout: Layout, intent_id: str | None) -> None:
         if os.path.exists(layout.active_file):
             os.unlink(layout.active_file)
         return
-    os.makedirs(layout.state_dir, exist_ok=True)
-    tmp = f"{layout.active_file}.{os.getpid()}.tmp"
-    with open(tmp, "w", encoding="utf-8") as handle:
-        handle.write(intent_id + "\n")
-    os.replace(tmp, layout.active_file)
+    write_atomic(layout.active_file, intent_id + "\n")

@@ -6,10 +6,11 @@ is written; when that cannot be done safely the caller is told and the file is u
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import yaml
+
+from gitai.files import write_atomic
 
 
 def set_status_text(text: str, intent_id: str, status: str, list_key: str) -> str | None:
@@ -63,7 +64,5 @@ def write_status(path: Path, intent_id: str, status: str, list_key: str) -> bool
     )
     if not ok or len(entries) != len(original[list_key]):
         return False
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(edited.encode("utf-8"))
-    os.replace(tmp, path)
+    write_atomic(str(path), edited)
     return True

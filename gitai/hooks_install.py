@@ -9,7 +9,6 @@ foreign hook is not chained but set aside as `HOOK.gitai-replaced` (uninstall re
 from __future__ import annotations
 
 import os
-import stat
 import sys
 from dataclasses import dataclass
 from importlib import resources
@@ -17,6 +16,7 @@ from pathlib import Path
 
 import gitai
 from gitai.errors import GitaiError
+from gitai.files import write_atomic
 from gitai.git import config_get, run_git
 from gitai.layout import NOTES_REF, Layout
 
@@ -64,10 +64,7 @@ def _is_ours(path: Path) -> bool:
 
 
 def _write_executable(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.gitai-tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.chmod(tmp.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
-    os.replace(tmp, path)
+    write_atomic(str(path), text, 0o755)
 
 
 def install_hooks(layout: Layout, force: bool = False) -> list[HookState]:

@@ -7,11 +7,11 @@ record does not). No generation time is written, so the file only changes when t
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from typing import Any
 
 from gitai.errors import GitaiError
+from gitai.files import write_atomic
 from gitai.git import head_commit, run_git
 from gitai.layout import Layout
 from gitai.scope import is_exempt
@@ -84,11 +84,7 @@ def render_markdown(intents: list[MapIntent]) -> str:
 
 def write_map(layout: Layout, intents: list[MapIntent]) -> str:
     """Write intent_map.md atomically; returns its path."""
-    os.makedirs(layout.orchestration, exist_ok=True)
-    tmp = f"{layout.intent_map}.{os.getpid()}.tmp"
-    with open(tmp, "w", encoding="utf-8") as handle:
-        handle.write(render_markdown(intents))
-    os.replace(tmp, layout.intent_map)
+    write_atomic(layout.intent_map, render_markdown(intents))
     return layout.intent_map
 
 

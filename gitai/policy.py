@@ -13,6 +13,7 @@ import zlib
 
 from gitai import __version__
 from gitai.errors import GitaiError
+from gitai.files import write_atomic
 from gitai.layout import Layout
 from gitai.scope import Matcher, is_exempt
 
@@ -129,10 +130,6 @@ def _store_cache(path: str, key: str, intents: list[IntentScope], ignore: list[C
         "ignore": ignore,
     }
     try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        tmp = f"{path}.{os.getpid()}.tmp"
-        with open(tmp, "w", encoding="utf-8") as handle:
-            json.dump(data, handle)
-        os.replace(tmp, path)
+        write_atomic(path, json.dumps(data))
     except OSError:
         pass  # a read-only git dir only costs speed

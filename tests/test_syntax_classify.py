@@ -12,8 +12,8 @@ import time
 
 import pytest
 
+from gitai.files import LARGE_FILE
 from gitai.syntax.classify import (
-    MAX_PARSE_BYTES,
     CommitClassification,
     DefinitionChange,
     FileChange,
@@ -378,7 +378,7 @@ def test_binary_files() -> None:
 
 
 def test_too_large_files_are_compared_by_bytes() -> None:
-    big = b"x = 1\n" * (MAX_PARSE_BYTES // 6 + 1)
+    big = b"x = 1\n" * (LARGE_FILE // 6 + 1)
     same = classify_one("big.py", big, big, new_path="moved.py")
     assert (same.classification, same.reason) == (AST, "too large")
     changed = classify_one("big.py", big, big + b"\n")

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
+from gitai.files import LARGE_FILE, is_binary
 from gitai.syntax.languages import language_for_path
 from gitai.syntax.normal_form import Definition, ParsedSource, hash_source
 
@@ -22,8 +23,6 @@ INTENT_EVOLUTION: Final = "INTENT_EVOLUTION"
 Classification = Literal["AST_REFACTOR", "INTENT_EVOLUTION"]
 Status = Literal["added", "removed", "modified", "moved", "unchanged"]
 
-MAX_PARSE_BYTES = 10 * 1024 * 1024  # larger files are compared byte for byte
-BINARY_SNIFF_BYTES = 8000  # a NUL byte in this prefix makes a file binary (git's rule)
 
 
 @dataclass(frozen=True)
@@ -139,10 +138,6 @@ def _verdict(ok: bool) -> Classification:
     return AST_REFACTOR if ok else INTENT_EVOLUTION
 
 
-def _is_binary(data: bytes) -> bool:
-    return b"\x00" in data[:BINARY_SNIFF_BYTES]
-
-
 def _prepare(change: FileChange) -> _File:
     """Apply the rules that need no parse; otherwise parse both sides."""
     old, new = change.old_data, change.new_data
@@ -154,9 +149,9 @@ def _prepare(change: FileChange) -> _File:
     language = new_language if new is not None else old_language
     if not present:
         work.decided = FileClassification(INTENT_EVOLUTION, None, "no content")
-    elif any(_is_binary(data) for data in present):
+    elif any(is_binary(data) for data in present):
         work.decided = FileClassification(_verdict(old == new), None, "binary")
-    elif any(len(data) > MAX_PARSE_BYTES for data in present):
+    elif any(len(data) > LARGE_FILE for data in present):
         work.decided = FileClassification(_verdict(old == new), language, "too large")
     elif old is not None and new is not None and old_language != new_language:
         reason = f"language changed: {old_language or 'text'} -> {new_language or 'text'}"

@@ -9,16 +9,15 @@ records were made (record timestamp, then commit order).
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from typing import Any
 
 import pygit2
 
+from gitai.files import LARGE_FILE, write_atomic
 from gitai.jsonl import dumps, read_jsonl
 from gitai.layout import Layout
 from gitai.trace.lines import content_hash, split_lines, whole_file_hash
-from gitai.trace.record import LARGE_FILE
 from gitai.trace.notes_index import all_notes, open_repository
 from gitai.trace.store import Record, trace_lock
 
@@ -134,11 +133,7 @@ def rebuild(layout: Layout) -> int:
     ]
     records.sort(key=lambda r: (r.get("timestamp", ""), order.get(r["vcs"]["revision"], len(order)), r.get("id", "")))
     with trace_lock(layout):
-        os.makedirs(os.path.dirname(layout.ledger), exist_ok=True)
-        tmp = f"{layout.ledger}.{os.getpid()}.tmp"
-        with open(tmp, "w", encoding="utf-8") as handle:
-            handle.writelines(dumps(r) + "\n" for r in records)
-        os.replace(tmp, layout.ledger)
+        write_atomic(layout.ledger, "".join(dumps(r) + "\n" for r in records))
     return len(records)
 
 

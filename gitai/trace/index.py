@@ -14,6 +14,7 @@ import os
 from typing import Any
 
 from gitai import __version__
+from gitai.files import write_atomic
 from gitai.git import git_process, run_git
 from gitai.layout import NOTES_REF, Layout
 
@@ -95,11 +96,7 @@ def _read_json(path: str) -> dict[str, Any]:
 
 def _write_json(path: str, data: dict[str, Any]) -> None:
     try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        tmp = f"{path}.{os.getpid()}.tmp"
-        with open(tmp, "w", encoding="utf-8") as handle:
-            json.dump(data, handle)
-        os.replace(tmp, path)
+        write_atomic(path, json.dumps(data))
     except OSError:
         pass  # a read-only git dir only costs speed
 

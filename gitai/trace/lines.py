@@ -2,13 +2,6 @@
 
 from __future__ import annotations
 
-BINARY_SNIFF = 8000  # git's own heuristic: a NUL byte in the first 8000 bytes means binary
-
-
-def is_binary(data: bytes) -> bool:
-    return b"\0" in data[:BINARY_SNIFF]
-
-
 def split_lines(data: bytes) -> list[bytes]:
     """The file's lines without terminators (CRLF and LF alike); no phantom line after a final newline.
 
