@@ -17,7 +17,8 @@ from typing import Any
 
 from gitai.active import active_intent
 from gitai.errors import GitaiError
-from gitai.git import git_process, run_git
+from gitai.files import is_binary
+from gitai.git import git_process, verify_commit
 from gitai.layout import Layout
 from gitai.trace.index import CommitInfo, TraceIndex, load_index
 from gitai.trailers import commit_intents
@@ -54,21 +55,6 @@ class Origin:
         self.commit = commit
         self.path = path  # the file's name in that commit
         self.line = line  # the line number in that commit's version
-
-
-def repo_path(layout: Layout, path: str) -> str:
-    """A user's path (relative to the current directory) as a path in the repository."""
-    relative = os.path.relpath(os.path.abspath(path), layout.root)
-    if relative == ".." or relative.startswith(".." + os.sep) or os.path.isabs(relative):
-        raise GitaiError(f"path is outside the repository: {path}")
-    return relative.replace(os.sep, "/")
-
-
-def _verify_commit(layout: Layout, rev: str) -> str:
-    sha = run_git(["rev-parse", "-q", "--verify", f"{rev}^{{commit}}"], layout.root, check=False).decode().strip()
-    if not sha:
-        raise GitaiError(f"unknown revision: {rev}")
-    return sha
 
 
 def _file_content(layout: Layout, path: str, rev: str | None) -> bytes:
@@ -202,9 +188,9 @@ class _Resolver:
 def blame_intent(layout: Layout, path: str, rev: str | None = None, line_range: str | None = None) -> list[BlameLine]:
     """Attribute each line of `path` (at `rev`, or in the working tree) to an intent."""
     if rev is not None:
-        rev = _verify_commit(layout, rev)
+        rev = verify_commit(layout.root, rev)
     content = _file_content(layout, path, rev)
-    if b"\0" in content[:8000]:
+    if is_binary(content):
         raise GitaiError(f"{path} is a binary file")
     text_lines = content.split(b"\n")
     if content.endswith(b"\n") or not content:

@@ -12,7 +12,7 @@ from gitai.errors import GitaiError
 from gitai.git import rev_list, run_git, split_z
 from gitai.layout import Layout
 from gitai.policy import Policy
-from gitai.trailers import commit_intent
+from gitai.trailers import commit_intents
 
 OUT_OF_SCOPE = "out_of_scope"
 NO_ACTIVE_INTENT = "no_active_intent"
@@ -106,16 +106,19 @@ def check_paths(policy: Policy, intent_id: str | None, paths: list[str]) -> Chec
 
 
 def check_range(layout: Layout, policy: Policy, revision_range: str, intent_override: str | None) -> CheckResult:
-    """Check every non-merge commit of A..B against the intent named by its trailer (or `--intent`)."""
+    """Check every commit of A..B against the intent named by its trailer (or `--intent`).
+
+    A merge is checked on the paths that differ from every parent: its own resolutions.
+    """
     if intent_override is not None:
         policy.require(intent_override)
-    commits = rev_list(layout.root, revision_range, "--reverse", "--no-merges")
-    result = CheckResult(intent_override, checked=len(commits))
-    for commit in commits:
-        paths = split_z(
-            run_git(["diff-tree", "--root", "-r", "--no-commit-id", "--name-only", "-z", "--no-renames", commit], layout.root)
-        )
-        intent_id = intent_override or commit_intent(layout.root, commit)
+    commits = rev_list(layout.root, revision_range, "--reverse", "--parents")
+    trailers = {} if intent_override else commit_intents(layout.root, [line.split()[0] for line in commits])
+    result = CheckResult(intent_override)
+    for sha, *parents in (line.split() for line in commits):
+        result.checked += 1
+        paths = _changed_paths(layout, sha, parents)
+        intent_id = intent_override or trailers.get(sha)
         if intent_id is None:
             reason = NO_TRAILER
         elif intent_id not in policy.intents:
@@ -126,5 +129,17 @@ def check_range(layout: Layout, policy: Policy, revision_range: str, intent_over
             if policy.is_exempt(path):
                 continue
             if reason != OUT_OF_SCOPE or not policy.in_scope(intent_id or "", path):
-                result.violations.append(Violation(path, policy.owners(path), reason, commit, intent_id))
+                result.violations.append(Violation(path, policy.owners(path), reason, sha, intent_id))
     return result
+
+
+def _changed_paths(layout: Layout, sha: str, parents: list[str]) -> list[str]:
+    """Paths the commit changes; for a merge, only those differing from every parent."""
+    if len(parents) <= 1:
+        return split_z(run_git(["diff-tree", "--root", "-r", "--no-commit-id", "--name-only", "-z", "--no-renames", sha],
+                               layout.root))
+    common: set[str] | None = None
+    for parent in parents:
+        changed = set(split_z(run_git(["diff-tree", "-r", "--name-only", "-z", "--no-renames", parent, sha], layout.root)))
+        common = changed if common is None else common & changed
+    return sorted(common or ())

@@ -5,8 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from gitai.errors import GitaiError
-from gitai.git import head_commit, run_git
+from gitai.git import head_commit, verify_commit
 from gitai.layout import Layout
 from gitai.trace.gitdata import ObjectReader, commit_parents, staged_raw_changes
 from gitai.trace.record import commit_changes, load_changes
@@ -25,9 +24,7 @@ class ClassifyResult:
 
 def classify_revision(layout: Layout, rev: str) -> ClassifyResult:
     """Classify what commit `rev` changed against its first parent."""
-    sha = run_git(["rev-parse", "-q", "--verify", f"{rev}^{{commit}}"], layout.root, check=False).decode().strip()
-    if not sha:
-        raise GitaiError(f"unknown revision: {rev}")
+    sha = verify_commit(layout.root, rev)
     with ObjectReader(layout.root) as reader:
         changes = commit_changes(layout.root, reader, sha, commit_parents(reader, sha))
     commit_class, files = classify(changes)

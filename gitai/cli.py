@@ -237,7 +237,7 @@ def check(mode: str | None, revision_range: str | None, intent_id: str | None, p
         if intent_id is None:
             active = active_intent(lay)
             intent_id = active.id if active else None
-        targets = [_repo_relative(lay, p) for p in paths] if paths else staged_paths(lay)
+        targets = [lay.repo_path(p) for p in paths] if paths else staged_paths(lay)
         result = check_paths(policy, intent_id, targets)
     if as_json:
         emit_json(result.to_json())
@@ -438,12 +438,12 @@ INTENT_COLOURS = ("cyan", "green", "yellow", "magenta", "blue", "bright_cyan", "
 def blame_intent_cmd(file: str, line_range: str | None, rev: str | None, porcelain: bool, summary: bool,
                      as_json: bool) -> int:
     """Which intent each line of FILE serves, looking through refactor commits and moved code."""
-    from gitai.blame import blame_intent, repo_path, summarize
+    from gitai.blame import blame_intent, summarize
 
     if porcelain and as_json:
         raise GitaiError("use one of --json or --porcelain")
     lay = layout()
-    lines = blame_intent(lay, repo_path(lay, file), rev, line_range)
+    lines = blame_intent(lay, lay.repo_path(file), rev, line_range)
     if summary:
         rows = summarize(lines)
         if as_json:
@@ -476,14 +476,6 @@ def blame_intent_cmd(file: str, line_range: str | None, rev: str | None, porcela
         rows.append(f"{cell} {commit} {line.line:>{digits}}) {line.content}\n")
     sys.stdout.write("".join(rows))
     return EXIT_OK
-
-
-def _repo_relative(lay: Layout, path: str) -> str:
-    absolute = os.path.abspath(path)
-    relative = os.path.relpath(absolute, lay.root)
-    if relative == ".." or relative.startswith(".." + os.sep) or os.path.isabs(relative):
-        raise GitaiError(f"path is outside the repository: {path}")
-    return relative.replace(os.sep, "/")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -43,11 +43,6 @@ def run_git(
     return proc.stdout
 
 
-def git_text(args: Sequence[str], cwd: str | None = None, check: bool = True) -> str:
-    """Run git and return stdout decoded, without the final newline."""
-    return run_git(args, cwd, check=check).decode("utf-8", "surrogateescape").rstrip("\n")
-
-
 def split_z(data: bytes) -> list[str]:
     """Split NUL-terminated git output into paths (undecodable bytes kept via surrogateescape)."""
     return [item.decode("utf-8", "surrogateescape") for item in data.split(b"\0") if item]
@@ -92,13 +87,22 @@ def head_commit(cwd: str) -> str | None:
     return out.decode().strip() or None
 
 
+def verify_commit(root: str, rev: str) -> str:
+    """The full id of the commit `rev` names, or a one-line error."""
+    sha = run_git(["rev-parse", "-q", "--verify", f"{rev}^{{commit}}"], root, check=False).decode().strip()
+    if not sha:
+        raise GitaiError(f"unknown revision: {rev}")
+    return sha
+
+
 def rev_list(root: str, revision_range: str, *options: str) -> list[str]:
-    """Commits of `A..B` (or any rev-list range), after checking each end names a commit."""
+    """`git rev-list` output lines for `A..B` (one commit each; with `--parents`, its parents follow),
+    after checking that each end of the range names a commit."""
     ends = [end for end in revision_range.replace("...", "..").split("..") if end] or ["HEAD"]
     for end in ends:
         if not run_git(["rev-parse", "-q", "--verify", f"{end}^{{commit}}"], root, check=False).strip():
             raise GitaiError(f"not a valid revision range: {revision_range} (unknown revision {end})")
-    return run_git(["rev-list", *options, revision_range, "--"], root).decode().split()
+    return run_git(["rev-list", *options, revision_range, "--"], root).decode().splitlines()
 
 
 def config_get(key: str, cwd: str) -> list[str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+from gitai.errors import GitaiError
 from gitai.git import RepoPaths, discover
 
 ORCHESTRATION = ".orchestration"
@@ -42,6 +43,13 @@ class Layout:
     def relative(self, path: str) -> str:
         """`path` relative to the worktree root, for messages."""
         return os.path.relpath(path, self.root)
+
+    def repo_path(self, user_path: str) -> str:
+        """A path given by the user (relative to the current directory) as a path in the repository."""
+        relative = os.path.relpath(os.path.abspath(user_path), self.root)
+        if relative == ".." or relative.startswith(".." + os.sep) or os.path.isabs(relative):
+            raise GitaiError(f"path is outside the repository: {user_path}")
+        return relative.replace(os.sep, "/")
 
 
 def find_layout(cwd: str | None = None) -> Layout:

@@ -275,3 +275,20 @@ def test_concluding_a_merge_checks_only_the_resolution(repo: Path) -> None:
     git(repo, "add", "-A")
     proc = git(repo, "commit", "-q", "--no-edit", check=False, env={"GITAI_INTENT": "INT-001"})
     assert proc.returncode != 0 and "src/shared/conf.py" in proc.stderr and "docs/guide.md" not in proc.stderr
+
+
+def test_check_range_sees_an_evil_merge(repo: Path) -> None:
+    base = head(repo)
+    git(repo, "checkout", "-q", "-b", "side")
+    write(repo, "src/auth/side.py", "s = 1\n")
+    commit(repo, "side", env={"GITAI_INTENT": "INT-001"})
+    git(repo, "checkout", "-q", "main")
+    write(repo, "src/auth/main.py", "m = 1\n")
+    commit(repo, "main", env={"GITAI_INTENT": "INT-001"})
+    git(repo, "merge", "-q", "--no-commit", "side")
+    write(repo, "docs/evil.md", "not part of either side\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "--no-verify", "-m", "merge side\n\nIntent: INT-001")
+    result = gitai_json(repo, "check", "--range", f"{base}..HEAD", code=1)
+    assert [(v["path"], v["reason"]) for v in result["violations"]] == [("docs/evil.md", "out_of_scope")]
+    assert result["violations"][0]["commit"] == head(repo)

@@ -9,13 +9,14 @@ from typing import Any
 import pygit2
 
 from gitai.layout import Layout
-from gitai.trace.notes_index import all_notes, open_repository, resolve_commit
+from gitai.git import verify_commit
+from gitai.trace.notes_index import all_notes, open_repository
 from gitai.trace.store import Record, own_records, read_note
 
 
 def commit_records(layout: Layout, rev: str) -> tuple[str, list[Record]]:
     """The commit id and its own records (a note copied from another commit does not count)."""
-    sha = str(resolve_commit(open_repository(layout), rev).id)
+    sha = verify_commit(layout.root, rev)
     return sha, own_records(read_note(layout.root, sha), sha)
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import pygit2
 
-from gitai.errors import GitaiError
 from gitai.layout import NOTES_REF, Layout
 from gitai.trace.store import Record, parse_note
 
@@ -24,11 +23,3 @@ def all_notes(repo: pygit2.Repository) -> dict[str, list[Record]]:
     except (KeyError, pygit2.GitError):
         return {}
     return {str(note.annotated_id): parse_note(note.message) for note in notes}
-
-
-def resolve_commit(repo: pygit2.Repository, rev: str) -> pygit2.Commit:
-    """`rev` as a commit, or a one-line error."""
-    try:
-        return repo.revparse_single(rev).peel(pygit2.Commit)
-    except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
-        raise GitaiError(f"unknown revision: {rev}") from None
