@@ -47,6 +47,8 @@ def init(no_hooks: bool, as_json: bool) -> int:
     lay = layout()
     hooks = [] if no_hooks else install_hooks(lay)  # first: it may refuse, and then nothing is created
     created = init_orchestration(lay)
+    if hooks:
+        _warn_shared_hooks(lay)
     if as_json:
         emit_json({"created": [os.path.relpath(p, lay.root) for p in created], "hooks": [h.to_json() for h in hooks]})
         return EXIT_OK
@@ -65,10 +67,21 @@ def hooks() -> None:
     """Install, remove or inspect gitai's git hooks."""
 
 
+def _warn_shared_hooks(lay: Layout) -> None:
+    from gitai.hooks_install import shared_hooks_scope
+
+    scope = shared_hooks_scope(lay)
+    if scope:
+        click.echo(f"gitai: warning: core.hooksPath comes from your {scope} git config, so these hooks run in every "
+                   "repository; they do nothing where gitai is not set up", err=True)
+
+
 def _print_hooks(states: list[Any], as_json: bool, lay: Layout) -> None:
     from gitai.hooks_install import hooks_path_setting
 
     hooks_path = hooks_path_setting(lay)
+    if hooks_path:
+        _warn_shared_hooks(lay)
     if as_json:
         emit_json({"hooks_dir": str(lay.repo.hooks_dir), "core_hooks_path": hooks_path, "hooks": [s.to_json() for s in states]})
         return

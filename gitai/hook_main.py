@@ -68,6 +68,20 @@ def _log_failure(hook: str) -> None:
         pass
 
 
+def _uses_gitai() -> bool:
+    """A repository uses gitai once it has `.orchestration/` or gitai state in its git dir.
+
+    Hooks installed in a shared `core.hooksPath` also run in repositories that never ran
+    `gitai init`: there they do nothing.
+    """
+    import os
+
+    from gitai.layout import find_layout
+
+    layout = find_layout()
+    return any(os.path.isdir(p) for p in (layout.orchestration, layout.state_dir, layout.shared_state_dir))
+
+
 def main(argv: list[str]) -> int:
     if not argv or argv[0] not in HOOKS:
         print(f"gitai: error: unknown hook {argv[:1]}", file=sys.stderr)
@@ -75,6 +89,8 @@ def main(argv: list[str]) -> int:
     hook, args = argv[0], argv[1:]
     never_fail = hook.startswith("post-")
     try:
+        if not _uses_gitai():
+            return 0
         return HOOKS[hook](args)
     except GitaiError as exc:
         print(f"gitai: error: {exc}", file=sys.stderr)

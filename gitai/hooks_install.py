@@ -126,3 +126,10 @@ def hooks_path_setting(layout: Layout) -> str | None:
     """The value of core.hooksPath when set (hooks then live there, possibly shared)."""
     values = config_get("core.hooksPath", layout.root)
     return values[-1] if values else None
+
+
+def shared_hooks_scope(layout: Layout) -> str | None:
+    """"global" or "system" when core.hooksPath comes from there: the hooks then run in every repository."""
+    out = run_git(["config", "--show-scope", "--get", "core.hooksPath"], layout.root, check=False).decode()
+    scope = out.split("\t", 1)[0].strip()
+    return scope if scope in ("global", "system") else None

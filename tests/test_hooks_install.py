@@ -105,3 +105,20 @@ def test_colliding_hooks_are_refused_before_anything_is_written(bare_repo: Path)
         assert proc.returncode == 2 and "post-rewrite.gitai-chained already exists" in proc.stderr
         assert sorted(p.name for p in hooks.iterdir()) == before
     assert not (bare_repo / ".orchestration").exists()
+
+
+def test_shared_hooks_path_leaves_other_repositories_alone(tmp_path: Path) -> None:
+    from conftest import new_repo
+
+    shared = tmp_path / "shared-hooks"
+    git(tmp_path, "config", "--global", "core.hooksPath", str(shared))
+    first = new_repo(tmp_path / "first")
+    proc = gitai(first, "init")
+    assert proc.returncode == 0 and "global git config" in proc.stderr
+    other = new_repo(tmp_path / "other")
+    write(other, "a.txt", "a\n")
+    commit(other, "plain repository, shared hooks")  # not refused
+    assert not (other / ".orchestration").exists()
+    assert git(other, "notes", "--ref", "gitai", "list", check=False).stdout == ""
+    write(first, "x.txt", "x\n")
+    assert commit(first, "gitai repository", check=False).returncode != 0  # the gate runs here
