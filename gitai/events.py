@@ -28,5 +28,5 @@ def record_event(layout: Layout, event: str, **fields: object) -> None:
     entry = {"timestamp": utc_now(), "event": event, "worktree": layout.root, "actor": actor(), **fields}
     try:
         append_lines(layout.events, [dumps(entry)])
-    except OSError:
+    except Exception:  # noqa: BLE001 - a log must never break the command or hook that writes it
         pass

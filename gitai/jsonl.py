@@ -19,8 +19,17 @@ if TYPE_CHECKING:
 
 
 def dumps(record: object) -> str:
-    """The one serialisation gitai uses for ledger lines, notes and events."""
-    return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+    """The one serialisation gitai uses for ledger lines, notes and events.
+
+    UTF-8 JSON; a record holding a path that is not valid UTF-8 (kept by git as bytes, carried
+    here as surrogate escapes) is written with ASCII escapes instead, so it stays valid JSON.
+    """
+    text = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(record, ensure_ascii=True, separators=(",", ":"))
+    return text
 
 
 def append_lines(path: str, lines: Iterable[str]) -> None:

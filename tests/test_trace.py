@@ -327,3 +327,27 @@ def test_large_file_and_submodule_bump(repo: Path, tmp_path: Path) -> None:
     record = note(repo)
     assert record["metadata"]["dev.gitai"]["files"]["src/auth/lib"]["content"] == "submodule"
     assert record_ranges(record, "src/auth/lib") == []
+
+
+def test_path_that_is_not_utf8_is_recorded(repo: Path) -> None:
+    gitai(repo, "select", "INT-001")
+    name = b"caf\xe9.txt"
+    (repo / "src" / "auth").mkdir(parents=True, exist_ok=True)
+    (repo / "src" / "auth").joinpath(name.decode("utf-8", "surrogateescape")).write_bytes(b"latin-1 name\n")
+    proc = commit(repo, "odd name")
+    assert "warning" not in proc.stderr
+    record = note(repo)
+    assert record["files"][0]["path"] == "src/auth/" + name.decode("utf-8", "surrogateescape")
+    assert ledger(repo)[-1] == record
+    assert gitai(repo, "trace", "verify").returncode == 0
+
+
+def test_rebase_that_keeps_commits_adds_no_records(repo: Path) -> None:
+    gitai(repo, "select", "INT-001")
+    for name in ("a", "b"):
+        write(repo, f"src/auth/{name}.py", f"{name} = 1\n")
+        commit(repo, f"add {name}")
+    before = len(ledger(repo))
+    git(repo, "rebase", "-q", "-x", "true", "HEAD~2")
+    assert len(ledger(repo)) == before
+    assert gitai(repo, "trace", "verify").returncode == 0

@@ -67,10 +67,12 @@ def after_rewrite(layout: Layout, kind: str, rewritten: str) -> None:
     mapping: dict[str, list[str]] = {}
     for line in rewritten.splitlines():
         parts = line.split()
-        if len(parts) >= 2:
+        if len(parts) >= 2 and parts[0] != parts[1]:  # a rebase lists commits it kept as they were
             mapping.setdefault(parts[1], []).append(parts[0])
     with ObjectReader(layout.root) as reader:
         for new, olds in mapping.items():
+            if own_records(read_note(layout.root, new), new):
+                continue  # traced already (e.g. by post-commit when no reflog told it of the amend)
             old_records = [r for old in olds for r in own_records(read_note(layout.root, old), old)]
             old_intent = next((r["metadata"]["dev.gitai"].get("intent_id") for r in old_records
                                if r.get("metadata", {}).get("dev.gitai", {}).get("intent_id")), None)
