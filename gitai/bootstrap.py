@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gitai.layout import CATALOGUE, INTENTIGNORE, SHARED_BRAIN, Layout
+from gitai.layout import CATALOGUE, HOOK_MADE_GITIGNORE, INTENTIGNORE, LOCAL_FILES_GITIGNORE, SHARED_BRAIN, Layout
 
 CATALOGUE_TEMPLATE = """\
 # gitai intent catalogue: the work items this repository's changes are traced to.
@@ -35,12 +35,6 @@ INTENTIGNORE_TEMPLATE = """\
 # docs/changelog.md
 """
 
-GITIGNORE_TEMPLATE = """\
-# Rebuildable from refs/notes/gitai ('gitai trace rebuild'); local logs.
-agent_trace.jsonl
-events.jsonl
-"""
-
 AGENT_TEMPLATE = """\
 # Shared brain
 
@@ -54,11 +48,14 @@ def init_orchestration(layout: Layout) -> list[Path]:
     files = {
         orchestration / CATALOGUE: CATALOGUE_TEMPLATE,
         orchestration / INTENTIGNORE: INTENTIGNORE_TEMPLATE,
-        orchestration / ".gitignore": GITIGNORE_TEMPLATE,
+        orchestration / ".gitignore": LOCAL_FILES_GITIGNORE,
         orchestration / SHARED_BRAIN: AGENT_TEMPLATE,
     }
     created = []
     orchestration.mkdir(parents=True, exist_ok=True)
+    hook_made = orchestration / ".gitignore"
+    if hook_made.exists() and hook_made.read_text(encoding="utf-8") == HOOK_MADE_GITIGNORE:
+        hook_made.unlink()
     for path, text in files.items():
         if not path.exists():
             path.write_text(text, encoding="utf-8")

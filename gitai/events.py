@@ -27,6 +27,7 @@ def record_event(layout: Layout, event: str, **fields: object) -> None:
     """Append one governance event; never raises (events are a log, not a gate)."""
     entry = {"timestamp": utc_now(), "event": event, "worktree": layout.root, "actor": actor(), **fields}
     try:
+        layout.ensure_local_dir()
         append_lines(layout.events, [dumps(entry)])
     except Exception:  # noqa: BLE001 - a log must never break the command or hook that writes it
         pass

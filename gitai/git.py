@@ -58,12 +58,19 @@ class RepoPaths:
         self.git_dir = git_dir  # this worktree's git dir (differs per linked worktree)
         self.common_dir = common_dir  # shared by all worktrees of the repository
         self.hooks_dir = hooks_dir  # where git runs hooks from (honours core.hooksPath)
-        # The main worktree, whose .orchestration/ holds the shared ledger; None for a bare repo.
+        # The main worktree, whose .orchestration/ holds the ledger shared by all worktrees: the
+        # parent of a common dir named `.git`, or core.worktree (submodules). Otherwise (bare,
+        # --separate-git-dir) linked worktrees cannot find it, so all worktrees use the common dir.
         self.main_worktree: str | None = None
-        if git_dir == common_dir:
-            self.main_worktree = worktree
-        elif os.path.basename(common_dir) == ".git":
+        if os.path.basename(common_dir) == ".git":
             self.main_worktree = os.path.dirname(common_dir)
+        else:
+            configured = subprocess.run(
+                ["git", "config", "--file", os.path.join(common_dir, "config"), "--get", "core.worktree"],
+                capture_output=True,
+            ).stdout.decode("utf-8", "surrogateescape").strip()
+            if configured:
+                self.main_worktree = os.path.normpath(os.path.join(common_dir, configured))
 
 
 def discover(cwd: str | None = None) -> RepoPaths:
@@ -75,9 +82,11 @@ def discover(cwd: str | None = None) -> RepoPaths:
         capture_output=True,
     )
     lines = proc.stdout.decode("utf-8", "surrogateescape").split("\n")
-    if proc.returncode != 0 or len(lines) < 4:
-        where = os.path.abspath(cwd or os.getcwd())
+    where = os.path.abspath(cwd or os.getcwd())
+    if proc.returncode != 0:
         raise GitaiError(f"not a git repository (or not inside its work tree): {where}")
+    if len(lines) != 5 or lines[4]:
+        raise GitaiError(f"the repository's path contains a newline, which gitai does not support: {where!r}")
     return RepoPaths(lines[0], lines[1], lines[2], lines[3])
 
 

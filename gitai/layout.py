@@ -15,6 +15,14 @@ EVENTS = "events.jsonl"
 INTENT_MAP = "intent_map.md"
 SHARED_BRAIN = "AGENT.md"
 NOTES_REF = "refs/notes/gitai"
+LOCAL_FILES_GITIGNORE = """\
+# Rebuildable from refs/notes/gitai ('gitai trace rebuild'); local logs.
+agent_trace.jsonl
+events.jsonl
+"""
+# Written when a hook has to create the directory itself (the checked-out branch has no
+# .orchestration/): everything in it, this file included, is local. `gitai init` replaces it.
+HOOK_MADE_GITIGNORE = "# Made by gitai for its local files (ledger, events); 'gitai init' replaces it.\n*\n"
 
 
 class Layout:
@@ -39,6 +47,14 @@ class Layout:
         )
         self.ledger = os.path.join(shared, LEDGER)
         self.events = os.path.join(shared, EVENTS)
+
+    def ensure_local_dir(self) -> None:
+        """Create the ledger's directory if needed, with a .gitignore so the ledger never shows as untracked."""
+        directory = os.path.dirname(self.ledger)
+        if not os.path.isdir(directory):
+            os.makedirs(directory, exist_ok=True)
+            with open(os.path.join(directory, ".gitignore"), "x", encoding="utf-8") as handle:
+                handle.write(HOOK_MADE_GITIGNORE)
 
     def relative(self, path: str) -> str:
         """`path` relative to the worktree root, for messages."""

@@ -351,3 +351,35 @@ def test_rebase_that_keeps_commits_adds_no_records(repo: Path) -> None:
     git(repo, "rebase", "-q", "-x", "true", "HEAD~2")
     assert len(ledger(repo)) == before
     assert gitai(repo, "trace", "verify").returncode == 0
+
+
+def test_separate_git_dir_worktrees_share_one_ledger(tmp_path: Path) -> None:
+    main = tmp_path / "main"
+    git(tmp_path, "init", "-q", "-b", "main", "--separate-git-dir", str(tmp_path / "store.git"), str(main))
+    gitai(main, "init")
+    write(main, ".orchestration/active_intents.yaml", "intents:\n  - id: A\n    name: a\n    owned_scope: ['**']\n")
+    commit(main, "catalogue")
+    linked = tmp_path / "linked"
+    git(main, "worktree", "add", "-q", "-b", "other", str(linked))
+    write(linked, "x.txt", "x\n")
+    commit(linked, "from the linked worktree", env={"GITAI_INTENT": "A"})
+    # git cannot tell a linked worktree where this main worktree is: both use the common git dir
+    shared = tmp_path / "store.git" / "gitai" / "agent_trace.jsonl"
+    revisions = [json.loads(line)["vcs"]["revision"] for line in shared.read_text().splitlines()]
+    assert revisions[-1] == head(linked) and revisions[-2] == head(main)
+    assert gitai(linked, "trace", "verify").returncode == 0
+    assert gitai(main, "trace", "verify").returncode == 0
+
+
+def test_ledger_directory_created_by_a_hook_is_ignored(repo: Path, tmp_path: Path) -> None:
+    git(repo, "checkout", "-q", "--orphan", "bare-branch")
+    git(repo, "rm", "-rq", "--cached", ".")
+    import shutil
+
+    shutil.rmtree(repo / ".orchestration")
+    linked = tmp_path / "linked"
+    git(repo, "worktree", "add", "-q", str(linked), "main")
+    write(linked, "src/auth/a.py", "a\n")
+    commit(linked, "traced from the linked worktree", env={"GITAI_INTENT": "INT-001"})
+    assert (repo / ".orchestration" / "agent_trace.jsonl").exists()
+    assert ".orchestration" not in git(repo, "status", "--porcelain").stdout

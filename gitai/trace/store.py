@@ -79,4 +79,5 @@ def store_record(layout: Layout, record: Record) -> None:
     """Attach the record to its commit and append it to the ledger, under the trace lock."""
     with trace_lock(layout):
         write_note(layout.root, record["vcs"]["revision"], [record])
+        layout.ensure_local_dir()
         append_lines(layout.ledger, [dumps(record)])
