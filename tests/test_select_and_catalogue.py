@@ -145,3 +145,11 @@ def test_init_template_catalogue_is_valid(bare_repo: Path) -> None:
     assert not (bare_repo / ".git/hooks/pre-commit").exists()
     write(bare_repo, "README.md", "x\n")
     commit(bare_repo, "no hooks: plain git")
+
+
+def test_repository_path_with_a_newline_is_refused(tmp_path: Path) -> None:
+    odd = tmp_path / "new\nline"
+    git(tmp_path, "init", "-q", str(odd))
+    proc = gitai(odd, "init")
+    assert_one_line_error(proc, "contains a newline")
+    assert not (odd / ".orchestration").exists() and not (tmp_path / "new").exists()
