@@ -383,3 +383,15 @@ def test_ledger_directory_created_by_a_hook_is_ignored(repo: Path, tmp_path: Pat
     commit(linked, "traced from the linked worktree", env={"GITAI_INTENT": "INT-001"})
     assert (repo / ".orchestration" / "agent_trace.jsonl").exists()
     assert ".orchestration" not in git(repo, "status", "--porcelain").stdout
+
+
+def test_malformed_note_from_elsewhere_is_reported_not_fatal(repo: Path) -> None:
+    gitai(repo, "select", "INT-001")
+    write(repo, "src/auth/a.py", "a\n")
+    commit(repo, "a")
+    git(repo, "notes", "--ref", "gitai", "add", "-f", "-m", '{"vcs":"x","metadata":[]}', "HEAD~1")
+    result = gitai_json(repo, "trace", "verify", code=1)
+    assert [p["kind"] for p in result["problems"]] == ["bad_record", "ledger_only"]
+    for args in (("log",), ("show", "HEAD~1"), ("map",), ("blame-intent", "src/auth/a.py"), ("backfill",)):
+        proc = gitai(repo, *args)
+        assert proc.returncode in (0, 1) and "Traceback" not in proc.stderr, (args, proc.stderr)

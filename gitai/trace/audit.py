@@ -18,7 +18,7 @@ from gitai.files import LARGE_FILE, write_atomic
 from gitai.jsonl import dumps, read_jsonl
 from gitai.layout import Layout
 from gitai.trace.lines import content_hash, split_lines, whole_file_hash
-from gitai.trace.notes_index import all_notes, open_repository
+from gitai.trace.notes_index import all_notes, all_notes_checked, open_repository
 from gitai.trace.store import Record, trace_lock
 
 
@@ -88,8 +88,10 @@ def verify(layout: Layout) -> VerifyResult:
     repo = open_repository(layout)
     result = VerifyResult()
     note_records: dict[str, str] = {}
-    for commit_id, records in all_notes(repo).items():
+    for commit_id, (records, malformed) in all_notes_checked(repo).items():
         result.notes += 1
+        if malformed:
+            result.problems.append(Problem("bad_record", f"{malformed} malformed record line(s) in the note", commit_id))
         for record in records:
             result.records += 1
             revision = record.get("vcs", {}).get("revision")

@@ -74,7 +74,7 @@ def after_rewrite(layout: Layout, kind: str, rewritten: str) -> None:
             if own_records(read_note(layout.root, new), new):
                 continue  # traced already (e.g. by post-commit when no reflog told it of the amend)
             old_records = [r for old in olds for r in own_records(read_note(layout.root, old), old)]
-            old_intent = next((r["metadata"]["dev.gitai"].get("intent_id") for r in old_records
+            old_intent = next((r.get("metadata", {}).get("dev.gitai", {}).get("intent_id") for r in old_records
                                if r.get("metadata", {}).get("dev.gitai", {}).get("intent_id")), None)
             # A rebase replays the old commits' lines: they keep their contributor. An amend is new work.
             contributor = (kind == "rebase" and _recorded_contributor(old_records)) or detect_contributor()

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pygit2
 
 from gitai.layout import NOTES_REF, Layout
-from gitai.trace.store import Record, parse_note
+from gitai.trace.store import Record, split_note
 
 
 def open_repository(layout: Layout) -> pygit2.Repository:
@@ -17,9 +17,14 @@ def open_repository(layout: Layout) -> pygit2.Repository:
 
 
 def all_notes(repo: pygit2.Repository) -> dict[str, list[Record]]:
-    """Every annotated commit -> the records of its note."""
+    """Every annotated commit -> the well-formed records of its note."""
+    return {commit: records for commit, (records, _) in all_notes_checked(repo).items()}
+
+
+def all_notes_checked(repo: pygit2.Repository) -> dict[str, tuple[list[Record], int]]:
+    """Every annotated commit -> its well-formed records and the number of malformed lines."""
     try:
         notes = list(repo.notes(NOTES_REF))
     except (KeyError, pygit2.GitError):
         return {}
-    return {str(note.annotated_id): parse_note(note.message) for note in notes}
+    return {str(note.annotated_id): split_note(note.message) for note in notes}

@@ -25,15 +25,47 @@ LOCK_ATTEMPTS = 50
 
 def parse_note(body: str) -> list[Record]:
     """A note holds one record per line (two after `gitai sync` met two versions of one commit)."""
-    records = []
+    return split_note(body)[0]
+
+
+def split_note(body: str) -> tuple[list[Record], int]:
+    """The well-formed records of a note, and how many lines were not (notes arrive by sync)."""
+    records, bad = [], 0
     for line in body.splitlines():
+        if not line.strip():
+            continue
         try:
             value = json.loads(line)
         except ValueError:
-            continue
-        if isinstance(value, dict):
+            value = None
+        if is_record(value):
             records.append(value)
-    return records
+        else:
+            bad += 1
+    return records, bad
+
+
+def is_record(value: object) -> bool:
+    """The shape every reader of records relies on (the schema says more; this is what matters)."""
+    if not isinstance(value, dict):
+        return False
+    vcs, files, meta = value.get("vcs"), value.get("files"), value.get("metadata", {})
+    if not (isinstance(vcs, dict) and isinstance(vcs.get("revision"), str) and isinstance(files, list)):
+        return False
+    if not (isinstance(meta, dict) and isinstance(meta.get("dev.gitai", {}), dict)):
+        return False
+    for entry in files:
+        if not (isinstance(entry, dict) and isinstance(entry.get("path"), str)
+                and isinstance(entry.get("conversations"), list)):
+            return False
+        for conversation in entry["conversations"]:
+            ranges = conversation.get("ranges") if isinstance(conversation, dict) else None
+            if not isinstance(ranges, list) or not all(
+                isinstance(r, dict) and isinstance(r.get("start_line"), int) and isinstance(r.get("end_line"), int)
+                for r in ranges
+            ):
+                return False
+    return True
 
 
 def read_note(root: str, commit: str) -> list[Record]:
