@@ -122,6 +122,31 @@ def run_blame(layout: Layout, path: str, rev: str | None, span: tuple[int, int] 
     return parse_porcelain(proc.stdout, path)
 
 
+C_ESCAPES = {b"a": 7, b"b": 8, b"t": 9, b"n": 10, b"v": 11, b"f": 12, b"r": 13, b'"': 34, b"\\": 92}
+
+
+def unquote_path(raw: bytes) -> str:
+    """Undo git's quoting of unusual file names (`"src/\\303\\251.py"` -> `src/é.py`)."""
+    if not (raw.startswith(b'"') and raw.endswith(b'"') and len(raw) >= 2):
+        return raw.decode("utf-8", "surrogateescape")
+    out = bytearray()
+    body, i = raw[1:-1], 0
+    while i < len(body):
+        if body[i : i + 1] == b"\\" and i + 1 < len(body):
+            digits = body[i + 1 : i + 4]
+            if len(digits) == 3 and digits.isdigit():
+                out.append(int(digits, 8))
+                i += 4
+                continue
+            nxt = body[i + 1 : i + 2]
+            out.append(C_ESCAPES.get(nxt, nxt[0]))
+            i += 2
+            continue
+        out.append(body[i])
+        i += 1
+    return bytes(out).decode("utf-8", "surrogateescape")
+
+
 def parse_porcelain(output: bytes, path: str) -> list[tuple[Origin, bytes]]:
     """Parse `git blame --porcelain`: a header `SHA ORIG FINAL [N]` per line, commit details the
     first time a commit appears (`filename` among them), then the line itself after a TAB."""
@@ -133,7 +158,7 @@ def parse_porcelain(output: bytes, path: str) -> list[tuple[Origin, bytes]]:
         if raw[:1] == b"\t":
             lines.append((Origin(sha.decode(), filenames.get(sha, path), orig), raw[1:]))
         elif raw[:9] == b"filename ":
-            filenames[sha] = raw[9:].decode("utf-8", "surrogateescape")
+            filenames[sha] = unquote_path(raw[9:])
         elif len(raw) > 41 and raw[40:41] == b" " and raw[41:42].isdigit():
             sha, _, rest = raw.partition(b" ")
             orig = int(rest.split(b" ", 1)[0])
@@ -168,7 +193,26 @@ class _Resolver:
             for position in positions:
                 offset = min(origins[position].line - new_start, len(mapped) - 1)
                 result[position] = mapped[offset]
-        return result
+        return self._fill_from_neighbours(result)
+
+    def _fill_from_neighbours(self, origins: list[Origin]) -> list[Origin]:
+        """Lines still on a refactor commit lie outside any definition (blank lines, separators,
+        comments between definitions): they take the origin of the nearest resolved line above,
+        else below. A refactor adds no meaning of its own, so its intent never takes them."""
+        resolved = [o if o.commit not in self.ignored else None for o in origins]
+        if all(o is None for o in resolved):
+            return origins
+        filled = list(resolved)
+        last: Origin | None = None
+        for position, origin in enumerate(resolved):
+            last = origin or last
+            filled[position] = last
+        following: Origin | None = None
+        for position in range(len(resolved) - 1, -1, -1):
+            following = resolved[position] or following
+            if filled[position] is None:
+                filled[position] = following
+        return [o if o is not None else origins[i] for i, o in enumerate(filled)]
 
     def _definition(self, origin: Origin) -> int | None:
         defs = self.index.definitions(origin.commit, origin.path)

@@ -172,3 +172,17 @@ def test_bad_input(history: Path, args: tuple[str, ...], fragment: str) -> None:
     proc = gitai(history, "blame-intent", *args)
     assert proc.returncode == 2
     assert proc.stderr.startswith("gitai: error: ") and fragment in proc.stderr and len(proc.stderr.splitlines()) == 1
+
+
+def test_refactor_is_looked_through_in_a_file_with_an_unusual_name(bare_repo: Path) -> None:
+    repo = bare_repo
+    gitai(repo, "init")
+    write(repo, ".orchestration/active_intents.yaml", CATALOGUE)
+    commit(repo, "catalogue")
+    name = "src/é b.py"
+    write(repo, name, "def a():\n    return 1\n\n\ndef b():\n    return 2\n")
+    commit(repo, "A writes", env={"GITAI_INTENT": "A"})
+    write(repo, name, "def b():\n    return 2\n\n\ndef a():\n    return 1\n")
+    commit(repo, "C reorders", env={"GITAI_INTENT": "C"})
+    assert gitai_json(repo, "show")[0]["metadata"]["dev.gitai"]["classification"] == "AST_REFACTOR"
+    assert set(intents(blame(repo, name))) == {"A"}
