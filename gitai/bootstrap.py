@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+
+from gitai.errors import GitaiError
 
 from gitai.layout import CATALOGUE, HOOK_MADE_GITIGNORE, INTENTIGNORE, LOCAL_FILES_GITIGNORE, SHARED_BRAIN, Layout
 
@@ -42,8 +45,15 @@ Append-only lessons for agents and people working in this repository. Add, never
 """
 
 
+def check_orchestration_dir(layout: Layout) -> None:
+    """Refuse early when `.orchestration` exists but is not a directory."""
+    if os.path.exists(layout.orchestration) and not os.path.isdir(layout.orchestration):
+        raise GitaiError(f"{layout.relative(layout.orchestration)} exists and is not a directory")
+
+
 def init_orchestration(layout: Layout) -> list[Path]:
     """Create the missing skeleton files; returns the ones created."""
+    check_orchestration_dir(layout)
     orchestration = Path(layout.orchestration)
     files = {
         orchestration / CATALOGUE: CATALOGUE_TEMPLATE,

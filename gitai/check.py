@@ -16,6 +16,8 @@ from gitai.trailers import commit_intents
 
 OUT_OF_SCOPE = "out_of_scope"
 NO_ACTIVE_INTENT = "no_active_intent"
+CLOSED_INTENT = "intent_closed"  # DONE or BLOCKED: no new work under it
+CLOSED = ("DONE", "BLOCKED")
 NO_TRAILER = "no_intent_trailer"
 UNKNOWN_INTENT = "unknown_intent"
 
@@ -92,14 +94,15 @@ def _cached_diff(layout: Layout, against: list[str]) -> list[str]:
 
 def check_paths(policy: Policy, intent_id: str | None, paths: list[str]) -> CheckResult:
     """Check paths against one intent's scope (or refuse all non-exempt paths when none is active)."""
-    if intent_id is not None:
-        policy.require(intent_id)
+    closed = intent_id is not None and policy.require(intent_id).status in CLOSED
     result = CheckResult(intent_id, checked=len(paths))
     for path in paths:
         if policy.is_exempt(path):
             continue
         if intent_id is None:
             result.violations.append(Violation(path, policy.owners(path), NO_ACTIVE_INTENT))
+        elif closed:
+            result.violations.append(Violation(path, policy.owners(path), CLOSED_INTENT, intent=intent_id))
         elif not policy.in_scope(intent_id, path):
             result.violations.append(Violation(path, policy.owners(path), OUT_OF_SCOPE, intent=intent_id))
     return result

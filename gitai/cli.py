@@ -41,10 +41,11 @@ def cli() -> None:
 @json_option
 def init(no_hooks: bool, as_json: bool) -> int:
     """Create the .orchestration/ skeleton and install the hooks (idempotent)."""
-    from gitai.bootstrap import init_orchestration
+    from gitai.bootstrap import check_orchestration_dir, init_orchestration
     from gitai.hooks_install import install_hooks
 
     lay = layout()
+    check_orchestration_dir(lay)
     hooks = [] if no_hooks else install_hooks(lay)  # first: it may refuse, and then nothing is created
     created = init_orchestration(lay)
     if hooks:
@@ -290,6 +291,7 @@ def show(rev: str, as_json: bool) -> int:
 @json_option
 def log_cmd(intent_id: str | None, as_json: bool) -> int:
     """Commits traced to an intent (or to any), newest first, with the files they touched."""
+    from gitai.check import display_path
     from gitai.trace.history import traced_log
 
     lay = layout()
@@ -305,7 +307,7 @@ def log_cmd(intent_id: str | None, as_json: bool) -> int:
         kind = f" [{e.classification}]" if e.classification else ""
         click.echo(f"{e.commit[:12]} {e.date[:10]} {e.intent_id or '(none)'}{kind} {e.subject}")
         for path in e.files:
-            click.echo(f"    {path}")
+            click.echo(f"    {display_path(path)}")
     if not entries:
         click.echo("no traced commits" + (f" for {intent_id}" if intent_id else ""))
     return EXIT_OK
@@ -321,10 +323,7 @@ def backfill(revision_range: str | None, as_json: bool) -> int:
     from gitai.trace.backfill import terminal_progress
 
     lay = layout()
-    try:
-        policy = load_policy(lay)
-    except GitaiError:
-        policy = None  # no catalogue: trailers only
+    policy = load_policy(lay) if os.path.exists(lay.catalogue) else None  # no catalogue: trailers only
     progress = terminal_progress if sys.stderr.isatty() and not as_json else None
     result = run_backfill(lay, policy, revision_range, progress)
     if as_json:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 
 from gitai.active import active_intent
-from gitai.check import NO_ACTIVE_INTENT, CheckResult, check_paths, display_path, staged_paths
+from gitai.check import CLOSED_INTENT, NO_ACTIVE_INTENT, CheckResult, check_paths, display_path, staged_paths
 from gitai.errors import EXIT_OK, EXIT_PROBLEM
 from gitai.layout import Layout
 from gitai.policy import Policy, load_policy
@@ -53,6 +53,10 @@ def refusal_message(policy: Policy, result: CheckResult) -> str:
     if result.violations[0].reason == NO_ACTIVE_INTENT:
         head = "gitai: commit refused: no active intent. Select the intent this work serves first:"
         fixes = [f"  gitai select {owning[0] if len(owning) == 1 else 'INT-ID'}   (see 'gitai intents')"]
+    elif result.violations[0].reason == CLOSED_INTENT:
+        intent = policy.intents[result.intent or ""]
+        head = f"gitai: commit refused: intent {intent.id} ({intent.name}) is {intent.status}; no new work goes under it:"
+        fixes = ["  select an intent that is DRAFT or IN_PROGRESS: gitai select INT-ID   (see 'gitai intents')"]
     else:
         intent = policy.intents[result.intent or ""]
         count = len(result.violations)

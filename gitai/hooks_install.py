@@ -72,10 +72,11 @@ def install_hooks(layout: Layout, force: bool = False) -> list[HookState]:
     hooks_dir = Path(layout.repo.hooks_dir)
     foreign = [name for name in HOOK_NAMES if (hooks_dir / name).exists() and not _is_ours(hooks_dir / name)]
     for name in foreign:  # refuse before touching anything
-        if (hooks_dir / (name + CHAINED)).exists():
+        kept = hooks_dir / (name + (REPLACED if force else CHAINED))
+        if kept.exists() or (hooks_dir / (name + CHAINED)).exists():
             raise GitaiError(
-                f"{hooks_dir / name} is not gitai's and {name + CHAINED} already exists beside it; "
-                "move one of them away, then run 'gitai hooks install' again"
+                f"{hooks_dir / name} is not gitai's and {kept.name if kept.exists() else name + CHAINED} already "
+                "exists beside it; move one of them away, then run 'gitai hooks install' again"
             )
     hooks_dir.mkdir(parents=True, exist_ok=True)
     for name in HOOK_NAMES:

@@ -98,7 +98,7 @@ def _compile(layout: Layout, ignore_bytes: bytes | None) -> tuple[list[IntentSco
     text = (ignore_bytes or b"").decode("utf-8", "replace")
     for number, line in enumerate(text.splitlines(), start=1):
         try:
-            compiled = compile_pattern(line)
+            compiled = compile_pattern(line, anchors=True)
         except PatternError as exc:
             raise GitaiError(f"{layout.relative(layout.intentignore)}:{number}: {exc}") from None
         if compiled:

@@ -21,17 +21,20 @@ class PatternError(ValueError):
     """A scope or .intentignore pattern that gitai refuses."""
 
 
-def compile_pattern(pattern: str) -> CompiledPattern | None:
+def compile_pattern(pattern: str, anchors: bool = False) -> CompiledPattern | None:
     """Compile one gitignore-style pattern; None for blank and comment lines.
 
     Refused: absolute patterns, patterns that climb out of the repository (`..`),
-    and patterns pathspec cannot compile (e.g. an unclosed `[`).
+    and patterns pathspec cannot compile (e.g. an unclosed `[`). With `anchors` (the
+    `.intentignore` file, plain gitignore syntax) a leading `/` anchors to the root instead.
     """
     from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
     if not pattern.strip() or pattern.startswith("#"):
         return None
     body = pattern[1:] if pattern.startswith("!") else pattern
+    if anchors and body.startswith("/") and not body.startswith("//"):
+        body = body[1:]
     if body.startswith(("/", "~")) or re.match(r"^[A-Za-z]:[\\/]", body):
         raise PatternError(
             f"{pattern!r} is absolute; patterns are relative to the repository root (write it without the leading '/')"

@@ -292,3 +292,22 @@ def test_check_range_sees_an_evil_merge(repo: Path) -> None:
     result = gitai_json(repo, "check", "--range", f"{base}..HEAD", code=1)
     assert [(v["path"], v["reason"]) for v in result["violations"]] == [("docs/evil.md", "out_of_scope")]
     assert result["violations"][0]["commit"] == head(repo)
+
+
+def test_closed_intents_take_no_commits(repo: Path) -> None:
+    write(repo, "blocked/x.py", "x\n")
+    proc = commit(repo, "blocked work", env={"GITAI_INTENT": "INT-005"}, check=False)
+    assert proc.returncode != 0 and "INT-005 (Waiting) is BLOCKED" in proc.stderr
+    result = gitai_json(repo, "check", "blocked/x.py", "--intent", "INT-005", code=1)
+    assert result["violations"][0]["reason"] == "intent_closed"
+
+
+def test_intentignore_leading_slash_anchors(repo: Path) -> None:
+    gitai(repo, "select", "INT-001")
+    write(repo, ".orchestration/.intentignore", "/dist/\n")
+    write(repo, "dist/bundle.js", "x\n")
+    commit(repo, "root dist is anyone's")
+    write(repo, "src/auth/dist/x.js", "x\n")
+    write(repo, "lib/dist/y.js", "y\n")
+    proc = commit(repo, "nested dist is not exempt", check=False)
+    assert proc.returncode != 0 and "lib/dist/y.js" in proc.stderr

@@ -122,3 +122,21 @@ def test_shared_hooks_path_leaves_other_repositories_alone(tmp_path: Path) -> No
     assert git(other, "notes", "--ref", "gitai", "list", check=False).stdout == ""
     write(first, "x.txt", "x\n")
     assert commit(first, "gitai repository", check=False).returncode != 0  # the gate runs here
+
+
+def test_force_never_overwrites_a_hook_kept_aside(bare_repo: Path) -> None:
+    hooks = bare_repo / ".git" / "hooks"
+    hooks.mkdir(exist_ok=True)
+    (hooks / "pre-commit").write_text("#!/bin/sh\n# A\n")
+    gitai(bare_repo, "hooks", "install", "--force")
+    (hooks / "pre-commit").write_text("#!/bin/sh\n# B\n")
+    proc = gitai(bare_repo, "hooks", "install", "--force")
+    assert proc.returncode == 2 and "pre-commit.gitai-replaced already exists" in proc.stderr
+    assert (hooks / "pre-commit.gitai-replaced").read_text() == "#!/bin/sh\n# A\n"
+
+
+def test_init_refuses_a_file_named_orchestration(bare_repo: Path) -> None:
+    write(bare_repo, ".orchestration", "not a directory\n")
+    proc = gitai(bare_repo, "init")
+    assert proc.returncode == 2 and "is not a directory" in proc.stderr and len(proc.stderr.splitlines()) == 1
+    assert not (bare_repo / ".git" / "hooks" / "commit-msg").exists()

@@ -395,3 +395,22 @@ def test_malformed_note_from_elsewhere_is_reported_not_fatal(repo: Path) -> None
     for args in (("log",), ("show", "HEAD~1"), ("map",), ("blame-intent", "src/auth/a.py"), ("backfill",)):
         proc = gitai(repo, *args)
         assert proc.returncode in (0, 1) and "Traceback" not in proc.stderr, (args, proc.stderr)
+
+
+def test_binary_rules_follow_the_new_content(repo: Path) -> None:
+    gitai(repo, "select", "INT-001")
+    write(repo, "src/auth/data", b"\x00binary\x01")
+    commit(repo, "binary")
+    write(repo, "src/auth/data", "now\ntext\n")
+    commit(repo, "binary to text")
+    assert [(r["start_line"], r["end_line"]) for r in record_ranges(note(repo), "src/auth/data")] == [(1, 2)]
+    import hashlib
+
+    assert record_ranges(note(repo), "src/auth/data")[0]["content_hash"] == (
+        "sha256:" + hashlib.sha256(b"now\ntext").hexdigest())
+
+
+def test_backfill_refuses_a_broken_catalogue(repo: Path) -> None:
+    write(repo, ".orchestration/active_intents.yaml", "active_intents: [\n")
+    proc = gitai(repo, "backfill")
+    assert proc.returncode == 2 and "malformed YAML" in proc.stderr

@@ -9,6 +9,7 @@ from typing import Any
 import pygit2
 
 from gitai.layout import Layout
+from gitai.check import display_path
 from gitai.git import verify_commit
 from gitai.trace.notes_index import all_notes, open_repository
 from gitai.trace.store import Record, own_records, read_note
@@ -85,10 +86,10 @@ def describe_record(record: Record) -> list[str]:
         if info.get("renamed_from"):
             tags.append(f"renamed from {info['renamed_from']}")
         suffix = f"  [{'; '.join(tags)}]" if tags else ""
-        lines.append(f"  {entry['path']}: {spans or 'no line ranges'}{suffix}")
+        lines.append(f"  {display_path(entry['path'])}: {spans or 'no line ranges'}{suffix}")
         for definition in info.get("definitions", []):
             if definition.get("status") != "unchanged":
                 lines.append(f"      {definition['status']:<9} {definition['kind']} {definition['name']}")
     for path in meta.get("deleted", []):
-        lines.append(f"  {path}: deleted")
+        lines.append(f"  {display_path(path)}: deleted")
     return lines

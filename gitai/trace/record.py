@@ -66,10 +66,13 @@ def load_changes(
             files.append(ChangedFile(change.new_path, old_path, None, None, kind))
             continue
         new_data = reader.read(change.new_oid)
-        if len(new_data) > LARGE_FILE:
-            files.append(ChangedFile(change.new_path, old_path, new_data, old_data, "large"))
-        elif is_binary(new_data) or (old_data is not None and is_binary(old_data)):
+        if is_binary(new_data):
             files.append(ChangedFile(change.new_path, old_path, new_data, old_data, "binary"))
+        elif len(new_data) > LARGE_FILE:
+            files.append(ChangedFile(change.new_path, old_path, new_data, old_data, "large"))
+        elif old_data is not None and is_binary(old_data):  # binary became text: every line is new
+            lines = list(range(1, len(split_lines(new_data)) + 1))
+            files.append(ChangedFile(change.new_path, old_path, new_data, old_data, "text", lines))
         else:
             lines = per_change[index] if per_change is not None else _fallback_lines(root, change)
             files.append(ChangedFile(change.new_path, old_path, new_data, old_data, "text", lines))
