@@ -24,10 +24,14 @@ run_gitai() {  # HOOK ARGS...
 # commit-msg: add "Intent: <active intent>" once, in shell (no Python start on this hook).
 # The active intent is GITAI_INTENT, else this worktree's `gitai select` (gitai/active.py).
 commit_msg() {
-  intent=$(printf '%s' "${GITAI_INTENT:-}" | tr -d '[:space:]')
+  intent=${GITAI_INTENT:-}
   if [ -z "$intent" ]; then
-    active=$(git rev-parse --git-path gitai/active) || return 0
-    [ -f "$active" ] && intent=$(tr -d '[:space:]' <"$active")
+    if [ -z "${GIT_DIR:-}" ] && [ -d .git ]; then
+      active=.git/gitai/active  # hooks run at the top of the worktree: spare a git call
+    else
+      active=$(git rev-parse --git-path gitai/active) || return 0
+    fi
+    [ -f "$active" ] && read -r intent <"$active"
   fi
   comment=$(git config core.commentChar) || comment='#'
   [ "$comment" = auto ] && comment='#'
