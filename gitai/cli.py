@@ -20,7 +20,13 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Machine-read
 
 
 def emit_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+    """Pretty JSON on stdout; ASCII escapes when a path is not valid UTF-8 (as in the ledger)."""
+    text = json.dumps(data, indent=2, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(data, indent=2, ensure_ascii=True)
+    click.echo(text)
 
 
 def layout() -> Layout:

@@ -340,6 +340,8 @@ def test_path_that_is_not_utf8_is_recorded(repo: Path) -> None:
     assert record["files"][0]["path"] == "src/auth/" + name.decode("utf-8", "surrogateescape")
     assert ledger(repo)[-1] == record
     assert gitai(repo, "trace", "verify").returncode == 0
+    assert gitai_json(repo, "show")[0] == record
+    assert gitai(repo, "log").returncode == 0
 
 
 def test_rebase_that_keeps_commits_adds_no_records(repo: Path) -> None:
