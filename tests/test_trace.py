@@ -341,7 +341,7 @@ def test_path_that_is_not_utf8_is_recorded(repo: Path) -> None:
     assert ledger(repo)[-1] == record
     assert gitai(repo, "trace", "verify").returncode == 0
     assert gitai_json(repo, "show")[0] == record
-    assert gitai(repo, "log").returncode == 0
+    assert gitai_json(repo, "log")[0]["files"] == [record["files"][0]["path"]]
 
 
 def test_rebase_that_keeps_commits_adds_no_records(repo: Path) -> None:
