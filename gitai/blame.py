@@ -199,7 +199,7 @@ class _Resolver:
         """Lines still on a refactor commit lie outside any definition (blank lines, separators,
         comments between definitions): they take the origin of the nearest resolved line above,
         else below. A refactor adds no meaning of its own, so its intent never takes them."""
-        resolved = [o if o.commit not in self.ignored else None for o in origins]
+        resolved = [o if o.commit not in self.ignored and o.commit != UNCOMMITTED else None for o in origins]
         if all(o is None for o in resolved):
             return origins
         filled = list(resolved)
@@ -212,7 +212,7 @@ class _Resolver:
             following = resolved[position] or following
             if filled[position] is None:
                 filled[position] = following
-        return [o if o is not None else origins[i] for i, o in enumerate(filled)]
+        return [origins[i] if origins[i].commit == UNCOMMITTED or o is None else o for i, o in enumerate(filled)]
 
     def _definition(self, origin: Origin) -> int | None:
         defs = self.index.definitions(origin.commit, origin.path)

@@ -9,7 +9,7 @@ import json
 import os
 
 from gitai.errors import GitaiError
-from gitai.git import rev_list, run_git, split_z
+from gitai.git import git_process, rev_list, run_git, split_z
 from gitai.layout import Layout
 from gitai.policy import Policy
 from gitai.trailers import commit_intents
@@ -77,13 +77,24 @@ def staged_paths(layout: Layout) -> list[str]:
     """Every path the index changes against HEAD: added, modified, deleted, both sides of renames.
 
     Honours GIT_INDEX_FILE (inherited by git); on an unborn branch everything staged is new.
-    While a merge is being concluded, only paths that differ from both sides count: the merge's
-    own resolutions, not the other branch's work (that was checked where it was committed).
+    While a merge is being concluded, only the merge's own work counts: paths where the index
+    differs from git's automatic merge (conflict resolutions, extra changes), not the other
+    branch's work, which was checked where it was committed.
     """
-    paths = _cached_diff(layout, [])
-    if os.path.exists(os.path.join(layout.repo.git_dir, "MERGE_HEAD")):
-        theirs = set(_cached_diff(layout, ["MERGE_HEAD"]))
-        paths = [p for p in paths if p in theirs]
+    try:
+        with open(os.path.join(layout.repo.git_dir, "MERGE_HEAD"), encoding="ascii") as handle:
+            heads = handle.read().split()
+    except (FileNotFoundError, UnicodeDecodeError):
+        return _cached_diff(layout, [])
+    if len(heads) == 1:
+        merged = git_process(["merge-tree", "--write-tree", "HEAD", heads[0]], layout.root)
+        tree = merged.stdout.split(b"\n", 1)[0].decode("ascii", "replace")
+        if merged.returncode in (0, 1) and len(tree) == 40:  # 1: conflicts, the tree holds their markers
+            return _cached_diff(layout, [tree])
+    paths = _cached_diff(layout, [])  # an octopus merge, or no merge-tree: differ from every side
+    for head in heads:
+        other = set(_cached_diff(layout, [head]))
+        paths = [p for p in paths if p in other]
     return paths
 
 
@@ -137,10 +148,13 @@ def check_range(layout: Layout, policy: Policy, revision_range: str, intent_over
 
 
 def _changed_paths(layout: Layout, sha: str, parents: list[str]) -> list[str]:
-    """Paths the commit changes; for a merge, only those differing from every parent."""
+    """Paths the commit changes; for a merge, its own work: what differs from git's automatic
+    merge of its parents (`--remerge-diff`), or for an octopus, what differs from every parent."""
     if len(parents) <= 1:
         return split_z(run_git(["diff-tree", "--root", "-r", "--no-commit-id", "--name-only", "-z", "--no-renames", sha],
                                layout.root))
+    if len(parents) == 2:
+        return split_z(run_git(["show", "--remerge-diff", "--name-only", "--format=", "-z", sha], layout.root))
     common: set[str] | None = None
     for parent in parents:
         changed = set(split_z(run_git(["diff-tree", "-r", "--name-only", "-z", "--no-renames", parent, sha], layout.root)))

@@ -62,8 +62,10 @@ class RepoPaths:
         # parent of a common dir named `.git`, or core.worktree (submodules). Otherwise (bare,
         # --separate-git-dir) linked worktrees cannot find it, so all worktrees use the common dir.
         self.main_worktree: str | None = None
-        if os.path.basename(common_dir) == ".git":
-            self.main_worktree = os.path.dirname(common_dir)
+        if git_dir == common_dir and os.path.dirname(common_dir) == worktree and os.path.basename(common_dir) == ".git":
+            self.main_worktree = worktree  # the usual layout, in the main worktree
+        elif git_dir != common_dir and os.path.basename(common_dir) == ".git":
+            self.main_worktree = os.path.dirname(common_dir)  # a linked worktree of the usual layout
         else:
             configured = subprocess.run(
                 ["git", "config", "--file", os.path.join(common_dir, "config"), "--get", "core.worktree"],

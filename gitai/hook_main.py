@@ -69,17 +69,15 @@ def _log_failure(hook: str) -> None:
 
 
 def _uses_gitai() -> bool:
-    """A repository uses gitai once it has `.orchestration/` or gitai state in its git dir.
-
-    Hooks installed in a shared `core.hooksPath` also run in repositories that never ran
-    `gitai init`: there they do nothing.
-    """
+    """A repository uses gitai when its hooks were installed for it (a marker in the common git
+    dir) or its checkout has `.orchestration/`. Hooks in a shared `core.hooksPath` also run in
+    repositories that never ran `gitai init`: there they do nothing."""
     import os
 
     from gitai.layout import find_layout
 
     layout = find_layout()
-    return any(os.path.isdir(p) for p in (layout.orchestration, layout.state_dir, layout.shared_state_dir))
+    return os.path.isdir(layout.orchestration) or os.path.isfile(layout.installed_marker)
 
 
 def main(argv: list[str]) -> int:

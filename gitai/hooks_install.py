@@ -86,6 +86,7 @@ def install_hooks(layout: Layout, force: bool = False) -> list[HookState]:
         _write_executable(target, render_hook(name))
     if NOTES_REF not in config_get("notes.rewriteRef", layout.root):
         run_git(["config", "--add", "notes.rewriteRef", NOTES_REF], layout.root)
+    write_atomic(layout.installed_marker, "gitai hooks are installed for this repository\n")
     return hook_status(layout)
 
 
@@ -102,6 +103,8 @@ def uninstall_hooks(layout: Layout) -> list[HookState]:
                 os.replace(kept, target)
     if NOTES_REF in config_get("notes.rewriteRef", layout.root):
         run_git(["config", "--unset-all", "--fixed-value", "notes.rewriteRef", NOTES_REF], layout.root)
+    if os.path.exists(layout.installed_marker):
+        os.unlink(layout.installed_marker)
     return hook_status(layout)
 
 

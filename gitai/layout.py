@@ -38,8 +38,9 @@ class Layout:
         # Per-worktree state: `git rev-parse --git-path gitai` (the active intent, caches).
         self.state_dir = os.path.join(repo.git_dir, "gitai")
         self.active_file = os.path.join(self.state_dir, "active")
-        # State shared by all worktrees: locks, hook error log.
+        # State shared by all worktrees: locks, hook error log, the "hooks installed here" marker.
         self.shared_state_dir = os.path.join(repo.common_dir, "gitai")
+        self.installed_marker = os.path.join(self.shared_state_dir, "installed")
         # The ledger and events are shared by all worktrees: the main worktree's .orchestration/,
         # or the common git dir for a bare repository.
         shared = (

@@ -24,14 +24,20 @@ run_gitai() {  # HOOK ARGS...
 # commit-msg: add "Intent: <active intent>" once, in shell (no Python start on this hook).
 # The active intent is GITAI_INTENT, else this worktree's `gitai select` (gitai/active.py).
 commit_msg() {
-  intent=${GITAI_INTENT:-}
-  if [ -z "$intent" ]; then
-    if [ -z "${GIT_DIR:-}" ] && [ -d .git ]; then
-      active=.git/gitai/active  # hooks run at the top of the worktree: spare a git call
-    else
-      active=$(git rev-parse --git-path gitai/active) || return 0
-    fi
-    [ -f "$active" ] && read -r intent <"$active"
+  message=$1
+  if [ -z "${GIT_DIR:-}" ] && [ -d .git ]; then
+    state=.git/gitai  # hooks run at the top of the worktree: spare a git call
+  else
+    state=$(git rev-parse --git-path gitai) || return 0
+  fi
+  # A shared core.hooksPath runs this hook in repositories without gitai too: do nothing there.
+  [ -d .orchestration ] || [ -f "$(git rev-parse --git-common-dir)/gitai/installed" ] || return 0
+  set -f
+  set -- ${GITAI_INTENT:-}  # trims surrounding whitespace, as gitai/active.py does
+  intent=${1:-}
+  set +f
+  if [ -z "$intent" ] && [ -f "$state/active" ]; then
+    read -r intent <"$state/active"
   fi
   comment=$(git config core.commentChar) || comment='#'
   [ "$comment" = auto ] && comment='#'
@@ -39,18 +45,21 @@ commit_msg() {
   # the commit, and a trailer must not rescue it), and does a line look like an Intent trailer?
   shape=$(awk -v c="$comment" 'index($0, c " ------------------------ >8") == 1 { exit }
     index($0, c) == 1 { next }  /[^[:space:]]/ { text = 1 }  tolower($0) ~ /^intent *:/ { named = 1 }
-    END { print (text ? "text" : "empty") (named ? "+named" : "") }' "$1")
+    END { print (text ? "text" : "empty") (named ? "+named" : "") }' "$message")
   case "$shape" in empty*) return 0 ;; esac
   if [ "$shape" = text+named ]; then
     # A message naming another intent than the active one is recorded under that intent,
     # so the staged paths must fit its scope too.
-    written=$(git interpret-trailers --parse "$1" | sed -n 's/^[Ii][Nn][Tt][Ee][Nn][Tt]: *//p' | head -n 1)
+    written=$(git interpret-trailers --parse "$message" | sed -n 's/^[Ii][Nn][Tt][Ee][Nn][Tt]: *//p' | head -n 1)
     if [ -n "$written" ] && [ "$written" != "$intent" ]; then
       GITAI_INTENT=$written run_gitai pre-commit || return $?
     fi
   fi
   [ -n "$intent" ] || return 0
-  git interpret-trailers --in-place --if-exists doNothing --trailer "Intent: $intent" "$1"
+  # `git merge` writes its message without a final newline; without one the trailer would be
+  # glued to the subject and not be a trailer at all.
+  [ -z "$(tail -c 1 "$message")" ] || printf '\n' >>"$message"
+  git interpret-trailers --in-place --if-exists doNothing --trailer "Intent: $intent" "$message"
 }
 
 if [ -x "$chained" ]; then

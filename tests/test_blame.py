@@ -186,3 +186,20 @@ def test_refactor_is_looked_through_in_a_file_with_an_unusual_name(bare_repo: Pa
     commit(repo, "C reorders", env={"GITAI_INTENT": "C"})
     assert gitai_json(repo, "show")[0]["metadata"]["dev.gitai"]["classification"] == "AST_REFACTOR"
     assert set(intents(blame(repo, name))) == {"A"}
+
+
+def test_uncommitted_lines_do_not_spread_to_committed_neighbours(bare_repo: Path) -> None:
+    repo = bare_repo
+    gitai(repo, "init")
+    write(repo, ".orchestration/active_intents.yaml", CATALOGUE)
+    commit(repo, "catalogue")
+    write(repo, "src/m.py", "def f():\n    return 1\n\n\ndef g():\n    return 2\n")
+    commit(repo, "A writes", env={"GITAI_INTENT": "A"})
+    write(repo, "src/m.py", "def g():\n    return 2\n\n\n# separator comment\n\ndef f():\n    return 1\n")
+    commit(repo, "C reorders", env={"GITAI_INTENT": "C"})
+    text = (repo / "src/m.py").read_text().replace("# separator comment", "X = 5\n# separator comment")
+    write(repo, "src/m.py", text)
+    rows = blame(repo, "src/m.py")
+    committed = [r for r in rows if r["content"] != "X = 5"]
+    assert all(r["commit"] is not None and r["intent_id"] == "A" for r in committed), rows
+    assert next(r for r in rows if r["content"] == "X = 5")["commit"] is None

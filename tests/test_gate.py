@@ -311,3 +311,54 @@ def test_intentignore_leading_slash_anchors(repo: Path) -> None:
     write(repo, "lib/dist/y.js", "y\n")
     proc = commit(repo, "nested dist is not exempt", check=False)
     assert proc.returncode != 0 and "lib/dist/y.js" in proc.stderr
+
+
+def test_clean_merge_of_a_file_both_sides_edited_is_not_the_merges_work(repo: Path) -> None:
+    base = head(repo)
+    write(repo, "src/auth/a.py", "".join(f"line{i}\n" for i in range(9)))
+    commit(repo, "a", env={"GITAI_INTENT": "INT-001"})
+    git(repo, "checkout", "-q", "-b", "feature")
+    write(repo, "src/auth/a.py", (repo / "src/auth/a.py").read_text().replace("line8", "line8 feature"))
+    commit(repo, "feature edit", env={"GITAI_INTENT": "INT-001"})
+    git(repo, "checkout", "-q", "main")
+    write(repo, "src/auth/a.py", (repo / "src/auth/a.py").read_text().replace("line0", "line0 main"))
+    commit(repo, "main edit", env={"GITAI_INTENT": "INT-001"})
+    git(repo, "merge", "-q", "--no-commit", "--no-ff", "feature")
+    proc = git(repo, "commit", "-q", "--no-edit", check=False, env={"GITAI_INTENT": "INT-003"})
+    assert proc.returncode == 0, proc.stderr
+    trailers = git(repo, "log", "-1", "--format=%(trailers:key=Intent,valueonly)").stdout.split()
+    assert trailers == ["INT-003"]
+    assert gitai_json(repo, "check", "--range", f"{base}..HEAD") == {"ok": True, "intent": None, "violations": []}
+
+
+def test_merge_commit_made_by_git_merge_gets_a_real_trailer(repo: Path) -> None:
+    gitai(repo, "select", "INT-001")
+    git(repo, "checkout", "-q", "-b", "feature")
+    write(repo, "src/auth/f.py", "f\n")
+    commit(repo, "feature")
+    git(repo, "checkout", "-q", "main")
+    write(repo, "src/auth/m.py", "m\n")
+    commit(repo, "main")
+    git(repo, "merge", "-q", "--no-edit", "feature")
+    assert git(repo, "log", "-1", "--format=%(trailers:key=Intent,valueonly)").stdout.split() == ["INT-001"]
+
+
+def test_blank_gitai_intent_is_no_intent(repo: Path) -> None:
+    gitai(repo, "select", "INT-001")
+    write(repo, "src/auth/a.py", "a\n")
+    commit(repo, "work", env={"GITAI_INTENT": "   "})
+    assert git(repo, "log", "-1", "--format=%(trailers:key=Intent,valueonly)").stdout.split() == ["INT-001"]
+
+
+def test_branch_without_orchestration_is_still_gated_and_traced(repo: Path) -> None:
+    git(repo, "checkout", "-q", "--orphan", "old")
+    git(repo, "rm", "-rq", "--cached", ".")
+    import shutil
+
+    shutil.rmtree(repo / ".orchestration")
+    write(repo, "src/auth/a.py", "a\n")
+    proc = commit(repo, "on a branch that predates gitai", "src/auth/a.py", check=False)
+    assert proc.returncode != 0 and "no intent catalogue" in proc.stderr  # the gate still runs
+    proc = commit(repo, "skip the gate", "src/auth/a.py", extra=("--no-verify",))
+    assert "warning" not in proc.stderr
+    assert gitai_json(repo, "show")[0]["vcs"]["revision"] == head(repo)  # and the trace too

@@ -140,3 +140,14 @@ def test_init_refuses_a_file_named_orchestration(bare_repo: Path) -> None:
     proc = gitai(bare_repo, "init")
     assert proc.returncode == 2 and "is not a directory" in proc.stderr and len(proc.stderr.splitlines()) == 1
     assert not (bare_repo / ".git" / "hooks" / "commit-msg").exists()
+
+
+def test_shared_hooks_path_adds_no_trailer_elsewhere(tmp_path: Path) -> None:
+    from conftest import new_repo
+
+    git(tmp_path, "config", "--global", "core.hooksPath", str(tmp_path / "shared-hooks"))
+    gitai(new_repo(tmp_path / "first"), "init")
+    other = new_repo(tmp_path / "other")
+    write(other, "a.txt", "a\n")
+    commit(other, "plain", env={"GITAI_INTENT": "INT-009"})
+    assert "Intent:" not in git(other, "log", "-1", "--format=%B").stdout
