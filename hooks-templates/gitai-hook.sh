@@ -26,9 +26,9 @@ run_gitai() {  # HOOK ARGS...
 commit_msg() {
   message=$1
   if [ -z "${GIT_DIR:-}" ] && [ -d .git ]; then
-    state=.git/gitai  # hooks run at the top of the worktree: spare a git call
+    gitdir=.git  # hooks run at the top of the worktree: spare a git call
   else
-    state=$(git rev-parse --git-path gitai) || return 0
+    gitdir=$(git rev-parse --git-dir) || return 0
   fi
   # A shared core.hooksPath runs this hook in repositories without gitai too: do nothing there.
   [ -d .orchestration ] || [ -f "$(git rev-parse --git-common-dir)/gitai/installed" ] || return 0
@@ -36,8 +36,8 @@ commit_msg() {
   set -- ${GITAI_INTENT:-}  # trims surrounding whitespace, as gitai/active.py does
   intent=${1:-}
   set +f
-  if [ -z "$intent" ] && [ -f "$state/active" ]; then
-    read -r intent <"$state/active"
+  if [ -z "$intent" ] && [ -f "$gitdir/gitai/active" ]; then
+    read -r intent <"$gitdir/gitai/active"
   fi
   comment=$(git config core.commentChar) || comment='#'
   [ "$comment" = auto ] && comment='#'
@@ -58,7 +58,9 @@ commit_msg() {
   [ -n "$intent" ] || return 0
   # `git merge` writes its message without a final newline; without one the trailer would be
   # glued to the subject and not be a trailer at all.
-  [ -z "$(tail -c 1 "$message")" ] || printf '\n' >>"$message"
+  if [ -f "$gitdir/MERGE_HEAD" ] && [ -n "$(tail -c 1 "$message")" ]; then
+    printf '\n' >>"$message"
+  fi
   git interpret-trailers --in-place --if-exists doNothing --trailer "Intent: $intent" "$message"
 }
 

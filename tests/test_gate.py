@@ -362,3 +362,15 @@ def test_branch_without_orchestration_is_still_gated_and_traced(repo: Path) -> N
     proc = commit(repo, "skip the gate", "src/auth/a.py", extra=("--no-verify",))
     assert "warning" not in proc.stderr
     assert gitai_json(repo, "show")[0]["vcs"]["revision"] == head(repo)  # and the trace too
+
+
+def test_merge_in_a_linked_worktree_gets_a_real_trailer(repo: Path, tmp_path: Path) -> None:
+    linked = tmp_path / "linked"
+    git(repo, "worktree", "add", "-q", "-b", "work", str(linked))
+    git(repo, "checkout", "-q", "-b", "feature")
+    write(repo, "src/auth/f.py", "f\n")
+    commit(repo, "feature", env={"GITAI_INTENT": "INT-001"})
+    write(linked, "src/auth/w.py", "w\n")
+    commit(linked, "work", env={"GITAI_INTENT": "INT-001"})
+    git(linked, "merge", "-q", "--no-edit", "feature", env={"GITAI_INTENT": "INT-001"})
+    assert git(linked, "log", "-1", "--format=%(trailers:key=Intent,valueonly)").stdout.split() == ["INT-001"]
