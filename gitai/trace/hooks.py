@@ -11,7 +11,7 @@ from gitai.git import head_commit
 from gitai.layout import Layout
 from gitai.trace.contributor import detect_contributor
 from gitai.trace.gitdata import ObjectReader, commit_parents
-from gitai.trace.store import own_records, read_note, store_record
+from gitai.trace.store import own_records, read_note, record_intent, store_record
 from gitai.trace.tracing import trace_commit
 
 
@@ -74,8 +74,7 @@ def after_rewrite(layout: Layout, kind: str, rewritten: str) -> None:
             if own_records(read_note(layout.root, new), new):
                 continue  # traced already (e.g. by post-commit when no reflog told it of the amend)
             old_records = [r for old in olds for r in own_records(read_note(layout.root, old), old)]
-            old_intent = next((r.get("metadata", {}).get("dev.gitai", {}).get("intent_id") for r in old_records
-                               if r.get("metadata", {}).get("dev.gitai", {}).get("intent_id")), None)
+            old_intent = next((intent for intent in map(record_intent, old_records) if intent), None)
             # A rebase replays the old commits' lines: they keep their contributor. An amend is new work.
             contributor = (kind == "rebase" and _recorded_contributor(old_records)) or detect_contributor()
             record = trace_commit(layout.root, reader, new, old_intent or _active_id(layout), contributor,

@@ -74,6 +74,12 @@ def read_note(root: str, commit: str) -> list[Record]:
     return parse_note(proc.stdout.decode("utf-8", "replace")) if proc.returncode == 0 else []
 
 
+def record_intent(record: Record) -> str | None:
+    """The intent a record attributes its commit to (None: unattributed)."""
+    meta = record.get("metadata", {}).get("dev.gitai", {})
+    return meta.get("intent_id") if isinstance(meta.get("intent_id"), str) else None
+
+
 def own_records(records: list[Record], commit: str) -> list[Record]:
     """The records describing this very commit (a note copied from a rewritten commit does not count)."""
     return [r for r in records if r.get("vcs", {}).get("revision") == commit]
