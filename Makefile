@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench clean
+.PHONY: demo test bench typecheck clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +24,10 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m compileall -q gitai
 	for b in hook_latency trace_cost ast_hash blame; do $(PY) benchmarks/$$b.py || exit 1; done
+
+typecheck: $(STAMP)
+	$(PY) -m pip install --quiet -e '.[dev]' --config-settings editable_mode=compat
+	$(PY) -m mypy gitai --ignore-missing-imports
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -58,11 +58,12 @@ def write_status(path: Path, intent_id: str, status: str, list_key: str) -> bool
     check = yaml.safe_load(edited)
     entries = check.get(list_key) if isinstance(check, dict) else None
     original = yaml.safe_load(text)
-    ok = isinstance(entries, list) and all(
+    if not isinstance(entries, list) or len(entries) != len(original[list_key]):
+        return False
+    if not all(
         after == ({**before, "status": status} if before.get("id") == intent_id else before)
         for before, after in zip(original[list_key], entries)
-    )
-    if not ok or len(entries) != len(original[list_key]):
+    ):
         return False
     write_atomic(str(path), edited)
     return True

@@ -213,7 +213,7 @@ def status(as_json: bool) -> int:
     intent_id = active.id if active and active.id in policy.intents else None
     result = check_paths(policy, intent_id, paths)
     bad = {v.path for v in result.violations}
-    rows = [
+    rows: list[dict[str, Any]] = [
         {"path": p, "exempt": policy.is_exempt(p), "in_scope": p not in bad, "owners": policy.owners(p)} for p in paths
     ]
     if as_json:
@@ -483,7 +483,7 @@ def blame_intent_cmd(file: str, line_range: str | None, rev: str | None, porcela
     width = max((len(line.intent_id or "-") for line in lines), default=1)
     digits = len(str(lines[-1].line)) if lines else 1
     palette: dict[str, str] = {}
-    rows = []
+    out: list[str] = []
     for line in lines:
         intent = line.intent_id or "-"
         cell = f"{intent:<{width}}"
@@ -491,8 +491,8 @@ def blame_intent_cmd(file: str, line_range: str | None, rev: str | None, porcela
             palette.setdefault(intent, INTENT_COLOURS[len(palette) % len(INTENT_COLOURS)])
             cell = click.style(cell, fg=palette[intent])
         commit = line.commit[:8] if line.commit else "uncommit"
-        rows.append(f"{cell} {commit} {line.line:>{digits}}) {line.content}\n")
-    sys.stdout.write("".join(rows))
+        out.append(f"{cell} {commit} {line.line:>{digits}}) {line.content}\n")
+    sys.stdout.write("".join(out))
     return EXIT_OK
 
 

@@ -63,7 +63,7 @@ def _check_ranges(repo: pygit2.Repository, commit_id: str, record: Record, resul
         if not ranges:
             continue
         try:
-            data = repo[tree[path].id].data
+            data = repo[tree[path].id].read_raw()
         except KeyError:
             result.problems.append(Problem("missing_file", f"{path} is not in the commit", commit_id))
             continue
