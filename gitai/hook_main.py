@@ -8,39 +8,37 @@ the git dir (`gitai/hook-errors.log`).
 
 from __future__ import annotations
 
+import os
 import sys
 
 from gitai.errors import EXIT_USAGE, GitaiError
+from gitai.layout import Layout, find_layout
 
 
-def _pre_commit(args: list[str]) -> int:
+def _pre_commit(layout: Layout, args: list[str]) -> int:
     from gitai.gate import run_gate
-    from gitai.layout import find_layout
 
-    return run_gate(find_layout())
+    return run_gate(layout)
 
 
-def _post_commit(args: list[str]) -> int:
-    from gitai.layout import find_layout
+def _post_commit(layout: Layout, args: list[str]) -> int:
     from gitai.trace.hooks import after_commit
 
-    after_commit(find_layout())
+    after_commit(layout)
     return 0
 
 
-def _post_merge(args: list[str]) -> int:
-    from gitai.layout import find_layout
+def _post_merge(layout: Layout, args: list[str]) -> int:
     from gitai.trace.hooks import after_merge
 
-    after_merge(find_layout(), args[0] if args else "0")
+    after_merge(layout, args[0] if args else "0")
     return 0
 
 
-def _post_rewrite(args: list[str]) -> int:
-    from gitai.layout import find_layout
+def _post_rewrite(layout: Layout, args: list[str]) -> int:
     from gitai.trace.hooks import after_rewrite
 
-    after_rewrite(find_layout(), args[0] if args else "", sys.stdin.read())
+    after_rewrite(layout, args[0] if args else "", sys.stdin.read())
     return 0
 
 
@@ -52,31 +50,22 @@ HOOKS = {
 }
 
 
-def _log_failure(hook: str) -> None:
-    """Keep the traceback of a failed post-* hook where `gitai hooks status` can point to it."""
+def _log_failure(layout: Layout, hook: str) -> None:
+    """Keep the traceback of a failed post-* hook under the common git dir."""
     try:
-        import os
         import traceback
 
-        from gitai.layout import find_layout
-
-        log_dir = find_layout().shared_state_dir
-        os.makedirs(log_dir, exist_ok=True)
-        with open(os.path.join(log_dir, "hook-errors.log"), "a", encoding="utf-8") as handle:
+        os.makedirs(layout.shared_state_dir, exist_ok=True)
+        with open(os.path.join(layout.shared_state_dir, "hook-errors.log"), "a", encoding="utf-8") as handle:
             handle.write(f"--- {hook}\n{traceback.format_exc()}\n")
     except Exception:
         pass
 
 
-def _uses_gitai() -> bool:
+def uses_gitai(layout: Layout) -> bool:
     """A repository uses gitai when its hooks were installed for it (a marker in the common git
     dir) or its checkout has `.orchestration/`. Hooks in a shared `core.hooksPath` also run in
     repositories that never ran `gitai init`: there they do nothing."""
-    import os
-
-    from gitai.layout import find_layout
-
-    layout = find_layout()
     return os.path.isdir(layout.orchestration) or os.path.isfile(layout.installed_marker)
 
 
@@ -86,17 +75,20 @@ def main(argv: list[str]) -> int:
         return EXIT_USAGE
     hook, args = argv[0], argv[1:]
     never_fail = hook.startswith("post-")
+    layout: Layout | None = None
     try:
-        if not _uses_gitai():
+        layout = find_layout()
+        if not uses_gitai(layout):
             return 0
-        return HOOKS[hook](args)
+        return HOOKS[hook](layout, args)
     except GitaiError as exc:
         print(f"gitai: error: {exc}", file=sys.stderr)
         return 0 if never_fail else exc.exit_code
     except Exception as exc:
         if not never_fail:
             raise
-        _log_failure(hook)
+        if layout is not None:
+            _log_failure(layout, hook)
         print(f"gitai: warning: {hook} hook failed ({exc.__class__.__name__}: {exc}); the commit is kept", file=sys.stderr)
         return 0
 

@@ -13,9 +13,10 @@ from typing import Any
 
 from gitai import __version__
 from gitai.events import utc_now
-from gitai.trace.gitdata import ObjectReader, RawChange, added_lines_per_change, blob_added_lines, raw_changes
 from gitai.files import LARGE_FILE, is_binary
+from gitai.trace.gitdata import ObjectReader, RawChange, added_lines_per_change, blob_added_lines, raw_changes
 from gitai.trace.lines import content_hash, merge_ranges, split_lines, whole_file_hash
+
 SYMLINK_MODE = 0o120000
 GITLINK_MODE = 0o160000
 
