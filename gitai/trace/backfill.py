@@ -18,8 +18,8 @@ from gitai.policy import Policy
 from gitai.trace.gitdata import ObjectReader, commit_parents
 from gitai.trace.notes_index import all_notes, open_repository
 from gitai.trace.record import commit_changes
-from gitai.trace.store import own_records, store_record
-from gitai.trace.tracing import make_record
+from gitai.trace.store import own_records
+from gitai.trace.tracing import record_commit
 from gitai.trailers import commit_intents
 
 UNKNOWN_CONTRIBUTOR = {"type": "unknown"}
@@ -72,7 +72,8 @@ def backfill(
             if own_records(notes.get(sha, []), sha):
                 result.skipped += 1
             else:
-                changes = commit_changes(layout.root, reader, sha, commit_parents(reader, sha))
+                parents = commit_parents(reader, sha)
+                changes = commit_changes(layout.root, reader, sha, parents)
                 intent_id, source = trailers.get(sha), "trailer"
                 if intent_id is None:
                     paths = [f.path for f in changes.files] + [p for p, _ in changes.deleted]
@@ -81,7 +82,7 @@ def backfill(
                 extra: dict[str, Any] = {"backfilled": True}
                 if notes.get(sha):  # a note copied from a rewritten commit (notes.rewriteRef)
                     extra["rewritten_from"] = sorted({r["vcs"]["revision"] for r in notes[sha] if "vcs" in r})
-                store_record(layout, make_record(sha, changes, intent_id, UNKNOWN_CONTRIBUTOR, extra))
+                record_commit(layout, sha, parents, changes, intent_id, UNKNOWN_CONTRIBUTOR, extra)
                 result.traced.append(sha)
                 result.by_source[source] += 1
             if progress:

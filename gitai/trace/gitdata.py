@@ -11,10 +11,10 @@ import subprocess
 from dataclasses import dataclass
 
 from gitai.git import run_git
+from gitai.trace.lines import split_lines
 
-HUNK_HEADER = re.compile(rb"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
+HUNK_HEADER = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
-EMPTY_BLOB = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"
 
 
 class ObjectReader:
@@ -87,8 +87,13 @@ def parse_raw(out: bytes) -> list[RawChange]:
     return changes
 
 
-def added_lines_per_change(root: str, parent: str | None, commit: str, count: int) -> list[list[int]] | None:
-    """For each change in `raw_changes` order, the new-side line numbers the diff adds.
+Hunk = tuple[int, int, int, int]
+"""One `-U0` hunk: old start, old count, new start, new count (git's numbering: with a count of
+0, the start is the line after which the change sits)."""
+
+
+def hunks_per_change(root: str, parent: str | None, commit: str, count: int) -> list[list[Hunk]] | None:
+    """For each change in `raw_changes` order, its `-U0` hunks.
 
     Reads one `diff-tree -p -U0` and splits it at the per-file headers; returns None when the
     patch does not line up with the raw listing (the caller then diffs file by file).
@@ -100,21 +105,28 @@ def added_lines_per_change(root: str, parent: str | None, commit: str, count: in
     chunks = re.split(rb"^diff --git ", out, flags=re.MULTILINE)[1:]
     if len(chunks) != count:
         return None
-    return [_hunk_lines(chunk) for chunk in chunks]
+    return [parse_hunks(chunk) for chunk in chunks]
 
 
-def blob_added_lines(root: str, old_oid: str | None, new_oid: str) -> list[int]:
-    """New-side line numbers added between two blobs (the fallback of `added_lines_per_change`)."""
-    out = run_git(["diff", "-U0", "--no-color", "--no-ext-diff", old_oid or EMPTY_BLOB, new_oid], root)
-    return _hunk_lines(out)
+def blob_hunks(root: str, old: str | None, new: str) -> list[Hunk]:
+    """The `-U0` hunks between two blobs (None: no old file, so every line is added)."""
+    if old is None:  # not `git diff EMPTY_BLOB`: the empty blob need not exist in the repository
+        count = len(split_lines(run_git(["cat-file", "blob", new], root)))
+        return [(0, 0, 1, count)] if count else []
+    return parse_hunks(run_git(["diff", "-U0", "--no-color", "--no-ext-diff", old, new], root))
 
 
-def _hunk_lines(patch: bytes) -> list[int]:
-    lines: list[int] = []
-    for match in HUNK_HEADER.finditer(patch):
-        start, length = int(match.group(1)), int(match.group(2) or 1)
-        lines.extend(range(start, start + length))
-    return lines
+def parse_hunks(patch: bytes) -> list[Hunk]:
+    """The hunk headers of a `-U0` patch."""
+    return [
+        (int(m.group(1)), int(m.group(2) or 1), int(m.group(3)), int(m.group(4) or 1))
+        for m in HUNK_HEADER.finditer(patch)
+    ]
+
+
+def added_lines(hunks: list[Hunk]) -> list[int]:
+    """The new-side line numbers the hunks add or change."""
+    return [line for _, _, start, length in hunks for line in range(start, start + length)]
 
 
 def commit_parents(reader: ObjectReader, commit: str) -> list[str]:

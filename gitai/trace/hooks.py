@@ -11,7 +11,7 @@ from gitai.git import head_commit
 from gitai.layout import Layout
 from gitai.trace.contributor import detect_contributor
 from gitai.trace.gitdata import ObjectReader, commit_parents
-from gitai.trace.store import own_records, read_note, record_intent, store_record
+from gitai.trace.store import own_records, read_note, record_intent
 from gitai.trace.tracing import trace_commit
 
 
@@ -44,8 +44,7 @@ def after_commit(layout: Layout) -> None:
     if commit is None or own_records(read_note(layout.root, commit), commit):
         return
     with ObjectReader(layout.root) as reader:
-        record = trace_commit(layout.root, reader, commit, _active_id(layout), detect_contributor())
-    store_record(layout, record)
+        trace_commit(layout, reader, commit, _active_id(layout), detect_contributor())
 
 
 def after_merge(layout: Layout, squash: str) -> None:
@@ -56,8 +55,7 @@ def after_merge(layout: Layout, squash: str) -> None:
     with ObjectReader(layout.root) as reader:
         if len(commit_parents(reader, commit)) < 2:
             return  # a fast-forward: the commits are someone else's, traced (or not) where made
-        record = trace_commit(layout.root, reader, commit, _active_id(layout), detect_contributor())
-    store_record(layout, record)
+        trace_commit(layout, reader, commit, _active_id(layout), detect_contributor())
 
 
 def after_rewrite(layout: Layout, kind: str, rewritten: str) -> None:
@@ -77,9 +75,7 @@ def after_rewrite(layout: Layout, kind: str, rewritten: str) -> None:
             old_intent = next((intent for intent in map(record_intent, old_records) if intent), None)
             # A rebase replays the old commits' lines: they keep their contributor. An amend is new work.
             contributor = (kind == "rebase" and _recorded_contributor(old_records)) or detect_contributor()
-            record = trace_commit(layout.root, reader, new, old_intent or _active_id(layout), contributor,
-                                  {"rewritten_from": olds})
-            store_record(layout, record)
+            trace_commit(layout, reader, new, old_intent or _active_id(layout), contributor, {"rewritten_from": olds})
 
 
 def _recorded_contributor(records: list[dict[str, Any]]) -> dict[str, Any] | None:

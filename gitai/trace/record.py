@@ -14,7 +14,7 @@ from typing import Any
 from gitai import __version__
 from gitai.events import utc_now
 from gitai.files import LARGE_FILE, is_binary
-from gitai.trace.gitdata import ObjectReader, RawChange, added_lines_per_change, blob_added_lines, raw_changes
+from gitai.trace.gitdata import Hunk, ObjectReader, RawChange, added_lines, blob_hunks, hunks_per_change, raw_changes
 from gitai.trace.lines import content_hash, merge_ranges, split_lines, whole_file_hash
 
 SYMLINK_MODE = 0o120000
@@ -31,6 +31,9 @@ class ChangedFile:
     old_data: bytes | None
     kind: str = "text"  # text | binary | symlink | submodule | large
     added_lines: list[int] = field(default_factory=list)
+    hunks: list[Hunk] = field(default_factory=list)  # text files: the diff against the parent
+    new_oid: str = ""
+    old_oid: str | None = None
 
 
 @dataclass
@@ -46,14 +49,14 @@ def _content(reader: ObjectReader, mode: int, oid: str) -> bytes | None:
 def changes_against(root: str, reader: ObjectReader, parent: str | None, commit: str) -> CommitChanges:
     """What `commit` adds, changes and deletes against `parent` (None: the empty tree)."""
     raw = raw_changes(root, parent, commit)
-    per_change = added_lines_per_change(root, parent, commit, len(raw)) if raw else []
+    per_change = hunks_per_change(root, parent, commit, len(raw)) if raw else []
     return load_changes(root, reader, raw, per_change)
 
 
 def load_changes(
-    root: str, reader: ObjectReader, raw: list[RawChange], per_change: list[list[int]] | None
+    root: str, reader: ObjectReader, raw: list[RawChange], per_change: list[list[Hunk]] | None
 ) -> CommitChanges:
-    """Read the blobs of raw changes; `per_change` gives added lines (None: diff each file)."""
+    """Read the blobs of raw changes; `per_change` gives their hunks (None: diff each file)."""
     files: list[ChangedFile] = []
     deleted: list[tuple[str, bytes | None]] = []
     for index, change in enumerate(raw):
@@ -71,18 +74,21 @@ def load_changes(
             files.append(ChangedFile(change.new_path, old_path, new_data, old_data, "binary"))
         elif len(new_data) > LARGE_FILE:
             files.append(ChangedFile(change.new_path, old_path, new_data, old_data, "large"))
-        elif old_data is not None and is_binary(old_data):  # binary became text: every line is new
-            lines = list(range(1, len(split_lines(new_data)) + 1))
-            files.append(ChangedFile(change.new_path, old_path, new_data, old_data, "text", lines))
         else:
-            lines = per_change[index] if per_change is not None else _fallback_lines(root, change)
-            files.append(ChangedFile(change.new_path, old_path, new_data, old_data, "text", lines))
+            if old_data is not None and is_binary(old_data):  # binary became text: every line is new
+                count = len(split_lines(new_data))
+                hunks = [(0, 0, 1, count)] if count else []
+            else:
+                hunks = per_change[index] if per_change is not None else _fallback_hunks(root, change)
+            old_oid = None if change.status == "A" else change.old_oid
+            files.append(ChangedFile(change.new_path, old_path, new_data, old_data, "text", added_lines(hunks),
+                                     hunks, change.new_oid, old_oid))
     return CommitChanges(files, deleted)
 
 
-def _fallback_lines(root: str, change: RawChange) -> list[int]:
+def _fallback_hunks(root: str, change: RawChange) -> list[Hunk]:
     had_text_old = change.status != "A" and change.old_mode not in (GITLINK_MODE, SYMLINK_MODE)
-    return blob_added_lines(root, change.old_oid if had_text_old else None, change.new_oid)
+    return blob_hunks(root, change.old_oid if had_text_old else None, change.new_oid)
 
 
 def commit_changes(root: str, reader: ObjectReader, commit: str, parents: list[str]) -> CommitChanges:

@@ -1,12 +1,14 @@
-"""Trace one commit: resolve its intent, classify its changes, build its record (hooks and backfill)."""
+"""Trace one commit: resolve its intent, classify its changes, build and store its record (hooks and backfill)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from gitai.layout import Layout
+from gitai.origins.maintain import extend_origins
 from gitai.trace.gitdata import ObjectReader, commit_parents
 from gitai.trace.record import CommitChanges, build_record, commit_changes
-from gitai.trace.store import Record
+from gitai.trace.store import Record, store_record
 from gitai.trailers import commit_intent
 
 NOT_PARSED = ("symlink", "submodule")  # a changed link target or submodule commit: behaviour changed
@@ -42,15 +44,32 @@ def make_record(
     return build_record(commit, changes, intent_id, contributor, extra, file_metadata)
 
 
+def record_commit(
+    layout: Layout,
+    commit: str,
+    parents: list[str],
+    changes: CommitChanges,
+    intent_id: str | None,
+    contributor: dict[str, Any],
+    extra_metadata: dict[str, Any] | None = None,
+) -> Record:
+    """Build and store the commit's record (note and ledger line), then extend its files' line origins."""
+    record = make_record(commit, changes, intent_id, contributor, extra_metadata)
+    store_record(layout, record)
+    extend_origins(layout, commit, parents, changes, record)
+    return record
+
+
 def trace_commit(
-    root: str,
+    layout: Layout,
     reader: ObjectReader,
     commit: str,
     fallback_intent: str | None,
     contributor: dict[str, Any],
     extra_metadata: dict[str, Any] | None = None,
 ) -> Record:
-    """The record of `commit`; its intent is the `Intent:` trailer, else `fallback_intent` (may be None)."""
-    changes = commit_changes(root, reader, commit, commit_parents(reader, commit))
-    intent_id = commit_intent(root, commit) or fallback_intent
-    return make_record(commit, changes, intent_id, contributor, extra_metadata)
+    """Trace `commit`; its intent is the `Intent:` trailer, else `fallback_intent` (may be None)."""
+    parents = commit_parents(reader, commit)
+    changes = commit_changes(layout.root, reader, commit, parents)
+    intent_id = commit_intent(layout.root, commit) or fallback_intent
+    return record_commit(layout, commit, parents, changes, intent_id, contributor, extra_metadata)

@@ -1,0 +1,138 @@
+"""The few facts about history that line origins need, through git plumbing."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from typing import Any
+
+from gitai.errors import GitaiError
+from gitai.git import git_process, run_git
+
+REFACTOR = "AST_REFACTOR"
+
+
+def is_refactor(commit_info: dict[str, Any] | None, path: str) -> bool:
+    """Whether the trace classifies the commit AST_REFACTOR for `path` (the file's own class,
+    else the commit's)."""
+    if not commit_info:
+        return False
+    file_info = commit_info.get("files", {}).get(path)
+    return (file_info.get("class") if file_info else commit_info.get("class")) == REFACTOR
+
+
+def blob_id(root: str, commit: str, path: str) -> str | None:
+    """The blob `path` has at `commit` (None: no such file there)."""
+    proc = git_process(["rev-parse", "-q", "--verify", f"{commit}:{path}"], root)
+    oid = proc.stdout.decode().strip()
+    return oid if proc.returncode == 0 and oid else None
+
+
+def parents_of(root: str, commit: str) -> list[str]:
+    proc = git_process(["rev-parse", f"{commit}^@"], root)
+    return proc.stdout.decode().split()
+
+
+def last_change(root: str, commit: str, path: str) -> str | None:
+    """The newest commit, from `commit` back, that changed `path` (git log's history simplification)."""
+    proc = git_process(["--literal-pathspecs", "log", "-1", "--format=%H", commit, "--", path], root)
+    return proc.stdout.decode().strip() or None
+
+
+def last_changes(root: str, commit: str, paths: set[str]) -> dict[str, str]:
+    """`last_change` for several paths with one `git log`, read only as far as needed."""
+    if not paths:
+        return {}
+    found: dict[str, str] = {}
+    proc = subprocess.Popen(
+        ["git", "--literal-pathspecs", "log", "-z", "--name-only", "--no-renames", "--format=%x01%H", commit,
+         "--", *sorted(paths)],
+        cwd=root, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+    )
+    assert proc.stdout is not None
+    buffer, current = b"", ""
+    try:
+        while len(found) < len(paths):
+            chunk = os.read(proc.stdout.fileno(), 65536)
+            if not chunk:
+                break
+            *items, buffer = (buffer + chunk).split(b"\0")
+            for item in items:
+                if item.startswith(b"\x01"):
+                    current = item[1:].decode()
+                elif item:
+                    name = item.lstrip(b"\n").decode("utf-8", "surrogateescape")
+                    if name in paths:
+                        found.setdefault(name, current)
+    finally:
+        proc.kill()
+        proc.wait()
+    return found
+
+
+class BlamedRun:
+    """What `git blame` says of a run of lines: the commit, the file's path there, where the run
+    starts there and here, how long it is, and whether the commit is a boundary (one of the
+    excluded commits, where blame stopped)."""
+
+    __slots__ = ("commit", "path", "orig_start", "final_start", "count", "boundary")
+
+    def __init__(self, commit: str, path: str, orig_start: int, final_start: int, count: int, boundary: bool) -> None:
+        self.commit, self.path, self.boundary = commit, path, boundary
+        self.orig_start, self.final_start, self.count = orig_start, final_start, count
+
+
+def git_blame(root: str, commit: str, path: str, exclude: list[str]) -> list[BlamedRun]:
+    """`git blame --incremental --root COMMIT ^EXCLUDED... -- PATH`, as runs in line order."""
+    proc = git_process(["blame", "--incremental", "--root", commit, *(f"^{c}" for c in exclude), "--", path], root)
+    if proc.returncode != 0:
+        message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise GitaiError(f"git blame failed: {message[-1] if message else proc.returncode}")
+    return parse_incremental(proc.stdout)
+
+
+def parse_incremental(output: bytes) -> list[BlamedRun]:
+    """Parse `git blame --incremental`: per run of lines `SHA ORIG FINAL COUNT`, the commit's
+    details the first time it appears (`boundary` among them), then always `filename NAME`."""
+    runs: list[BlamedRun] = []
+    boundaries: set[bytes] = set()
+    sha, orig, final, count = b"", 0, 0, 0
+    for raw in output.split(b"\n"):
+        if raw[:9] == b"filename ":
+            runs.append(BlamedRun(sha.decode(), unquote_path(raw[9:]), orig, final, count, sha in boundaries))
+        elif raw == b"boundary":
+            boundaries.add(sha)
+        elif len(raw) > 41 and raw[40:41] == b" " and raw[41:42].isdigit():
+            sha, _, rest = raw.partition(b" ")
+            orig, final, count = (int(x) for x in rest.split(b" ")[:3])
+    return sorted(runs, key=lambda run: run.final_start)
+
+
+def commits_changing(root: str, commit: str, path: str) -> list[str]:
+    """The commits, from `commit` back, that changed `path` (git log's history simplification)."""
+    return run_git(["--literal-pathspecs", "log", "--format=%H", commit, "--", path], root).decode().split()
+
+
+C_ESCAPES = {b"a": 7, b"b": 8, b"t": 9, b"n": 10, b"v": 11, b"f": 12, b"r": 13, b'"': 34, b"\\": 92}
+
+
+def unquote_path(raw: bytes) -> str:
+    """Undo git's quoting of unusual file names (`"src/\\303\\251.py"` -> `src/é.py`)."""
+    if not (raw.startswith(b'"') and raw.endswith(b'"') and len(raw) >= 2):
+        return raw.decode("utf-8", "surrogateescape")
+    out = bytearray()
+    body, i = raw[1:-1], 0
+    while i < len(body):
+        if body[i : i + 1] == b"\\" and i + 1 < len(body):
+            digits = body[i + 1 : i + 4]
+            if len(digits) == 3 and digits.isdigit():
+                out.append(int(digits, 8))
+                i += 4
+                continue
+            nxt = body[i + 1 : i + 2]
+            out.append(C_ESCAPES.get(nxt, nxt[0]))
+            i += 2
+            continue
+        out.append(body[i])
+        i += 1
+    return bytes(out).decode("utf-8", "surrogateescape")

@@ -1,0 +1,66 @@
+"""The origins cache: `<common git dir>/gitai/origins-v1/`, one JSON file per (path, blob).
+
+A file holds the line origins of that version of the file as of the commits that made it (a
+revert or a cherry-pick can make the same blob again, with other origins). It is a cache: safe
+to delete, rebuilt on demand; the `-v1` names the step's rules, so changing them starts afresh.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from typing import Any
+
+from gitai.files import write_atomic
+from gitai.layout import Layout
+from gitai.origins.model import Origins, decode, encode
+
+DIRECTORY = "origins-v1"
+MAX_VERSIONS = 8  # per (path, blob): the newest are kept
+
+
+class OriginStore:
+    """Read and write line origins keyed by (path, blob, commit that made the blob)."""
+
+    def __init__(self, layout: Layout) -> None:
+        self.directory = os.path.join(layout.shared_state_dir, DIRECTORY)
+
+    def _file(self, path: str, blob: str) -> str:
+        key = hashlib.sha1(f"{path}\0{blob}".encode("utf-8", "surrogateescape")).hexdigest()
+        return os.path.join(self.directory, key[:2], key[2:] + ".json")
+
+    def _read(self, path: str, blob: str) -> dict[str, Any]:
+        try:
+            with open(self._file(path, blob), encoding="utf-8") as handle:
+                data = json.load(handle)
+        except (OSError, ValueError):
+            return {}
+        if not isinstance(data, dict) or data.get("path") != path or data.get("blob") != blob:
+            return {}
+        return data
+
+    def commits(self, path: str, blob: str) -> list[str]:
+        """The commits for which origins of this version are kept."""
+        return list(self._read(path, blob).get("versions", {}))
+
+    def get(self, path: str, blob: str, commit: str) -> Origins | None:
+        version = self._read(path, blob).get("versions", {}).get(commit)
+        try:
+            return decode(version) if version else None
+        except (KeyError, IndexError, TypeError, ValueError):
+            return None  # a damaged entry is a cache miss
+
+    def put(self, path: str, blob: str, commit: str, origins: Origins) -> None:
+        data = self._read(path, blob) or {"path": path, "blob": blob, "versions": {}}
+        versions = data["versions"]
+        versions.pop(commit, None)
+        versions[commit] = encode(origins)
+        while len(versions) > MAX_VERSIONS:
+            versions.pop(next(iter(versions)))
+        target = self._file(path, blob)
+        try:
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            write_atomic(target, json.dumps(data, separators=(",", ":")))
+        except OSError:
+            pass  # a read-only git dir only costs speed
