@@ -69,7 +69,7 @@ def measure(tmp: Path, name: str, lines: int, commits: int, runs: int) -> dict[s
     repo = new_repo(tmp, name)
     build(repo, lines, commits)
     origins = repo / ".git" / "gitai" / "origins-v1"
-    kept = sum(1 for _ in origins.rglob("*.json"))
+    kept = sum(1 for _ in origins.rglob("*.json.z"))
     assert kept >= commits, f"backfill kept origins for {kept} versions only"
     run(["gitai", "blame-intent", ".orchestration/active_intents.yaml"], repo)  # refresh the notes index once
     commands = {

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import zlib
 from pathlib import Path
 
 import pytest
@@ -140,13 +141,13 @@ def test_a_damaged_cache_is_a_miss(traced: Path) -> None:
     write(repo, "a.py", "X = 1\nY = 3\nZ = 4\n")
     commit(repo, "B", env={"GITAI_INTENT": "B"})
     expected = blame(repo, "a.py")
-    kept = list(origins_dir(repo).rglob("*.json"))
+    kept = list(origins_dir(repo).rglob("*.json.z"))
     assert kept
     for number, entry in enumerate(kept):
-        data = json.loads(entry.read_text())
+        data = json.loads(zlib.decompress(entry.read_bytes()))
         for version in data["versions"].values():
             version["runs"][0][0] += 3  # origins for more lines than the file has
-        entry.write_text(json.dumps(data) if number % 2 == 0 else "not json")
+        entry.write_bytes(zlib.compress(json.dumps(data).encode()) if number % 2 == 0 else b"not zlib")
     assert blame(repo, "a.py") == expected
     assert blame(repo, "a.py", "--rev", "HEAD") == expected
     assert [r["intent_id"] for r in expected] == ["A", "B", "B"]

@@ -1,4 +1,4 @@
-"""The origins cache: `<common git dir>/gitai/origins-v1/`, one JSON file per (path, blob).
+"""The origins cache: `<common git dir>/gitai/origins-v1/`, one zlib-compressed JSON file per (path, blob).
 
 A file holds the line origins of that version of the file as of the commits that made it (a
 revert or a cherry-pick can make the same blob again, with other origins). It is a cache: safe
@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import zlib
 from typing import Any
 
 from gitai.files import write_atomic
@@ -25,18 +26,25 @@ class OriginStore:
 
     def __init__(self, layout: Layout) -> None:
         self.directory = os.path.join(layout.shared_state_dir, DIRECTORY)
+        self._read_cache: dict[tuple[str, str], dict[str, Any]] = {}
 
     def _file(self, path: str, blob: str) -> str:
         key = hashlib.sha1(f"{path}\0{blob}".encode("utf-8", "surrogateescape")).hexdigest()
-        return os.path.join(self.directory, key[:2], key[2:] + ".json")
+        return os.path.join(self.directory, key[:2], key[2:] + ".json.z")
 
     def _read(self, path: str, blob: str) -> dict[str, Any]:
+        if (path, blob) not in self._read_cache:
+            self._read_cache[path, blob] = self._load(path, blob)
+        return self._read_cache[path, blob]
+
+    def _load(self, path: str, blob: str) -> dict[str, Any]:
         try:
-            with open(self._file(path, blob), encoding="utf-8") as handle:
-                data = json.load(handle)
-        except (OSError, ValueError):
+            with open(self._file(path, blob), "rb") as handle:
+                data = json.loads(zlib.decompress(handle.read()))
+        except (OSError, ValueError, zlib.error):
             return {}
-        if not isinstance(data, dict) or data.get("path") != path or data.get("blob") != blob:
+        if not isinstance(data, dict) or data.get("path") != path or data.get("blob") != blob \
+                or not isinstance(data.get("versions"), dict):
             return {}
         return data
 
@@ -58,9 +66,8 @@ class OriginStore:
         versions[commit] = encode(origins)
         while len(versions) > MAX_VERSIONS:
             versions.pop(next(iter(versions)))
-        target = self._file(path, blob)
+        self._read_cache[path, blob] = data
         try:
-            os.makedirs(os.path.dirname(target), exist_ok=True)
-            write_atomic(target, json.dumps(data, separators=(",", ":")))
+            write_atomic(self._file(path, blob), zlib.compress(json.dumps(data, separators=(",", ":")).encode(), 1))
         except OSError:
             pass  # a read-only git dir only costs speed
