@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from gitai.layout import Layout
-from gitai.origins.history import blob_id, commits_changing, git_blame, is_refactor, last_change, parents_of
+from gitai.origins.history import blob_id, file_history, git_blame, is_refactor, last_change, parents_of
 from gitai.origins.model import Origins
 from gitai.origins.step import InconsistentStep, ParentSide, Refactor, step
 from gitai.origins.store import OriginStore
@@ -93,25 +93,39 @@ class Annotator:
         return origins
 
     def _through_git_blame(self, commit: str, path: str) -> Origins:
-        """Blame stops at the file's AST_REFACTOR commits (excluded as boundaries); lines that
-        reach one take their origin from that commit's own origins (the step, recursively)."""
+        """Blame stops at the file's AST_REFACTOR commits and at the newest commit whose origins
+        are kept (all excluded as boundaries); lines that reach one take their origin from that commit's
+        origins (for a refactor, from the step over its parents, recursively)."""
         commits = self.index.commits
-        refactors = [c for c in commits_changing(self.root, commit, path) if is_refactor(commits.get(c), path)]
+        history = file_history(self.root, commit, path)
+        refactors = {c for c, _ in history if is_refactor(commits.get(c), path)}
         if commit in refactors:
             version = self._refactor_version(commit, path)
             if version is not None:
                 return version
-            refactors.remove(commit)
+            refactors.discard(commit)
+        # the newest commit with kept origins (enough on a linear history; older lines on other
+        # branches are blamed the long way, correctly)
+        kept: dict[str, str] = {}
+        for earlier, blob in history:
+            if blob and earlier != commit and earlier in self.store.commits(path, blob):
+                kept[earlier] = blob
+                break
         versions: dict[tuple[str, str], Origins | None] = {}
         origins: Origins = []
-        for run in git_blame(self.root, commit, path, refactors):
+        for run in git_blame(self.root, commit, path, sorted(refactors | kept.keys())):
             key = (run.commit, run.path)
             refactor = is_refactor(commits.get(run.commit), run.path)
             if not (run.boundary or refactor):
                 origins.extend([key] * run.count)
                 continue
-            if key not in versions:  # a refactor reached, or another boundary (a merge base)
-                versions[key] = self._refactor_version(*key) if refactor else self.at(*key)
+            if key not in versions:  # a refactor, a commit with kept origins, or a merge base
+                if refactor:
+                    versions[key] = self._refactor_version(*key)
+                elif run.path == path and run.commit in kept:
+                    versions[key] = self.store.get(path, kept[run.commit], run.commit) or self.at(*key)
+                else:
+                    versions[key] = self.at(*key)
             version = versions[key]
             start = run.orig_start - 1
             if version and start + run.count <= len(version):

@@ -108,9 +108,22 @@ def parse_incremental(output: bytes) -> list[BlamedRun]:
     return sorted(runs, key=lambda run: run.final_start)
 
 
-def commits_changing(root: str, commit: str, path: str) -> list[str]:
-    """The commits, from `commit` back, that changed `path` (git log's history simplification)."""
-    return run_git(["--literal-pathspecs", "log", "--format=%H", commit, "--", path], root).decode().split()
+def file_history(root: str, commit: str, path: str) -> list[tuple[str, str | None]]:
+    """The commits, from `commit` back, that changed `path` (git log's history simplification,
+    no rename following), newest first, each with the file's blob after it (None: deleted, or a
+    merge, whose changes git log does not list)."""
+    out = run_git(["--literal-pathspecs", "log", "-z", "--raw", "--no-abbrev", "--no-renames", "--format=%x01%H",
+                   commit, "--", path], root)
+    history: list[tuple[str, str | None]] = []
+    for item in out.split(b"\0"):
+        item = item.lstrip(b"\n")
+        if item.startswith(b"\x01"):
+            history.append((item[1:].decode(), None))
+        elif item.startswith(b":") and history:
+            fields = item.split()
+            if fields[4] != b"D":
+                history[-1] = (history[-1][0], fields[3].decode())
+    return history
 
 
 C_ESCAPES = {b"a": 7, b"b": 8, b"t": 9, b"n": 10, b"v": 11, b"f": 12, b"r": 13, b'"': 34, b"\\": 92}
