@@ -27,7 +27,7 @@ def classify_revision(layout: Layout, rev: str) -> ClassifyResult:
     sha = verify_commit(layout.root, rev)
     with ObjectReader(layout.root) as reader:
         changes = commit_changes(layout.root, reader, sha, commit_parents(reader, sha))
-    commit_class, files = classify(changes)
+    commit_class, files = classify(changes, layout.shared_state_dir)
     return ClassifyResult(sha, commit_class, files)
 
 
@@ -36,5 +36,5 @@ def classify_staged(layout: Layout) -> ClassifyResult:
     raw = staged_raw_changes(layout.root, head_commit(layout.root))
     with ObjectReader(layout.root) as reader:
         changes = load_changes(layout.root, reader, raw, [[] for _ in raw])  # no line ranges needed
-    commit_class, files = classify(changes)
+    commit_class, files = classify(changes, layout.shared_state_dir)
     return ClassifyResult(None, commit_class, files)

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from pathlib import Path
 
 import pytest
 
@@ -20,6 +21,8 @@ from gitai.syntax.classify import (
     FileClassification,
     classify_changes,
 )
+from gitai.syntax.hash_cache import DIRECTORY as HASH_CACHE_DIRECTORY
+from gitai.syntax.hash_cache import HashCache
 from gitai.syntax.languages import language_for_path
 from gitai.syntax.normal_form import hash_source
 
@@ -457,3 +460,27 @@ def test_importing_does_not_load_tree_sitter(module: str) -> None:
         "assert not loaded, loaded\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_hash_cache_gives_what_hashing_gives(tmp_path: Path) -> None:
+    """Kept hashes equal fresh ones for every language; damaged or other-grammar entries are redone."""
+    cache = HashCache(str(tmp_path))
+    for path, old, new, _ in PAIRS:
+        language = language_for_path(path)
+        assert language is not None
+        for text in (old, new):
+            fresh = hash_source(language, text.encode())
+            assert cache.hash_source(language, text.encode()) == fresh  # hashed, then kept
+            assert cache.hash_source(language, text.encode()) == fresh  # read back
+    kept = sorted((tmp_path / HASH_CACHE_DIRECTORY).rglob("*.json"))
+    assert kept
+    kept[0].write_text("{not json")
+    entry = json.loads(kept[1].read_text())
+    entry["hash"] = "ts:python@0.0.1:" + entry["hash"].rsplit(":", 1)[1]  # made by another grammar version
+    kept[1].write_text(json.dumps(entry))
+    for path, old, new, _ in PAIRS:
+        language = language_for_path(path)
+        assert language is not None
+        for text in (old, new):
+            assert cache.hash_source(language, text.encode()) == hash_source(language, text.encode())
+    assert "0.0.1" not in kept[1].read_text()

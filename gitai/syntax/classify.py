@@ -10,7 +10,7 @@ every file is.
 from __future__ import annotations
 
 from collections import defaultdict, deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
@@ -22,6 +22,8 @@ AST_REFACTOR: Final = "AST_REFACTOR"
 INTENT_EVOLUTION: Final = "INTENT_EVOLUTION"
 Classification = Literal["AST_REFACTOR", "INTENT_EVOLUTION"]
 Status = Literal["added", "removed", "modified", "moved", "unchanged"]
+Hasher = Callable[[str, bytes], ParsedSource]
+"""(language, content) -> its normal form: `hash_source`, or a cache in front of it."""
 
 
 
@@ -138,7 +140,7 @@ def _verdict(ok: bool) -> Classification:
     return AST_REFACTOR if ok else INTENT_EVOLUTION
 
 
-def _prepare(change: FileChange) -> _File:
+def _prepare(change: FileChange, hasher: Hasher) -> _File:
     """Apply the rules that need no parse; otherwise parse both sides."""
     old, new = change.old_data, change.new_data
     key = (change.new_path if new is not None else change.old_path) or change.new_path or change.old_path or ""
@@ -163,8 +165,8 @@ def _prepare(change: FileChange) -> _File:
             work.decided = FileClassification(_verdict(old.split() == new.split()), None)
     else:
         work.language = language
-        work.old = hash_source(language, old) if old is not None else None
-        work.new = (work.old if old == new else hash_source(language, new)) if new is not None else None
+        work.old = hasher(language, old) if old is not None else None
+        work.new = (work.old if old == new else hasher(language, new)) if new is not None else None
     return work
 
 
@@ -254,9 +256,9 @@ def _finish(work: _File) -> FileClassification:
     return FileClassification(_verdict(ok), work.language, reason, definitions)
 
 
-def classify_changes(changes: Sequence[FileChange]) -> CommitClassification:
+def classify_changes(changes: Sequence[FileChange], hasher: Hasher = hash_source) -> CommitClassification:
     """Classify every file of a commit, then the commit (no files: AST_REFACTOR)."""
-    files = [_prepare(change) for change in changes]
+    files = [_prepare(change, hasher) for change in changes]
     for work in files:
         if work.decided is None:
             _match_definitions(work)

@@ -14,13 +14,16 @@ from gitai.trailers import commit_intent
 NOT_PARSED = ("symlink", "submodule")  # a changed link target or submodule commit: behaviour changed
 
 
-def classify(changes: CommitChanges) -> tuple[str, dict[str, dict[str, Any]]]:
-    """Commit-level class and per-file classification metadata (tree-sitter loads only here)."""
+def classify(changes: CommitChanges, cache_dir: str | None = None) -> tuple[str, dict[str, dict[str, Any]]]:
+    """Commit-level class and per-file classification metadata (tree-sitter loads only here);
+    with `cache_dir`, normal-form hashes are kept there between runs."""
     from gitai.syntax.classify import INTENT_EVOLUTION, FileChange, classify_changes
+    from gitai.syntax.hash_cache import HashCache
+    from gitai.syntax.normal_form import hash_source
 
     inputs = [FileChange(f.old_path, f.path, f.old_data, f.new_data) for f in changes.files if f.kind not in NOT_PARSED]
     inputs += [FileChange(path, None, data, None) for path, data in changes.deleted if data is not None]
-    result = classify_changes(inputs)
+    result = classify_changes(inputs, HashCache(cache_dir).hash_source if cache_dir else hash_source)
     files = {path: c.to_json() for path, c in result.files.items()}
     commit_class = result.classification
     for changed in changes.files:
@@ -37,9 +40,10 @@ def make_record(
     intent_id: str | None,
     contributor: dict[str, Any],
     extra_metadata: dict[str, Any] | None = None,
+    cache_dir: str | None = None,
 ) -> Record:
-    """The one place a record is assembled from a commit's changes."""
-    commit_class, file_metadata = classify(changes)
+    """The one place a record is assembled from a commit's changes (`cache_dir`: see `classify`)."""
+    commit_class, file_metadata = classify(changes, cache_dir)
     extra = {"classification": commit_class, **(extra_metadata or {})}
     return build_record(commit, changes, intent_id, contributor, extra, file_metadata)
 
@@ -54,7 +58,7 @@ def record_commit(
     extra_metadata: dict[str, Any] | None = None,
 ) -> Record:
     """Build and store the commit's record (note and ledger line), then extend its files' line origins."""
-    record = make_record(commit, changes, intent_id, contributor, extra_metadata)
+    record = make_record(commit, changes, intent_id, contributor, extra_metadata, layout.shared_state_dir)
     store_record(layout, record)
     extend_origins(layout, commit, parents, changes, record)
     return record
