@@ -21,7 +21,7 @@ from gitai.origins.annotate import Annotator
 from gitai.origins.history import blob_id
 from gitai.origins.model import Origins
 from gitai.origins.step import InconsistentStep, ParentSide, carry
-from gitai.trace.gitdata import parse_hunks
+from gitai.trace.gitdata import DIFF_OPTIONS, parse_hunks
 from gitai.trace.index import load_index
 from gitai.trailers import commit_intents
 
@@ -97,11 +97,14 @@ def blame_intent(layout: Layout, path: str, rev: str | None = None, line_range: 
     assert commit is not None
     index = load_index(layout)
     annotator = Annotator(layout, index)
-    origins = annotator.at(commit, path, blob)
-    if rev is None:
-        origins = _with_uncommitted(layout, path, content, blob, origins, len(text_lines))
-    if len(origins) != len(text_lines):  # a damaged cache entry
-        origins = annotator.at(commit, path, blob, refresh=True)
+    try:
+        origins = _fitted(layout, path, rev, content, blob, annotator.at(commit, path, blob).origins, len(text_lines))
+    except InconsistentStep:  # a damaged cache entry: compute again
+        try:
+            fresh = annotator.at(commit, path, blob, refresh=True).origins
+            origins = _fitted(layout, path, rev, content, blob, fresh, len(text_lines))
+        except InconsistentStep:
+            raise GitaiError(f"{path}: the working tree and HEAD do not line up (a filter?); try --rev HEAD") from None
     commits = index.commits
     unrecorded = {c for c, _ in origins[first - 1 : last]} - commits.keys() - {UNCOMMITTED}
     trailers = commit_intents(layout.root, sorted(unrecorded))
@@ -121,17 +124,17 @@ def blame_intent(layout: Layout, path: str, rev: str | None = None, line_range: 
     return result
 
 
-def _with_uncommitted(layout: Layout, path: str, content: bytes, blob: str, origins: Origins, count: int) -> Origins:
-    """The working tree's lines: those it changed against HEAD are uncommitted."""
+def _fitted(layout: Layout, path: str, rev: str | None, content: bytes, blob: str, origins: Origins,
+            count: int) -> Origins:
+    """The origins of the lines shown: the blob's (`--rev`), else the working tree's, where lines
+    it changed against HEAD are uncommitted. Raises InconsistentStep when they do not fit."""
     algorithm = hashlib.sha1 if len(blob) == 40 else hashlib.sha256
-    if algorithm(b"blob %d\0" % len(content) + content).hexdigest() == blob:
-        return origins  # unchanged (no clean filter could change that)
-    diff = git_process(["--literal-pathspecs", "diff", "-U0", "--no-color", "--no-ext-diff", "HEAD", "--", path],
-                       layout.root)
-    try:
-        lines, _ = carry(ParentSide(origins, parse_hunks(diff.stdout)), count)
-    except InconsistentStep:
-        raise GitaiError(f"{path}: the working tree and HEAD do not line up (a filter?); try --rev HEAD") from None
+    if rev is not None or algorithm(b"blob %d\0" % len(content) + content).hexdigest() == blob:
+        if len(origins) != count:
+            raise InconsistentStep
+        return origins  # the committed version (no clean filter could change an identical file)
+    diff = git_process(["--literal-pathspecs", "diff", "-U0", "--text", *DIFF_OPTIONS, "HEAD", "--", path], layout.root)
+    lines, _ = carry(ParentSide(origins, parse_hunks(diff.stdout)), count)
     return [origin or (UNCOMMITTED, path) for origin in lines]
 
 

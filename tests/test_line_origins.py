@@ -49,14 +49,22 @@ def cold_blame(repo: Path, path: str, *args: str) -> list[dict]:
 
 
 def git_blame_commits(repo: Path, path: str, rev: str = "HEAD") -> list[str]:
+    """The commit of each line, from `git blame --porcelain` (a header starts each line's entry)."""
     out = git(repo, "blame", "--porcelain", rev, "--", path).stdout.splitlines()
-    commits, sha = [], ""
+    commits, expect_header = [], True
     for line in out:
-        if line.startswith("\t"):
-            commits.append(sha)
-        elif len(line) > 41 and line[40] == " ":
-            sha = line[:40]
+        if expect_header:
+            commits.append(line.split(" ")[0])
+            expect_header = False
+        elif line.startswith("\t"):
+            expect_header = True
     return commits
+
+
+def nohook_commit(repo: Path, message: str) -> None:
+    """A commit made where gitai's hooks do not run (another clone, hooks off)."""
+    git(repo, "add", "-A")
+    git(repo, "-c", "core.hooksPath=/dev/null", "commit", "-qm", message)
 
 
 def kept_at_head(repo: Path, path: str) -> bool:
@@ -166,3 +174,118 @@ def test_reformatted_lines_map_inside_their_definition(traced: Path) -> None:
     # the split signature maps to the old signature line; the inserted comment takes the line above
     assert [r["intent_id"] for r in rows] == ["A", "A", "A", "A", "A", "B"]
     assert rows == cold_blame(repo, "calc.py")
+
+
+def test_code_moved_from_a_file_without_kept_origins(traced: Path) -> None:
+    """The hooks keep nothing they cannot follow; computing it later finds the writer."""
+    repo = traced
+    write(repo, "src.py", "def keep(y):\n    return y\n\n\ndef moved(z):\n    z = z * 2\n    return z - 3\n")
+    nohook_commit(repo, "src.py made elsewhere\n\nIntent: B")
+    written = head(repo)
+    write(repo, "src.py", "def keep(y):\n    return y\n")
+    write(repo, "new.py", "def moved(z):\n    z = z * 2\n    return z - 3\n")
+    commit(repo, "C extracts moved()", env={"GITAI_INTENT": "C"})
+    assert gitai_json(repo, "show")[0]["metadata"]["dev.gitai"]["classification"] == "AST_REFACTOR"
+    assert not kept_at_head(repo, "new.py")
+    rows = blame(repo, "new.py")
+    assert {r["commit"] for r in rows} == {written} and {r["intent_id"] for r in rows} == {"B"}
+    assert rows == cold_blame(repo, "new.py")
+
+
+def test_records_that_arrive_later_replace_kept_origins(traced: Path, tmp_path: Path) -> None:
+    """Origins computed in a clone before `gitai sync` brought the refactor's record are not
+    served once it has one."""
+    repo = traced
+    write(repo, "calc.py", "def f(a, b):\n    return a + b\n")
+    commit(repo, "A writes", env={"GITAI_INTENT": "A"})
+    write(repo, "calc.py", "def f(\n    a,\n    b,\n):\n    return a + b\n")
+    commit(repo, "C reformats", env={"GITAI_INTENT": "C"})
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(repo, "remote", "add", "origin", str(remote))
+    git(repo, "push", "-q", "origin", "main")
+    assert gitai(repo, "sync", "origin").returncode == 0
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", "-b", "main", str(remote), str(clone))
+    assert gitai(clone, "init").returncode == 0
+    assert [r["intent_id"] for r in blame(clone, "calc.py")] == ["C"] * 4 + ["A"]  # trailers only, and kept
+    assert gitai(clone, "sync", "origin").returncode == 0
+    assert [r["intent_id"] for r in blame(clone, "calc.py")] == ["A"] * 5
+    assert blame(clone, "calc.py") == cold_blame(clone, "calc.py") == blame(repo, "calc.py")
+
+
+def test_git_configuration_and_attributes_do_not_change_the_answer(traced: Path) -> None:
+    """Diff settings, a `-diff` attribute and a summary shaped like a blame header: the hooks, the
+    computation from scratch and git blame agree."""
+    repo = traced
+    git(repo, "config", "diff.interHunkContext", "5")
+    git(repo, "config", "diff.algorithm", "histogram")
+    write(repo, ".gitattributes", "*.lock -diff\n")
+    write(repo, "deps.lock", numbered(10))
+    commit(repo, "Update the changelog for release 2024.1", env={"GITAI_INTENT": "A"})
+    git(repo, "checkout", "-q", "-b", "side")
+    write(repo, "deps.lock", numbered(10).replace("line 5\n", "line 5 side\n").replace("line 6\n", "line 6 side\n"))
+    commit(repo, "B on a branch", env={"GITAI_INTENT": "B"})
+    git(repo, "checkout", "-q", "main")
+    write(repo, "deps.lock", numbered(10).replace("line 2\n", "line 2 main\n").replace("line 9\n", "line 9 main\n"))
+    commit(repo, "A on main", env={"GITAI_INTENT": "A"})
+    git(repo, "merge", "-q", "--no-ff", "-m", "merge side", "side", env={"GITAI_INTENT": "C"})
+    assert kept_at_head(repo, "deps.lock")
+    expected = git_blame_commits(repo, "deps.lock")
+    assert [r["commit"] for r in blame(repo, "deps.lock")] == expected
+    assert [r["commit"] for r in cold_blame(repo, "deps.lock")] == expected
+    write(repo, "deps.lock", (repo / "deps.lock").read_text().replace("line 7\n", "line 7 wip\n"))
+    assert [r["commit"] is None for r in blame(repo, "deps.lock")] == [n == 7 for n in range(1, 11)]
+
+
+def test_merge_then_other_commits_then_an_edit_is_still_extended(traced: Path) -> None:
+    repo = traced
+    write(repo, "f.txt", numbered(10))
+    commit(repo, "A", env={"GITAI_INTENT": "A"})
+    git(repo, "checkout", "-q", "-b", "side")
+    write(repo, "f.txt", numbered(10).replace("line 8\n", "line 8 side\n"))
+    commit(repo, "B", env={"GITAI_INTENT": "B"})
+    git(repo, "checkout", "-q", "main")
+    write(repo, "f.txt", numbered(10).replace("line 2\n", "line 2 main\n"))
+    commit(repo, "A main", env={"GITAI_INTENT": "A"})
+    git(repo, "merge", "-q", "--no-ff", "-m", "merge", "side", env={"GITAI_INTENT": "C"})
+    write(repo, "g.txt", "unrelated\n")
+    commit(repo, "unrelated", env={"GITAI_INTENT": "A"})
+    write(repo, "f.txt", (repo / "f.txt").read_text() + "tail\n")
+    commit(repo, "edit", env={"GITAI_INTENT": "B"})
+    assert kept_at_head(repo, "f.txt")
+    assert [r["commit"] for r in blame(repo, "f.txt")] == git_blame_commits(repo, "f.txt")
+
+
+def test_odd_names_and_a_damaged_cache_with_uncommitted_lines(traced: Path) -> None:
+    repo = traced
+    name = ":a b c d e.txt"
+    write(repo, name, "one\ntwo\n")
+    commit(repo, "A", env={"GITAI_INTENT": "A"})
+    assert [r["intent_id"] for r in cold_blame(repo, name)] == ["A", "A"]
+    for kept in origins_dir(repo).rglob("*.json.z"):
+        data = json.loads(zlib.decompress(kept.read_bytes()))
+        for version in data["versions"].values():
+            version["runs"][0][0] += 3
+        kept.write_bytes(zlib.compress(json.dumps(data).encode()))
+    write(repo, name, "one\ntwo\nwip\n")
+    rows = blame(repo, name)
+    assert [(r["intent_id"], r["commit"] is None) for r in rows] == [("A", False), ("A", False), (None, True)]
+
+
+def test_a_long_run_of_refactor_commits(bare_repo: Path) -> None:
+    """250 whitespace-only (AST_REFACTOR) commits, traced by backfill, computed from scratch."""
+    repo = bare_repo
+    gitai(repo, "init", "--no-hooks")
+    chunks = []
+    for n in range(252):
+        changed = {9: "9 changed"} if n == 251 else {}
+        body = "".join(f"{' ' if (k == 5 and min(n, 250) % 2) else ''}{changed.get(k, k)}\n" for k in range(1, 21))
+        message = f"commit {n}\n\nIntent: {'A' if n == 0 else 'C' if n < 251 else 'B'}\n"
+        chunks.append(f"commit refs/heads/main\ncommitter T <t@example.com> {1700000000 + n} +0000\n"
+                      f"data {len(message)}\n{message}\nM 100644 inline f.txt\ndata {len(body)}\n{body}\n")
+    git(repo, "fast-import", "--quiet", input="".join(chunks))
+    git(repo, "reset", "-q", "--hard", "main")
+    assert gitai(repo, "backfill").returncode == 0
+    rows = cold_blame(repo, "f.txt")
+    assert [r["intent_id"] for r in rows] == ["A"] * 8 + ["B"] + ["A"] * 11

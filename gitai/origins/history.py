@@ -40,12 +40,13 @@ def last_change(root: str, commit: str, path: str) -> str | None:
 
 
 def last_changes(root: str, commit: str, paths: set[str]) -> dict[str, str]:
-    """`last_change` for several paths with one `git log`, read only as far as needed."""
+    """`last_change` for several paths with one `git log`, read only as far as needed (`-c`:
+    a merge lists the files it changed against every parent)."""
     if not paths:
         return {}
     found: dict[str, str] = {}
     proc = subprocess.Popen(
-        ["git", "--literal-pathspecs", "log", "-z", "--name-only", "--no-renames", "--format=%x01%H", commit,
+        ["git", "--literal-pathspecs", "log", "-z", "--name-only", "-c", "--no-renames", "--format=%x01%H", commit,
          "--", *sorted(paths)],
         cwd=root, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
     )
@@ -82,9 +83,15 @@ class BlamedRun:
         self.orig_start, self.final_start, self.count = orig_start, final_start, count
 
 
+BLAME_OPTIONS = ("--diff-algorithm=myers",)
+"""Whatever the user's configuration says: the diff the hooks use. (`blame.ignoreRevsFile` still
+applies: git 2.39 offers no way to turn it off for one run.)"""
+
+
 def git_blame(root: str, commit: str, path: str, exclude: list[str]) -> list[BlamedRun]:
     """`git blame --incremental --root COMMIT ^EXCLUDED... -- PATH`, as runs in line order."""
-    proc = git_process(["blame", "--incremental", "--root", commit, *(f"^{c}" for c in exclude), "--", path], root)
+    args = ["blame", "--incremental", "--root", *BLAME_OPTIONS, commit, *(f"^{c}" for c in exclude), "--", path]
+    proc = git_process(args, root)
     if proc.returncode != 0:
         message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
         raise GitaiError(f"git blame failed: {message[-1] if message else proc.returncode}")
@@ -92,19 +99,25 @@ def git_blame(root: str, commit: str, path: str, exclude: list[str]) -> list[Bla
 
 
 def parse_incremental(output: bytes) -> list[BlamedRun]:
-    """Parse `git blame --incremental`: per run of lines `SHA ORIG FINAL COUNT`, the commit's
-    details the first time it appears (`boundary` among them), then always `filename NAME`."""
+    """Parse `git blame --incremental`: per run of lines, a header `SHA ORIG FINAL COUNT`, the
+    commit's details the first time it appears (`boundary` among them), then `filename NAME`,
+    which ends the entry (so a header is only looked for at the start of an entry)."""
     runs: list[BlamedRun] = []
     boundaries: set[bytes] = set()
     sha, orig, final, count = b"", 0, 0, 0
+    expect_header = True
     for raw in output.split(b"\n"):
-        if raw[:9] == b"filename ":
+        if expect_header:
+            if not raw:
+                continue
+            sha, orig_text, final_text, count_text = raw.split(b" ")
+            orig, final, count = int(orig_text), int(final_text), int(count_text)
+            expect_header = False
+        elif raw.startswith(b"filename "):
             runs.append(BlamedRun(sha.decode(), unquote_path(raw[9:]), orig, final, count, sha in boundaries))
+            expect_header = True
         elif raw == b"boundary":
             boundaries.add(sha)
-        elif len(raw) > 41 and raw[40:41] == b" " and raw[41:42].isdigit():
-            sha, _, rest = raw.partition(b" ")
-            orig, final, count = (int(x) for x in rest.split(b" ")[:3])
     return sorted(runs, key=lambda run: run.final_start)
 
 
@@ -115,11 +128,16 @@ def file_history(root: str, commit: str, path: str) -> list[tuple[str, str | Non
     out = run_git(["--literal-pathspecs", "log", "-z", "--raw", "--no-abbrev", "--no-renames", "--format=%x01%H",
                    commit, "--", path], root)
     history: list[tuple[str, str | None]] = []
+    path_follows = False  # with -z, a raw entry is its `:modes oids status` item, then the path
     for item in out.split(b"\0"):
+        if path_follows:
+            path_follows = False
+            continue
         item = item.lstrip(b"\n")
         if item.startswith(b"\x01"):
             history.append((item[1:].decode(), None))
         elif item.startswith(b":") and history:
+            path_follows = True
             fields = item.split()
             if fields[4] != b"D":
                 history[-1] = (history[-1][0], fields[3].decode())

@@ -12,26 +12,29 @@ from typing import Any
 from gitai.layout import Layout
 from gitai.origins.annotate import step_from_parents
 from gitai.origins.history import last_changes
-from gitai.origins.model import Origins
+from gitai.origins.model import Version
 from gitai.origins.store import OriginStore
 from gitai.trace.index import summarize
 from gitai.trace.record import CommitChanges
 
 
 def extend_origins(layout: Layout, commit: str, parents: list[str], changes: CommitChanges,
-                   record: dict[str, Any]) -> int:
-    """Keep the origins of the commit's changed text files; returns how many it could extend."""
+                   record: dict[str, Any]) -> None:
+    """Keep the origins of the commit's changed text files, where the versions they rest on are kept."""
     text = [f for f in changes.files if f.kind == "text" and f.new_oid]
     if not text:
-        return 0
+        return
     store = OriginStore(layout)
     info, definitions = summarize(record)
-    wanted = {(f.old_path or f.path, f.old_oid) for f in text if parents and f.old_oid}
-    unknown_last = {name for name, oid in wanted if oid and parents[0] not in store.commits(name, oid)}
-    unknown_last |= {str(d["moved_from"]["path"]) for defs in definitions.values() for d in defs if d.get("moved_from")}
+    needed: set[tuple[str, str | None]] = {(f.old_path or f.path, f.old_oid) for f in text if parents and f.old_oid}
+    needed |= {(str(d["moved_from"]["path"]), None) for defs in definitions.values() for d in defs
+               if d.get("moved_from")}
+    # names whose kept versions were not made by the parent itself: which commit last changed them?
+    look_up = {name for name, oid in needed if oid is None or (store.commits(name, oid) and
+                                                                parents[0] not in store.commits(name, oid))}
     last_of: dict[str, str] | None = None
 
-    def origins_of(parent: str, name: str, blob: str) -> Origins | None:
+    def version_of(parent: str, name: str, blob: str) -> Version | None:
         nonlocal last_of
         candidates = store.commits(name, blob)
         if not candidates:
@@ -41,15 +44,12 @@ def extend_origins(layout: Layout, commit: str, parents: list[str], changes: Com
         if parent != parents[0]:
             return None  # a merge's other parents: only when they made the file themselves
         if last_of is None:
-            last_of = last_changes(layout.root, parent, unknown_last)
+            last_of = last_changes(layout.root, parent, look_up)
         last = last_of.get(name)
         return store.get(name, blob, last) if last in candidates else None
 
-    extended = 0
     for changed in text:
-        origins = step_from_parents(layout.root, commit, changed.path, changed.new_oid, parents, info,
-                                    definitions.get(changed.path, []), origins_of, (changed.old_oid, changed.hunks))
-        if origins is not None:
-            store.put(changed.path, changed.new_oid, commit, origins)
-            extended += 1
-    return extended
+        version = step_from_parents(layout.root, commit, changed.path, changed.new_oid, parents, info,
+                                    definitions.get(changed.path, []), version_of, (changed.old_oid, changed.hunks))
+        if version is not None:
+            store.put(changed.path, changed.new_oid, commit, version)

@@ -24,10 +24,10 @@ from gitai.trace.gitdata import Hunk
 
 @dataclass
 class ParentSide:
-    """The file as one parent has it: its origins (None: the file is new against this parent)
+    """The file as one parent has it: its origins (empty: the file is new against this parent)
     and the `-U0` hunks from that version to the commit's."""
 
-    origins: Origins | None
+    origins: Origins
     hunks: list[Hunk] = field(default_factory=list)
     identical: bool = False  # the same blob
 
@@ -35,7 +35,8 @@ class ParentSide:
 @dataclass
 class Refactor:
     """What following an AST_REFACTOR commit needs: the trace's definition mappings for the file
-    and the origins, at the first parent, of files definitions moved in from."""
+    and the origins, at the first parent, of files definitions moved in from (None: no such file
+    there; raises OriginsUnknown when the file is there but its origins are not known)."""
 
     definitions: list[dict[str, Any]]
     sources: Callable[[str], Origins | None]
@@ -45,12 +46,13 @@ class InconsistentStep(Exception):
     """The hunks do not fit the parent's origins (a damaged cache entry)."""
 
 
+class OriginsUnknown(Exception):
+    """A version the step needs has no known origins: the step cannot be taken."""
+
+
 def carry(side: ParentSide, line_count: int) -> tuple[list[Origin | None], list[Hunk]]:
     """The commit's lines with the origins `side` gives unchanged lines (None for the others),
     and for each line, the hunk it lies in (changed lines only matter)."""
-    if side.origins is None:
-        whole = (0, 0, 1, line_count)
-        return [None] * line_count, [whole] * line_count
     old = side.origins
     lines: list[Origin | None] = []
     hunk_of: list[Hunk] = []
@@ -73,11 +75,12 @@ def carry(side: ParentSide, line_count: int) -> tuple[list[Origin | None], list[
 
 
 def step(commit: str, path: str, line_count: int, sides: list[ParentSide], refactor: Refactor | None) -> Origins:
-    """The origins of the commit's version of `path` (raises InconsistentStep)."""
+    """The origins of the commit's version of `path`, from one side per parent that has the file,
+    the first parent's first (empty when it lacks the file). Raises InconsistentStep, OriginsUnknown."""
     for side in sides:
-        if side.identical and side.origins is not None and len(side.origins) == line_count:
+        if side.identical and len(side.origins) == line_count:
             return list(side.origins)
-    first = sides[0] if sides else ParentSide(None)
+    first = sides[0]
     lines, hunk_of = carry(first, line_count)
     for side in sides[1:]:
         if None not in lines:
@@ -93,7 +96,7 @@ def step(commit: str, path: str, line_count: int, sides: list[ParentSide], refac
     return _fill_from_neighbours(followed, own)
 
 
-def _follow(lines: list[Origin | None], hunk_of: list[Hunk], path: str, parent: Origins | None,
+def _follow(lines: list[Origin | None], hunk_of: list[Hunk], path: str, parent: Origins,
             refactor: Refactor) -> list[Origin | None]:
     """Changed lines of a refactor, followed through the definition mappings into the first parent."""
     definitions = sorted(refactor.definitions, key=lambda d: d["new_lines"][0])
@@ -118,14 +121,14 @@ def _innermost(definitions: list[dict[str, Any]], starts: list[int], number: int
     return None
 
 
-def _mapped(definition: dict[str, Any], number: int, hunk: Hunk, path: str, parent: Origins | None,
+def _mapped(definition: dict[str, Any], number: int, hunk: Hunk, path: str, parent: Origins,
             refactor: Refactor) -> Origin | None:
     """Line `number`'s origin through its definition's mapping; None for a line the refactor
     inserted into a definition that stayed in place (a comment, a blank line)."""
     old_start, old_end = definition["old_lines"]
     moved = definition.get("moved_from")
     hunk_old, hunk_old_count, hunk_new, hunk_new_count = hunk
-    source = parent
+    source: Origins | None = parent
     if moved:  # the same offset in the definition where it was
         if moved.get("path") != path:
             source = refactor.sources(str(moved["path"]))

@@ -15,7 +15,7 @@ from typing import Any
 
 from gitai.files import write_atomic
 from gitai.layout import Layout
-from gitai.origins.model import Origins, decode, encode
+from gitai.origins.model import MAX_UNRECORDED, Version, decode, encode
 
 DIRECTORY = "origins-v1"
 MAX_VERSIONS = 8  # per (path, blob): the newest are kept
@@ -52,18 +52,20 @@ class OriginStore:
         """The commits for which origins of this version are kept."""
         return list(self._read(path, blob).get("versions", {}))
 
-    def get(self, path: str, blob: str, commit: str) -> Origins | None:
-        version = self._read(path, blob).get("versions", {}).get(commit)
+    def get(self, path: str, blob: str, commit: str) -> Version | None:
+        kept = self._read(path, blob).get("versions", {}).get(commit)
         try:
-            return decode(version) if version else None
+            return decode(kept) if kept else None
         except (KeyError, IndexError, TypeError, ValueError):
             return None  # a damaged entry is a cache miss
 
-    def put(self, path: str, blob: str, commit: str, origins: Origins) -> None:
+    def put(self, path: str, blob: str, commit: str, version: Version) -> None:
+        if len(version.unrecorded) > MAX_UNRECORDED:
+            return
         data = self._read(path, blob) or {"path": path, "blob": blob, "versions": {}}
         versions = data["versions"]
         versions.pop(commit, None)
-        versions[commit] = encode(origins)
+        versions[commit] = encode(version)
         while len(versions) > MAX_VERSIONS:
             versions.pop(next(iter(versions)))
         self._read_cache[path, blob] = data

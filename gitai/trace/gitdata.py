@@ -14,7 +14,15 @@ from gitai.git import run_git
 from gitai.trace.lines import split_lines
 
 HUNK_HEADER = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
-EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+EMPTY_TREES = {40: "4b825dc642cb6eb9a060e54bf8d69288fbee4904",
+               64: "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321"}  # SHA-1, SHA-256
+
+
+def empty_tree(root: str, like: str | None = None) -> str:
+    """The empty tree's id in this repository's hash (`like`: any object id of the repository)."""
+    if like and len(like) in EMPTY_TREES:
+        return EMPTY_TREES[len(like)]
+    return run_git(["hash-object", "-t", "tree", "--stdin"], root, input=b"").decode().strip()
 
 
 class ObjectReader:
@@ -64,12 +72,13 @@ class RawChange:
 
 def raw_changes(root: str, parent: str | None, commit: str) -> list[RawChange]:
     """Changed paths of `commit` against `parent` (None: the empty tree), with rename detection."""
-    return parse_raw(run_git(["diff-tree", "-r", "-z", "--raw", "-M", "--no-commit-id", parent or EMPTY_TREE, commit], root))
+    return parse_raw(run_git(["diff-tree", "-r", "-z", "--raw", "-M", "--no-commit-id",
+                                parent or empty_tree(root, commit), commit], root))
 
 
 def staged_raw_changes(root: str, head: str | None) -> list[RawChange]:
     """What the index changes against HEAD (None: an unborn branch), with rename detection."""
-    return parse_raw(run_git(["diff-index", "--cached", "-z", "--raw", "-M", head or EMPTY_TREE], root))
+    return parse_raw(run_git(["diff-index", "--cached", "-z", "--raw", "-M", head or empty_tree(root)], root))
 
 
 def parse_raw(out: bytes) -> list[RawChange]:
@@ -87,25 +96,31 @@ def parse_raw(out: bytes) -> list[RawChange]:
     return changes
 
 
+BINARY_PATCH = re.compile(rb"^Binary files .* differ$", re.MULTILINE)
+DIFF_OPTIONS = ("--no-color", "--no-ext-diff", "--no-textconv", "--diff-algorithm=myers", "--inter-hunk-context=0")
+"""Pinned, whatever the user's diff configuration says: hunks must match `git blame`'s line tracking.
+With `--text` (gitai decides what is binary), a `-diff` attribute does not hide the changes."""
+
 Hunk = tuple[int, int, int, int]
 """One `-U0` hunk: old start, old count, new start, new count (git's numbering: with a count of
 0, the start is the line after which the change sits)."""
 
 
-def hunks_per_change(root: str, parent: str | None, commit: str, count: int) -> list[list[Hunk]] | None:
-    """For each change in `raw_changes` order, its `-U0` hunks.
+def hunks_per_change(root: str, parent: str | None, commit: str, count: int) -> list[list[Hunk] | None] | None:
+    """For each change in `raw_changes` order, its `-U0` hunks (None where git saw a binary file:
+    a real one, or text marked `-diff`, which the caller diffs again with `--text`).
 
     Reads one `diff-tree -p -U0` and splits it at the per-file headers; returns None when the
     patch does not line up with the raw listing (the caller then diffs file by file).
     """
     out = run_git(
-        ["diff-tree", "-p", "-U0", "-M", "--no-color", "--no-ext-diff", "--no-commit-id", parent or EMPTY_TREE, commit],
+        ["diff-tree", "-p", "-U0", "-M", *DIFF_OPTIONS, "--no-commit-id", parent or empty_tree(root, commit), commit],
         root,
     )
     chunks = re.split(rb"^diff --git ", out, flags=re.MULTILINE)[1:]
     if len(chunks) != count:
         return None
-    return [parse_hunks(chunk) for chunk in chunks]
+    return [None if BINARY_PATCH.search(chunk) else parse_hunks(chunk) for chunk in chunks]
 
 
 def blob_hunks(root: str, old: str | None, new: str) -> list[Hunk]:
@@ -113,7 +128,7 @@ def blob_hunks(root: str, old: str | None, new: str) -> list[Hunk]:
     if old is None:  # not `git diff EMPTY_BLOB`: the empty blob need not exist in the repository
         count = len(split_lines(run_git(["cat-file", "blob", new], root)))
         return [(0, 0, 1, count)] if count else []
-    return parse_hunks(run_git(["diff", "-U0", "--no-color", "--no-ext-diff", old, new], root))
+    return parse_hunks(run_git(["diff", "-U0", "--text", *DIFF_OPTIONS, old, new], root))
 
 
 def parse_hunks(patch: bytes) -> list[Hunk]:

@@ -54,9 +54,9 @@ def changes_against(root: str, reader: ObjectReader, parent: str | None, commit:
 
 
 def load_changes(
-    root: str, reader: ObjectReader, raw: list[RawChange], per_change: list[list[Hunk]] | None
+    root: str, reader: ObjectReader, raw: list[RawChange], per_change: list[list[Hunk] | None] | None
 ) -> CommitChanges:
-    """Read the blobs of raw changes; `per_change` gives their hunks (None: diff each file)."""
+    """Read the blobs of raw changes; `per_change` gives their hunks (None: diff those files here)."""
     files: list[ChangedFile] = []
     deleted: list[tuple[str, bytes | None]] = []
     for index, change in enumerate(raw):
@@ -79,7 +79,8 @@ def load_changes(
                 count = len(split_lines(new_data))
                 hunks = [(0, 0, 1, count)] if count else []
             else:
-                hunks = per_change[index] if per_change is not None else _fallback_hunks(root, change)
+                listed = per_change[index] if per_change is not None else None
+                hunks = listed if listed is not None else _fallback_hunks(root, change)
             old_oid = None if change.status == "A" else change.old_oid
             files.append(ChangedFile(change.new_path, old_path, new_data, old_data, "text", added_lines(hunks),
                                      hunks, change.new_oid, old_oid))
