@@ -29,6 +29,7 @@ def blob_id(root: str, commit: str, path: str) -> str | None:
 
 
 def parents_of(root: str, commit: str) -> list[str]:
+    """The parents of `commit`, in order."""
     proc = git_process(["rev-parse", f"{commit}^@"], root)
     return proc.stdout.decode().split()
 

@@ -7,8 +7,8 @@ commit is AST_REFACTOR for the file: then its lines are followed into the first 
 the definition mappings of the trace (a definition reformatted in place: the line at the same
 position in the hunk; moved, within or between files: the same offset in the definition), and
 the other lines (outside any definition, or inserted into one, such as a comment) take the origin
-of the nearest line above (else below). A refactor adds no meaning of
-its own, so it never owns a line, unless nothing at all could be followed.
+of the nearest line above (else below). A refactor adds no meaning of its own, so it never owns a
+line, unless nothing at all could be followed.
 """
 
 from __future__ import annotations
@@ -50,9 +50,12 @@ class OriginsUnknown(Exception):
     """A version the step needs has no known origins: the step cannot be taken."""
 
 
+NO_HUNK: Hunk = (0, 0, 0, 0)
+
+
 def carry(side: ParentSide, line_count: int) -> tuple[list[Origin | None], list[Hunk]]:
     """The commit's lines with the origins `side` gives unchanged lines (None for the others),
-    and for each line, the hunk it lies in (changed lines only matter)."""
+    and for each line, the hunk it lies in (NO_HUNK for unchanged lines)."""
     old = side.origins
     lines: list[Origin | None] = []
     hunk_of: list[Hunk] = []
@@ -62,13 +65,13 @@ def carry(side: ParentSide, line_count: int) -> tuple[list[Origin | None], list[
         first_changed = old_start if old_count else old_start + 1
         kept = old[next_old - 1 : first_changed - 1]
         lines.extend(kept)
-        hunk_of.extend([hunk] * len(kept))
+        hunk_of.extend([NO_HUNK] * len(kept))
         lines.extend([None] * new_count)
         hunk_of.extend([hunk] * new_count)
         next_old = first_changed + old_count
     tail = old[next_old - 1 :]
     lines.extend(tail)
-    hunk_of.extend([(0, 0, 0, 0)] * len(tail))
+    hunk_of.extend([NO_HUNK] * len(tail))
     if len(lines) != line_count or next_old - 1 > len(old):
         raise InconsistentStep
     return lines, hunk_of
