@@ -289,3 +289,41 @@ def test_a_long_run_of_refactor_commits(bare_repo: Path) -> None:
     assert gitai(repo, "backfill").returncode == 0
     rows = cold_blame(repo, "f.txt")
     assert [r["intent_id"] for r in rows] == ["A"] * 8 + ["B"] + ["A"] * 11
+
+
+def test_merges_follow_each_parent_like_git_blame(traced: Path) -> None:
+    """A merge into a branch that renamed the file takes the other side's lines through the
+    rename; a file equal in both parents builds on the version git blame follows."""
+    repo = traced
+    write(repo, "f.txt", numbered(8))
+    commit(repo, "A writes f", env={"GITAI_INTENT": "A"})
+    git(repo, "checkout", "-q", "-b", "side")
+    git(repo, "mv", "f.txt", "r.txt")
+    write(repo, "r.txt", numbered(8).replace("line 1\n", "line 1 side\n"))
+    commit(repo, "B renames f to r", env={"GITAI_INTENT": "B"})
+    git(repo, "checkout", "-q", "main")
+    write(repo, "f.txt", numbered(8).replace("line 7\n", "line 7 main\n"))
+    commit(repo, "A edits line 7", env={"GITAI_INTENT": "A"})
+    git(repo, "checkout", "-q", "side")
+    git(repo, "merge", "-q", "--no-ff", "-m", "merge main into side", "main", env={"GITAI_INTENT": "C"})
+    expected = git_blame_commits(repo, "r.txt")
+    assert [r["commit"] for r in blame(repo, "r.txt")] == expected
+    assert [r["commit"] for r in cold_blame(repo, "r.txt")] == expected
+
+    git(repo, "checkout", "-q", "main")
+    write(repo, "g.txt", numbered(6))
+    commit(repo, "A writes g", env={"GITAI_INTENT": "A"})
+    git(repo, "checkout", "-q", "-b", "other")
+    git(repo, "rm", "-q", "g.txt")
+    commit(repo, "B deletes g", env={"GITAI_INTENT": "B"})
+    write(repo, "g.txt", numbered(6))
+    write(repo, "h.txt", "h\n")
+    commit(repo, "B re-adds the same g, adds h", env={"GITAI_INTENT": "B"})
+    git(repo, "checkout", "-q", "main")
+    git(repo, "merge", "-q", "--no-ff", "-m", "merge other", "other", env={"GITAI_INTENT": "C"})
+    write(repo, "g.txt", numbered(6).replace("line 6\n", "line 6 c\n"))
+    write(repo, "h.txt", "h\nh2\n")
+    commit(repo, "C edits g and h", env={"GITAI_INTENT": "C"})
+    expected = git_blame_commits(repo, "g.txt")
+    assert [r["commit"] for r in blame(repo, "g.txt")] == expected
+    assert [r["commit"] for r in cold_blame(repo, "g.txt")] == expected

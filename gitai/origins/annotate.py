@@ -20,11 +20,24 @@ from gitai.origins.history import blob_id, file_history, git_blame, is_refactor,
 from gitai.origins.model import Origins, Version
 from gitai.origins.step import InconsistentStep, OriginsUnknown, ParentSide, Refactor, step
 from gitai.origins.store import OriginStore
-from gitai.trace.gitdata import Hunk, blob_hunks
+from gitai.trace.gitdata import Hunk, blob_hunks, raw_changes
 from gitai.trace.index import TraceIndex
 
 VersionOf = Callable[[str, str, str], "Version | None"]
 """(parent commit, path there, blob there) -> that version's origins; None: not known."""
+
+ParentFile = tuple[str | None, str | None, list[Hunk]]
+"""The file as one parent has it: its name there (None: not there), its blob, the hunks to the commit's."""
+
+
+def parent_file(root: str, parent: str, commit: str, path: str, blob: str) -> ParentFile:
+    """How `parent` has the file `commit` has at `path`, with git's rename detection (as `git blame`)."""
+    for change in raw_changes(root, parent, commit):
+        if change.new_path == path:
+            if change.status == "A":
+                return None, None, blob_hunks(root, None, blob)
+            return change.old_path, change.old_oid, blob_hunks(root, change.old_oid, blob)
+    return path, blob, []  # unchanged against this parent
 
 
 def step_from_parents(
@@ -36,28 +49,21 @@ def step_from_parents(
     commit_info: dict[str, Any] | None,
     definitions: list[dict[str, Any]],
     version_of: VersionOf,
-    first_side: tuple[str | None, list[Hunk]] | None = None,
+    known: list[ParentFile] | None = None,
 ) -> Version | None:
     """The origins of `path` at `commit` from its parents' (None when one it needs is not known).
-    `first_side` (the first parent's blob, None for a new file, and the hunks) saves a diff."""
-    file_info = (commit_info or {}).get("files", {}).get(path, {})
-    old_path = file_info.get("renamed_from") or path
+    `known`: how each parent has the file, when the caller diffed them already."""
+    if known is None:
+        known = [parent_file(root, parent, commit, path, blob) for parent in parents] or [
+            (None, None, blob_hunks(root, None, blob))]
     sides: list[ParentSide] = []
     unrecorded: set[str] = set()
-    for number, parent in enumerate(parents or [None]):
-        name = old_path
-        if number == 0 and first_side is not None:
-            parent_blob, hunks = first_side
-        else:
-            parent_blob = blob_id(root, parent, old_path) if parent else None
-            if parent_blob is None and parent and number > 0 and path != old_path:
-                name, parent_blob = path, blob_id(root, parent, path)
-            if parent_blob is None and number > 0:
-                continue  # a merge's other parent without the file gives no line
-            hunks = [] if parent_blob == blob else blob_hunks(root, parent_blob, blob)
-        if parent is None or parent_blob is None:
-            sides.append(ParentSide([], hunks))
-            continue
+    each_parent: list[str | None] = [*parents] or [None]  # None: a root commit
+    for number, (parent, (name, parent_blob, hunks)) in enumerate(zip(each_parent, known)):
+        if parent is None or name is None or parent_blob is None:
+            if number == 0:
+                sides.append(ParentSide([], hunks))  # new against the first parent
+            continue  # a later parent without the file gives no line
         version = version_of(parent, name, parent_blob)
         if version is None:
             return None

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
 from typing import Any
 
 from gitai.errors import GitaiError
@@ -38,38 +36,6 @@ def last_change(root: str, commit: str, path: str) -> str | None:
     """The newest commit, from `commit` back, that changed `path` (git log's history simplification)."""
     proc = git_process(["--literal-pathspecs", "log", "-1", "--format=%H", commit, "--", path], root)
     return proc.stdout.decode().strip() or None
-
-
-def last_changes(root: str, commit: str, paths: set[str]) -> dict[str, str]:
-    """`last_change` for several paths with one `git log`, read only as far as needed (`-c`:
-    a merge lists the files it changed against every parent)."""
-    if not paths:
-        return {}
-    found: dict[str, str] = {}
-    proc = subprocess.Popen(
-        ["git", "--literal-pathspecs", "log", "-z", "--name-only", "-c", "--no-renames", "--format=%x01%H", commit,
-         "--", *sorted(paths)],
-        cwd=root, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-    )
-    assert proc.stdout is not None
-    buffer, current = b"", ""
-    try:
-        while len(found) < len(paths):
-            chunk = os.read(proc.stdout.fileno(), 65536)
-            if not chunk:
-                break
-            *items, buffer = (buffer + chunk).split(b"\0")
-            for item in items:
-                if item.startswith(b"\x01"):
-                    current = item[1:].decode()
-                elif item:
-                    name = item.lstrip(b"\n").decode("utf-8", "surrogateescape")
-                    if name in paths:
-                        found.setdefault(name, current)
-    finally:
-        proc.kill()
-        proc.wait()
-    return found
 
 
 class BlamedRun:

@@ -11,7 +11,7 @@ from typing import Any
 
 from gitai.layout import Layout
 from gitai.origins.annotate import step_from_parents
-from gitai.origins.history import last_changes
+from gitai.origins.history import last_change
 from gitai.origins.model import Version
 from gitai.origins.store import OriginStore
 from gitai.trace.index import summarize
@@ -26,30 +26,22 @@ def extend_origins(layout: Layout, commit: str, parents: list[str], changes: Com
         return
     store = OriginStore(layout)
     info, definitions = summarize(record)
-    needed: set[tuple[str, str | None]] = {(f.old_path or f.path, f.old_oid) for f in text if parents and f.old_oid}
-    needed |= {(str(d["moved_from"]["path"]), None) for defs in definitions.values() for d in defs
-               if d.get("moved_from")}
-    # names whose kept versions were not made by the parent itself: which commit last changed them?
-    look_up = {name for name, oid in needed if oid is None or (store.commits(name, oid) and
-                                                                parents[0] not in store.commits(name, oid))}
-    last_of: dict[str, str] | None = None
+    last_of: dict[tuple[str, str], str | None] = {}
 
     def version_of(parent: str, name: str, blob: str) -> Version | None:
-        nonlocal last_of
         candidates = store.commits(name, blob)
         if not candidates:
             return None
-        if parent in candidates:
+        if parent in candidates:  # the parent made this version itself
             return store.get(name, blob, parent)
-        if parent != parents[0]:
-            return None  # a merge's other parents: only when they made the file themselves
-        if last_of is None:
-            last_of = last_changes(layout.root, parent, look_up)
-        last = last_of.get(name)
+        if (parent, name) not in last_of:  # else the commit that last changed the file before it
+            last_of[parent, name] = last_change(layout.root, parent, name)
+        last = last_of[parent, name]
         return store.get(name, blob, last) if last in candidates else None
 
     for changed in text:
+        known = [(changed.old_path, changed.old_oid, changed.hunks), *changed.other_parents]
         version = step_from_parents(layout.root, commit, changed.path, changed.new_oid, parents, info,
-                                    definitions.get(changed.path, []), version_of, (changed.old_oid, changed.hunks))
+                                    definitions.get(changed.path, []), version_of, known)
         if version is not None:
             store.put(changed.path, changed.new_oid, commit, version)

@@ -31,9 +31,11 @@ class ChangedFile:
     old_data: bytes | None
     kind: str = "text"  # text | binary | symlink | submodule | large
     added_lines: list[int] = field(default_factory=list)
-    hunks: list[Hunk] = field(default_factory=list)  # text files: the diff against the parent
+    hunks: list[Hunk] = field(default_factory=list)  # text files: the diff against the (first) parent
     new_oid: str = ""
     old_oid: str | None = None
+    # a merge's other parents, in order: the file's name there (None: not there), its blob, the hunks
+    other_parents: list[tuple[str | None, str | None, list[Hunk]]] = field(default_factory=list)
 
 
 @dataclass
@@ -107,6 +109,7 @@ def commit_changes(root: str, reader: ObjectReader, commit: str, parents: list[s
                 continue  # identical to this parent: the merge took the file from it
             if changed.kind == "text":
                 changed.added_lines = sorted(set(changed.added_lines) & set(against.added_lines))
+            changed.other_parents.append((against.old_path, against.old_oid, against.hunks))
             kept.append(changed)
         first.files = kept
         other_deleted = {path for path, _ in other.deleted}
