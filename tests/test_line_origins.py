@@ -327,3 +327,21 @@ def test_merges_follow_each_parent_like_git_blame(traced: Path) -> None:
     expected = git_blame_commits(repo, "g.txt")
     assert [r["commit"] for r in blame(repo, "g.txt")] == expected
     assert [r["commit"] for r in cold_blame(repo, "g.txt")] == expected
+
+
+def test_a_file_split_in_two_keeps_its_history_in_both(traced: Path) -> None:
+    """git blame follows the old file into each half; diff-tree pairs it with one only."""
+    repo = traced
+    write(repo, "f.txt", numbered(20))
+    commit(repo, "A writes f", env={"GITAI_INTENT": "A"})
+    write(repo, "f.txt", numbered(20).replace("line 3\n", "line 3 b\n"))
+    commit(repo, "B edits line 3", env={"GITAI_INTENT": "B"})
+    git(repo, "mv", "f.txt", "a.txt")
+    write(repo, "b.txt", (repo / "a.txt").read_text())
+    commit(repo, "C splits f into a and b", env={"GITAI_INTENT": "C"})
+    warm = {half: blame(repo, half) for half in ("a.txt", "b.txt")}  # as the hooks left them
+    for half, rows in warm.items():
+        expected = git_blame_commits(repo, half)
+        assert [r["commit"] for r in rows] == expected
+        assert [r["commit"] for r in cold_blame(repo, half)] == expected
+        assert [r["intent_id"] for r in rows][:3] == ["A", "A", "B"]

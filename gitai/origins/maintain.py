@@ -41,6 +41,8 @@ def extend_origins(layout: Layout, commit: str, parents: list[str], changes: Com
 
     for changed in text:
         known = [(changed.old_path, changed.old_oid, changed.hunks), *changed.other_parents]
+        if any(name is None and gone for (name, _, _), gone in zip(known, changes.paths_gone)):
+            continue  # added where a path is gone: git blame may follow it from there; leave it to blame-intent
         version = step_from_parents(layout.root, commit, changed.path, changed.new_oid, parents, info,
                                     definitions.get(changed.path, []), version_of, known)
         if version is not None:

@@ -42,6 +42,9 @@ class ChangedFile:
 class CommitChanges:
     files: list[ChangedFile]
     deleted: list[tuple[str, bytes | None]]  # (path, old content)
+    # per parent: whether a path it has is gone (deleted or renamed away): an added file may then
+    # be one that `git blame` follows there (a file split in two, each half renamed from it)
+    paths_gone: list[bool] = field(default_factory=list)
 
 
 def _content(reader: ObjectReader, mode: int, oid: str) -> bytes | None:
@@ -52,7 +55,9 @@ def changes_against(root: str, reader: ObjectReader, parent: str | None, commit:
     """What `commit` adds, changes and deletes against `parent` (None: the empty tree)."""
     raw = raw_changes(root, parent, commit)
     per_change = hunks_per_change(root, parent, commit, len(raw)) if raw else []
-    return load_changes(root, reader, raw, per_change)
+    changes = load_changes(root, reader, raw, per_change)
+    changes.paths_gone = [any(change.status in "DR" for change in raw)]
+    return changes
 
 
 def load_changes(
@@ -101,6 +106,7 @@ def commit_changes(root: str, reader: ObjectReader, commit: str, parents: list[s
     first = changes_against(root, reader, parents[0], commit)
     for parent in parents[1:]:
         other = changes_against(root, reader, parent, commit)
+        first.paths_gone += other.paths_gone
         other_files = {f.path: f for f in other.files}
         kept = []
         for changed in first.files:
