@@ -73,6 +73,21 @@ def kept_at_head(repo: Path, path: str) -> bool:
     return head(repo) in OriginStore(find_layout(str(repo))).commits(path, blob)
 
 
+def branch_and_merge(repo: Path, path: str, text: str, side: dict[str, str], main: dict[str, str],
+                     first_message: str = "A writes") -> None:
+    """`path` written under A; branch `side` replaces lines under B, main others under A; merged (C)."""
+    write(repo, path, text)
+    commit(repo, first_message, env={"GITAI_INTENT": "A"})
+    for branch, edits, intent in (("side", side, "B"), ("main", main, "A")):
+        git(repo, "checkout", "-q", *(["-b", branch] if branch == "side" else [branch]))
+        edited = text
+        for old, new in edits.items():
+            edited = edited.replace(old, new)
+        write(repo, path, edited)
+        commit(repo, f"{intent} on {branch}", env={"GITAI_INTENT": intent})
+    git(repo, "merge", "-q", "--no-ff", "-m", "merge side", "side", env={"GITAI_INTENT": "C"})
+
+
 @pytest.fixture
 def traced(bare_repo: Path) -> Path:
     gitai(bare_repo, "init")
@@ -109,15 +124,8 @@ def test_hooks_keep_origins_that_match_a_computation_from_scratch(traced: Path) 
 def test_without_refactors_the_commits_are_git_blames(traced: Path) -> None:
     """Merges, a rename, a revert, and commits made without the hooks in between."""
     repo = traced
-    write(repo, "notes.txt", numbered(12))
-    commit(repo, "A writes", env={"GITAI_INTENT": "A"})
-    git(repo, "checkout", "-q", "-b", "side")
-    write(repo, "notes.txt", numbered(12).replace("line 2\n", "line 2 side\n"))
-    commit(repo, "B on a branch", env={"GITAI_INTENT": "B"})
-    git(repo, "checkout", "-q", "main")
-    write(repo, "notes.txt", numbered(12).replace("line 10\n", "line 10 main\nline 10b\n"))
-    commit(repo, "A on main", env={"GITAI_INTENT": "A"})
-    git(repo, "merge", "-q", "--no-ff", "-m", "merge side", "side", env={"GITAI_INTENT": "A"})
+    branch_and_merge(repo, "notes.txt", numbered(12), {"line 2\n": "line 2 side\n"},
+                     {"line 10\n": "line 10 main\nline 10b\n"})
     before = (repo / "notes.txt").read_text()
     write(repo, "notes.txt", before.replace("line 5\n", "line 5 changed\n"))
     commit(repo, "B changes 5", env={"GITAI_INTENT": "B"})
@@ -221,15 +229,9 @@ def test_git_configuration_and_attributes_do_not_change_the_answer(traced: Path)
     git(repo, "config", "diff.interHunkContext", "5")
     git(repo, "config", "diff.algorithm", "histogram")
     write(repo, ".gitattributes", "*.lock -diff\n")
-    write(repo, "deps.lock", numbered(10))
-    commit(repo, "Update the changelog for release 2024.1", env={"GITAI_INTENT": "A"})
-    git(repo, "checkout", "-q", "-b", "side")
-    write(repo, "deps.lock", numbered(10).replace("line 5\n", "line 5 side\n").replace("line 6\n", "line 6 side\n"))
-    commit(repo, "B on a branch", env={"GITAI_INTENT": "B"})
-    git(repo, "checkout", "-q", "main")
-    write(repo, "deps.lock", numbered(10).replace("line 2\n", "line 2 main\n").replace("line 9\n", "line 9 main\n"))
-    commit(repo, "A on main", env={"GITAI_INTENT": "A"})
-    git(repo, "merge", "-q", "--no-ff", "-m", "merge side", "side", env={"GITAI_INTENT": "C"})
+    branch_and_merge(repo, "deps.lock", numbered(10), {"line 5\n": "line 5 side\n", "line 6\n": "line 6 side\n"},
+                     {"line 2\n": "line 2 main\n", "line 9\n": "line 9 main\n"},
+                     first_message="Update the changelog for release 2024.1")
     assert kept_at_head(repo, "deps.lock")
     expected = git_blame_commits(repo, "deps.lock")
     assert [r["commit"] for r in blame(repo, "deps.lock")] == expected
@@ -240,15 +242,7 @@ def test_git_configuration_and_attributes_do_not_change_the_answer(traced: Path)
 
 def test_merge_then_other_commits_then_an_edit_is_still_extended(traced: Path) -> None:
     repo = traced
-    write(repo, "f.txt", numbered(10))
-    commit(repo, "A", env={"GITAI_INTENT": "A"})
-    git(repo, "checkout", "-q", "-b", "side")
-    write(repo, "f.txt", numbered(10).replace("line 8\n", "line 8 side\n"))
-    commit(repo, "B", env={"GITAI_INTENT": "B"})
-    git(repo, "checkout", "-q", "main")
-    write(repo, "f.txt", numbered(10).replace("line 2\n", "line 2 main\n"))
-    commit(repo, "A main", env={"GITAI_INTENT": "A"})
-    git(repo, "merge", "-q", "--no-ff", "-m", "merge", "side", env={"GITAI_INTENT": "C"})
+    branch_and_merge(repo, "f.txt", numbered(10), {"line 8\n": "line 8 side\n"}, {"line 2\n": "line 2 main\n"})
     write(repo, "g.txt", "unrelated\n")
     commit(repo, "unrelated", env={"GITAI_INTENT": "A"})
     write(repo, "f.txt", (repo / "f.txt").read_text() + "tail\n")
