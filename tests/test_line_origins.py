@@ -73,6 +73,19 @@ def kept_at_head(repo: Path, path: str) -> bool:
     return head(repo) in OriginStore(find_layout(str(repo))).commits(path, blob)
 
 
+def damage_kept_origins(repo: Path, unreadable_too: bool = False) -> None:
+    """Make every kept version claim 3 more lines than its file has (and, with `unreadable_too`,
+    make every other cache file unreadable)."""
+    kept = list(origins_dir(repo).rglob("*.json.z"))
+    assert kept
+    for number, entry in enumerate(kept):
+        data = json.loads(zlib.decompress(entry.read_bytes()))
+        for version in data["versions"].values():
+            version["runs"][0][0] += 3
+        garble = unreadable_too and number % 2 == 1
+        entry.write_bytes(b"not zlib" if garble else zlib.compress(json.dumps(data).encode()))
+
+
 def branch_and_merge(repo: Path, path: str, text: str, side: dict[str, str], main: dict[str, str],
                      first_message: str = "A writes") -> None:
     """`path` written under A; branch `side` replaces lines under B, main others under A; merged (C)."""
@@ -157,13 +170,7 @@ def test_a_damaged_cache_is_a_miss(traced: Path) -> None:
     write(repo, "a.py", "X = 1\nY = 3\nZ = 4\n")
     commit(repo, "B", env={"GITAI_INTENT": "B"})
     expected = blame(repo, "a.py")
-    kept = list(origins_dir(repo).rglob("*.json.z"))
-    assert kept
-    for number, entry in enumerate(kept):
-        data = json.loads(zlib.decompress(entry.read_bytes()))
-        for version in data["versions"].values():
-            version["runs"][0][0] += 3  # origins for more lines than the file has
-        entry.write_bytes(zlib.compress(json.dumps(data).encode()) if number % 2 == 0 else b"not zlib")
+    damage_kept_origins(repo, unreadable_too=True)
     assert blame(repo, "a.py") == expected
     assert blame(repo, "a.py", "--rev", "HEAD") == expected
     assert [r["intent_id"] for r in expected] == ["A", "B", "B"]
@@ -257,11 +264,7 @@ def test_odd_names_and_a_damaged_cache_with_uncommitted_lines(traced: Path) -> N
     write(repo, name, "one\ntwo\n")
     commit(repo, "A", env={"GITAI_INTENT": "A"})
     assert [r["intent_id"] for r in cold_blame(repo, name)] == ["A", "A"]
-    for kept in origins_dir(repo).rglob("*.json.z"):
-        data = json.loads(zlib.decompress(kept.read_bytes()))
-        for version in data["versions"].values():
-            version["runs"][0][0] += 3
-        kept.write_bytes(zlib.compress(json.dumps(data).encode()))
+    damage_kept_origins(repo)
     write(repo, name, "one\ntwo\nwip\n")
     rows = blame(repo, name)
     assert [(r["intent_id"], r["commit"] is None) for r in rows] == [("A", False), ("A", False), (None, True)]
