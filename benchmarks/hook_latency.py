@@ -13,7 +13,16 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import BIN, gitai_repo, median_ms, new_repo, remove_hooks, run, scratch, timed  # noqa: E402
+from _common import (  # noqa: E402
+    BIN,
+    gitai_repo,
+    median_ms,
+    new_repo,
+    remove_hooks,
+    run,
+    scratch,
+    timed,
+)
 
 NOOP_CONFIG = """\
 repos:

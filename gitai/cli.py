@@ -47,8 +47,8 @@ def cli() -> None:
 @json_option
 def init(no_hooks: bool, as_json: bool) -> int:
     """Create the .orchestration/ skeleton and install the hooks (idempotent)."""
-    from gitai.bootstrap import check_orchestration_dir, init_orchestration
-    from gitai.hooks_install import install_hooks
+    from gitai.hooks.install import install_hooks
+    from gitai.intents.skeleton import check_orchestration_dir, init_orchestration
 
     lay = layout()
     check_orchestration_dir(lay)
@@ -75,7 +75,7 @@ def hooks() -> None:
 
 
 def _warn_shared_hooks(lay: Layout) -> None:
-    from gitai.hooks_install import shared_hooks_scope
+    from gitai.hooks.install import shared_hooks_scope
 
     scope = shared_hooks_scope(lay)
     if scope:
@@ -84,7 +84,7 @@ def _warn_shared_hooks(lay: Layout) -> None:
 
 
 def _print_hooks(states: list[Any], as_json: bool, lay: Layout) -> None:
-    from gitai.hooks_install import hooks_path_setting
+    from gitai.hooks.install import hooks_path_setting
 
     hooks_path = hooks_path_setting(lay)
     if hooks_path:
@@ -103,7 +103,7 @@ def _print_hooks(states: list[Any], as_json: bool, lay: Layout) -> None:
 @json_option
 def hooks_install(force: bool, as_json: bool) -> int:
     """Install the hooks where git runs them (worktrees, submodules, core.hooksPath)."""
-    from gitai.hooks_install import install_hooks
+    from gitai.hooks.install import install_hooks
 
     lay = layout()
     _print_hooks(install_hooks(lay, force=force), as_json, lay)
@@ -114,7 +114,7 @@ def hooks_install(force: bool, as_json: bool) -> int:
 @json_option
 def hooks_uninstall(as_json: bool) -> int:
     """Remove gitai's hooks and restore the ones they replaced."""
-    from gitai.hooks_install import uninstall_hooks
+    from gitai.hooks.install import uninstall_hooks
 
     lay = layout()
     _print_hooks(uninstall_hooks(lay), as_json, lay)
@@ -125,7 +125,7 @@ def hooks_uninstall(as_json: bool) -> int:
 @json_option
 def hooks_status(as_json: bool) -> int:
     """Show each hook's state: installed, missing, foreign or stale."""
-    from gitai.hooks_install import hook_status
+    from gitai.hooks.install import hook_status
 
     lay = layout()
     _print_hooks(hook_status(lay), as_json, lay)
@@ -136,8 +136,8 @@ def hooks_status(as_json: bool) -> int:
 @json_option
 def intents(as_json: bool) -> int:
     """List the intents of the catalogue."""
-    from gitai.active import active_intent
-    from gitai.catalogue import load_catalogue
+    from gitai.intents.active import active_intent
+    from gitai.intents.catalogue import load_catalogue
 
     lay = layout()
     catalogue = load_catalogue(lay.catalogue, lay.root)
@@ -162,7 +162,11 @@ def intents(as_json: bool) -> int:
 @json_option
 def select(intent_id: str, as_json: bool) -> int:
     """Make INTENT_ID the active intent of this worktree; print its <intent_context>."""
-    from gitai.selection import intent_context, intent_context_xml, select_intent
+    from gitai.intents.selection import (
+        intent_context,
+        intent_context_xml,
+        select_intent,
+    )
 
     lay = layout()
     chosen = select_intent(lay, intent_id)
@@ -186,7 +190,7 @@ def select(intent_id: str, as_json: bool) -> int:
 @json_option
 def clear(as_json: bool) -> int:
     """Leave this worktree with no active intent."""
-    from gitai.selection import clear_intent
+    from gitai.intents.selection import clear_intent
 
     previous = clear_intent(layout())
     if os.environ.get("GITAI_INTENT", "").strip():
@@ -202,9 +206,10 @@ def clear(as_json: bool) -> int:
 @json_option
 def status(as_json: bool) -> int:
     """Active intent, and the staged paths in and out of its scope."""
-    from gitai.active import active_intent
-    from gitai.check import check_paths, display_path, staged_paths
-    from gitai.policy import load_policy
+    from gitai.gate.check import check_paths, staged_paths
+    from gitai.gate.policy import load_policy
+    from gitai.intents.active import active_intent
+    from gitai.util.text import display_path
 
     lay = layout()
     active = active_intent(lay)
@@ -243,9 +248,10 @@ def status(as_json: bool) -> int:
 @json_option
 def check(mode: str | None, revision_range: str | None, intent_id: str | None, paths: tuple[str, ...], as_json: bool) -> int:
     """Check staged changes, a commit range or PATHs against an intent's scope (exit 1 on violations)."""
-    from gitai.active import active_intent
-    from gitai.check import check_paths, check_range, display_path, staged_paths
-    from gitai.policy import load_policy
+    from gitai.gate.check import check_paths, check_range, staged_paths
+    from gitai.gate.policy import load_policy
+    from gitai.intents.active import active_intent
+    from gitai.util.text import display_path
 
     if sum(bool(x) for x in (mode, revision_range, paths)) > 1:
         raise GitaiError("use one of --staged, --range A..B or PATH...")
@@ -280,7 +286,7 @@ def check(mode: str | None, revision_range: str | None, intent_id: str | None, p
 @json_option
 def show(rev: str, as_json: bool) -> int:
     """Show the trace record of a commit (default HEAD). JSON: a list of records."""
-    from gitai.trace.history import commit_records, describe_record
+    from gitai.trace.log import commit_records, describe_record
 
     sha, records = commit_records(layout(), rev)
     if as_json:
@@ -297,13 +303,13 @@ def show(rev: str, as_json: bool) -> int:
 @json_option
 def log_cmd(intent_id: str | None, as_json: bool) -> int:
     """Commits traced to an intent (or to any), newest first, with the files they touched."""
-    from gitai.check import display_path
-    from gitai.trace.history import traced_log
+    from gitai.trace.log import traced_log
+    from gitai.util.text import display_path
 
     lay = layout()
     entries = traced_log(lay, intent_id)
     if intent_id is not None and not entries:
-        from gitai.catalogue import load_catalogue
+        from gitai.intents.catalogue import load_catalogue
 
         load_catalogue(lay.catalogue, lay.root).get(intent_id)  # unknown intent: exit 2
     if as_json:
@@ -324,9 +330,9 @@ def log_cmd(intent_id: str | None, as_json: bool) -> int:
 @json_option
 def backfill(revision_range: str | None, as_json: bool) -> int:
     """Trace commits that have no record: intent from the trailer, else the scope owner."""
-    from gitai.policy import load_policy
-    from gitai.trace.backfill import backfill as run_backfill
-    from gitai.trace.backfill import terminal_progress
+    from gitai.backfill import backfill as run_backfill
+    from gitai.backfill import terminal_progress
+    from gitai.gate.policy import load_policy
 
     lay = layout()
     policy = load_policy(lay) if os.path.exists(lay.catalogue) else None  # no catalogue: trailers only
@@ -404,7 +410,7 @@ def sync(remote: str, as_json: bool) -> int:
 @json_option
 def classify_cmd(rev: str | None, staged: bool, as_json: bool) -> int:
     """AST_REFACTOR or INTENT_EVOLUTION, per file and per definition, for REV (default HEAD) or --staged."""
-    from gitai.classification import classify_revision, classify_staged
+    from gitai.trace.classify_commit import classify_revision, classify_staged
 
     if staged and rev:
         raise GitaiError("use one of REV or --staged")
@@ -429,7 +435,7 @@ def classify_cmd(rev: str | None, staged: bool, as_json: bool) -> int:
 @json_option
 def map_cmd(as_json: bool) -> int:
     """Regenerate .orchestration/intent_map.md from the notes (files each intent changed in meaning)."""
-    from gitai.intent_map import build_map, map_json, write_map
+    from gitai.trace.intent_map import build_map, map_json, write_map
 
     lay = layout()
     intents = build_map(lay)
@@ -456,7 +462,7 @@ INTENT_COLOURS = ("cyan", "green", "yellow", "magenta", "blue", "bright_cyan", "
 def blame_intent_cmd(file: str, line_range: str | None, rev: str | None, porcelain: bool, summary: bool,
                      as_json: bool) -> int:
     """Which intent each line of FILE serves, looking through refactor commits and moved code."""
-    from gitai.blame import blame_intent, summarize
+    from gitai.blame.blame_intent import blame_intent, summarize
 
     if porcelain and as_json:
         raise GitaiError("use one of --json or --porcelain")

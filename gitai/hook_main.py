@@ -1,4 +1,4 @@
-"""Entry point of the installed hooks (hooks-templates/gitai-hook.sh calls `main`).
+"""Entry point of the installed hooks (gitai/hooks/gitai-hook.sh calls `main`).
 
 The hooks run Python with `-I -S` and an explicit sys.path, and each hook imports only
 what it needs, so the pre-commit gate starts fast. (commit-msg is plain shell.) The post-*
@@ -16,27 +16,27 @@ from gitai.layout import Layout, find_layout
 
 
 def _pre_commit(layout: Layout, args: list[str]) -> int:
-    from gitai.gate import run_gate
+    from gitai.gate.pre_commit import run_gate
 
     return run_gate(layout)
 
 
 def _post_commit(layout: Layout, args: list[str]) -> int:
-    from gitai.trace.hooks import after_commit
+    from gitai.hooks.post_hooks import after_commit
 
     after_commit(layout)
     return 0
 
 
 def _post_merge(layout: Layout, args: list[str]) -> int:
-    from gitai.trace.hooks import after_merge
+    from gitai.hooks.post_hooks import after_merge
 
     after_merge(layout, args[0] if args else "0")
     return 0
 
 
 def _post_rewrite(layout: Layout, args: list[str]) -> int:
-    from gitai.trace.hooks import after_rewrite
+    from gitai.hooks.post_hooks import after_rewrite
 
     after_rewrite(layout, args[0] if args else "", sys.stdin.read())
     return 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 from gitai.errors import GitaiError
-from gitai.git import RepoPaths, discover
+from gitai.git.repository import RepoPaths, discover
 
 ORCHESTRATION = ".orchestration"
 CATALOGUE = "active_intents.yaml"

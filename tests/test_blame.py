@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
-
 from conftest import commit, git, gitai, gitai_json, head, write
 
 CATALOGUE = """\

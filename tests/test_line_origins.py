@@ -9,10 +9,10 @@ import zlib
 from pathlib import Path
 
 import pytest
-
 from conftest import commit, git, gitai, gitai_json, head, write
+
+from gitai.blame.origin_cache import DIRECTORY, OriginStore
 from gitai.layout import find_layout
-from gitai.origins.store import DIRECTORY, OriginStore
 
 CATALOGUE = """\
 active_intents:

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from gitai.files import LARGE_FILE
 from gitai.syntax.classify import (
     CommitClassification,
     DefinitionChange,
@@ -25,6 +24,7 @@ from gitai.syntax.hash_cache import DIRECTORY as HASH_CACHE_DIRECTORY
 from gitai.syntax.hash_cache import HashCache
 from gitai.syntax.languages import language_for_path
 from gitai.syntax.normal_form import hash_source
+from gitai.util.files import LARGE_FILE
 
 AST = "AST_REFACTOR"
 INTENT = "INTENT_EVOLUTION"

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-
 from conftest import git
 
 SCHEMA = json.loads((Path(__file__).parent / "data" / "agent-trace-0.1.0.strict.schema.json").read_text())

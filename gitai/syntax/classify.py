@@ -14,9 +14,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
-from gitai.files import LARGE_FILE, is_binary
 from gitai.syntax.languages import language_for_path
 from gitai.syntax.normal_form import Definition, ParsedSource, hash_source
+from gitai.util.files import LARGE_FILE, is_binary
 
 AST_REFACTOR: Final = "AST_REFACTOR"
 INTENT_EVOLUTION: Final = "INTENT_EVOLUTION"

@@ -14,9 +14,9 @@ import json
 import os
 from typing import Any
 
-from gitai.files import write_atomic
 from gitai.syntax.languages import load_grammar
 from gitai.syntax.normal_form import Definition, ParsedSource, hash_source
+from gitai.util.files import write_atomic
 
 DIRECTORY = "syntax-v1"
 

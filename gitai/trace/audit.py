@@ -14,12 +14,20 @@ from typing import Any
 
 import pygit2
 
-from gitai.files import LARGE_FILE, write_atomic
-from gitai.jsonl import dumps, read_jsonl
 from gitai.layout import Layout
 from gitai.trace.lines import content_hash, split_lines, whole_file_hash
-from gitai.trace.notes_index import all_notes, all_notes_checked, open_repository
-from gitai.trace.store import Record, trace_lock
+from gitai.trace.notes_reader import all_notes, all_notes_checked, open_repository
+from gitai.trace.record import (
+    Record,
+    file_entries,
+    file_ranges_of,
+    is_record,
+    record_id,
+    revision,
+)
+from gitai.trace.store import trace_lock
+from gitai.util.files import LARGE_FILE, write_atomic
+from gitai.util.jsonl import dumps, read_jsonl
 
 
 @dataclass
@@ -57,9 +65,9 @@ def _check_ranges(repo: pygit2.Repository, commit_id: str, record: Record, resul
     except (KeyError, ValueError):
         result.orphaned.append(commit_id)  # `git notes --ref gitai prune` removes these
         return
-    for entry in record.get("files", []):
-        path = entry.get("path", "")
-        ranges = [r for c in entry.get("conversations", []) for r in c.get("ranges", [])]
+    for entry in file_entries(record):
+        path = entry["path"]
+        ranges = file_ranges_of(entry)
         if not ranges:
             continue
         try:
@@ -94,13 +102,13 @@ def verify(layout: Layout) -> VerifyResult:
             result.problems.append(Problem("bad_record", f"{malformed} malformed record line(s) in the note", commit_id))
         for record in records:
             result.records += 1
-            revision = record.get("vcs", {}).get("revision")
-            if revision != commit_id:
+            if revision(record) != commit_id:
                 result.problems.append(Problem(
-                    "stale_note", f"note holds the record of {revision} (copied by a rewrite); run 'gitai backfill'",
+                    "stale_note",
+                    f"note holds the record of {revision(record)} (copied by a rewrite); run 'gitai backfill'",
                     commit_id))
                 continue
-            note_records[record.get("id", "")] = dumps(record)
+            note_records[record_id(record)] = dumps(record)
             _check_ranges(repo, commit_id, record, result)
     ledger = read_jsonl(layout.ledger)
     for number, reason in ledger.bad_lines:
@@ -108,18 +116,21 @@ def verify(layout: Layout) -> VerifyResult:
     seen: set[str] = set()
     for number, record in ledger.records:
         result.ledger_lines += 1
-        record_id = record.get("id", "")
-        if record_id in seen:
-            result.problems.append(Problem("ledger_duplicate", f"record {record_id} appears twice", line=number))
-        seen.add(record_id)
-        if record_id not in note_records:
-            result.problems.append(Problem("ledger_only", f"record {record_id} is in the ledger but in no note",
-                                           record.get("vcs", {}).get("revision"), number))
-        elif dumps(record) != note_records[record_id]:
-            result.problems.append(Problem("ledger_differs", f"record {record_id} differs from its note",
-                                           record.get("vcs", {}).get("revision"), number))
-    for record_id in note_records.keys() - seen:
-        result.problems.append(Problem("note_only", f"record {record_id} is missing from the ledger; run 'gitai trace rebuild'"))
+        if not is_record(record):
+            result.problems.append(Problem("ledger_line", f"ledger line {number}: not a valid record", line=number))
+            continue
+        rid = record_id(record)
+        if rid in seen:
+            result.problems.append(Problem("ledger_duplicate", f"record {rid} appears twice", line=number))
+        seen.add(rid)
+        if rid not in note_records:
+            result.problems.append(Problem("ledger_only", f"record {rid} is in the ledger but in no note",
+                                           revision(record), number))
+        elif dumps(record) != note_records[rid]:
+            result.problems.append(Problem("ledger_differs", f"record {rid} differs from its note",
+                                           revision(record), number))
+    for rid in note_records.keys() - seen:
+        result.problems.append(Problem("note_only", f"record {rid} is missing from the ledger; run 'gitai trace rebuild'"))
     return result
 
 
@@ -131,9 +142,9 @@ def rebuild(layout: Layout) -> int:
         record
         for commit_id, recs in all_notes(repo).items()
         for record in recs
-        if record.get("vcs", {}).get("revision") == commit_id
+        if revision(record) == commit_id
     ]
-    records.sort(key=lambda r: (r.get("timestamp", ""), order.get(r["vcs"]["revision"], len(order)), r.get("id", "")))
+    records.sort(key=lambda r: (r.get("timestamp", ""), order.get(revision(r), len(order)), record_id(r)))
     with trace_lock(layout):
         write_atomic(layout.ledger, "".join(dumps(r) + "\n" for r in records))
     return len(records)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+
 def split_lines(data: bytes) -> list[bytes]:
     """The file's lines without terminators (CRLF and LF alike); no phantom line after a final newline.
 

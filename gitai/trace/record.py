@@ -1,129 +1,286 @@
-"""Build a commit's Agent Trace 0.1.0 record from git objects (CONTRACT section 5).
+"""The trace record: its shape, the one reader of its fields, its validation, and how one is built.
 
-Ranges are the lines the commit adds or changes against its first parent (a root commit:
-whole files; a merge: only lines that are new against every parent, i.e. the lines `git blame`
-would give the merge itself), 1-based and inclusive at the commit's revision.
+A record is an Agent Trace 0.1.0 object (strict form; docs/trace-format.md), kept as plain JSON
+data: a note body line and a ledger line are the same bytes. Everything else in gitai reads a
+record through the accessors here (`revision`, `gitai_meta`, `intent_of`, ...), never by
+reaching into nested dicts, and every record read from a note or the ledger passes `is_record`
+first: notes arrive from other clones, so their content is untrusted.
 """
 
 from __future__ import annotations
 
+import json
 import os
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from gitai import __version__
-from gitai.events import utc_now
-from gitai.files import LARGE_FILE, is_binary
-from gitai.trace.gitdata import Hunk, ObjectReader, RawChange, added_lines, blob_hunks, hunks_per_change, raw_changes
+from gitai.trace.changes import ChangedFile, CommitChanges
 from gitai.trace.lines import content_hash, merge_ranges, split_lines, whole_file_hash
-
-SYMLINK_MODE = 0o120000
-GITLINK_MODE = 0o160000
+from gitai.util.time import utc_now
 
 
-@dataclass
-class ChangedFile:
-    """One path the commit adds or changes, with its blobs (for ranges and classification)."""
+class Range(TypedDict):
+    start_line: int
+    end_line: int
+    content_hash: str
 
+
+class Contributor(TypedDict, total=False):
+    type: str  # ai | human | mixed | unknown
+    model_id: str
+
+
+class Related(TypedDict):
+    type: str
+    url: str
+
+
+class Conversation(TypedDict, total=False):
+    url: str
+    contributor: Contributor
+    ranges: list[Range]
+    related: list[Related]
+
+
+class FileEntry(TypedDict):
     path: str
-    old_path: str | None
-    new_data: bytes | None  # None for symlinks and submodules
-    old_data: bytes | None
-    kind: str = "text"  # text | binary | symlink | submodule | large
-    added_lines: list[int] = field(default_factory=list)
-    hunks: list[Hunk] = field(default_factory=list)  # text files: the diff against the (first) parent
-    new_oid: str = ""
-    old_oid: str | None = None
-    # a merge's other parents, in order: the file's name there (None: not there), its blob, the hunks
-    other_parents: list[tuple[str | None, str | None, list[Hunk]]] = field(default_factory=list)
+    conversations: list[Conversation]
 
 
-@dataclass
-class CommitChanges:
-    files: list[ChangedFile]
-    deleted: list[tuple[str, bytes | None]]  # (path, old content)
-    # per parent: whether a path it has is gone (deleted or renamed away): an added file may then
-    # be one that `git blame` follows there (a file split in two, each half renamed from it)
-    paths_gone: list[bool] = field(default_factory=list)
+class DefinitionMeta(TypedDict, total=False):
+    kind: str
+    name: str
+    status: str
+    hash: str
+    old_lines: list[int] | None
+    new_lines: list[int] | None
+    moved_from: dict[str, str]
+    moved_to: dict[str, str]
 
 
-def _content(reader: ObjectReader, mode: int, oid: str) -> bytes | None:
-    return None if mode in (GITLINK_MODE, SYMLINK_MODE) or mode == 0 else reader.read(oid)
+class FileMeta(TypedDict, total=False):
+    classification: str
+    language: str | None
+    reason: str
+    definitions: list[DefinitionMeta]
+    content: str  # binary | symlink | submodule | large
+    renamed_from: str
 
 
-def changes_against(root: str, reader: ObjectReader, parent: str | None, commit: str) -> CommitChanges:
-    """What `commit` adds, changes and deletes against `parent` (None: the empty tree)."""
-    raw = raw_changes(root, parent, commit)
-    per_change = hunks_per_change(root, parent, commit, len(raw)) if raw else []
-    changes = load_changes(root, reader, raw, per_change)
-    changes.paths_gone = [any(change.status in "DR" for change in raw)]
-    return changes
+class GitaiMeta(TypedDict, total=False):
+    intent_id: str | None
+    classification: str
+    files: dict[str, FileMeta]
+    deleted: list[str]
+    backfilled: bool
+    rewritten_from: list[str]
 
 
-def load_changes(
-    root: str, reader: ObjectReader, raw: list[RawChange], per_change: list[list[Hunk] | None] | None
-) -> CommitChanges:
-    """Read the blobs of raw changes; `per_change` gives their hunks (None: diff those files here)."""
-    files: list[ChangedFile] = []
-    deleted: list[tuple[str, bytes | None]] = []
-    for index, change in enumerate(raw):
-        if change.status == "D":
-            deleted.append((change.old_path, _content(reader, change.old_mode, change.old_oid)))
+class Vcs(TypedDict):
+    type: str
+    revision: str
+
+
+class Tool(TypedDict):
+    name: str
+    version: str
+
+
+Record = dict[str, Any]
+"""A record as JSON data; its documented shape is `RecordShape`. Read it with the accessors below."""
+
+RecordShape = TypedDict("RecordShape", {
+    "version": str, "id": str, "timestamp": str, "vcs": Vcs, "tool": Tool, "files": list[FileEntry],
+    "metadata": dict[str, Any],
+})
+
+GITAI_KEY = "dev.gitai"
+MAX_NOTE_BYTES = 32 * 1024 * 1024  # a note larger than this is not read (a whole-repository commit is ~ MBs)
+
+
+# --- accessors --------------------------------------------------------------------------------
+
+
+def revision(record: Record) -> str:
+    """The commit the record describes."""
+    return str(record["vcs"]["revision"])
+
+
+def record_id(record: Record) -> str:
+    return str(record.get("id", ""))
+
+
+def gitai_meta(record: Record) -> GitaiMeta:
+    """gitai's own part of the record (`metadata["dev.gitai"]`), empty when absent."""
+    meta = record.get("metadata", {}).get(GITAI_KEY, {})
+    return meta if isinstance(meta, dict) else {}  # type: ignore[return-value]
+
+
+def intent_of(record: Record) -> str | None:
+    """The intent the record attributes its commit to (None: unattributed)."""
+    intent = gitai_meta(record).get("intent_id")
+    return intent if isinstance(intent, str) else None
+
+
+def classification_of(record: Record) -> str | None:
+    return gitai_meta(record).get("classification")
+
+
+def file_meta(record: Record) -> dict[str, FileMeta]:
+    """Per path: the file's classification, definitions, content kind, former name."""
+    return gitai_meta(record).get("files", {})
+
+
+def deleted_paths(record: Record) -> list[str]:
+    return list(gitai_meta(record).get("deleted", []))
+
+
+def is_backfilled(record: Record) -> bool:
+    return bool(gitai_meta(record).get("backfilled"))
+
+
+def rewritten_from(record: Record) -> list[str]:
+    return list(gitai_meta(record).get("rewritten_from", []))
+
+
+def file_entries(record: Record) -> list[FileEntry]:
+    return list(record.get("files", []))
+
+
+def file_ranges_of(entry: FileEntry) -> list[Range]:
+    """Every range of a file entry, over all its conversations."""
+    return [r for conversation in entry["conversations"] for r in conversation.get("ranges", [])]
+
+
+def contributors(record: Record) -> list[Contributor]:
+    """The contributors of the record's conversations, in order, without repeats."""
+    seen: list[Contributor] = []
+    for entry in file_entries(record):
+        for conversation in entry["conversations"]:
+            contributor = conversation.get("contributor")
+            if contributor is not None and contributor not in seen:
+                seen.append(contributor)
+    return seen
+
+
+def own_records(records: list[Record], commit: str) -> list[Record]:
+    """The records describing this very commit (a note copied from a rewritten commit does not count)."""
+    return [r for r in records if revision(r) == commit]
+
+
+# --- reading untrusted records ----------------------------------------------------------------
+
+
+def parse_note(body: str) -> list[Record]:
+    """A note holds one record per line (two after `gitai sync` met two versions of one commit)."""
+    return split_note(body)[0]
+
+
+def split_note(body: str) -> tuple[list[Record], int]:
+    """The valid records of a note, and how many lines were not (notes arrive by sync)."""
+    if len(body) > MAX_NOTE_BYTES:
+        return [], 1
+    records, bad = [], 0
+    for line in body.splitlines():
+        if not line.strip():
             continue
-        old_path = None if change.status == "A" else change.old_path
-        old_data = None if change.status == "A" else _content(reader, change.old_mode, change.old_oid)
-        if change.new_mode in (GITLINK_MODE, SYMLINK_MODE):
-            kind = "submodule" if change.new_mode == GITLINK_MODE else "symlink"
-            files.append(ChangedFile(change.new_path, old_path, None, None, kind))
-            continue
-        new_data = reader.read(change.new_oid)
-        if is_binary(new_data):
-            files.append(ChangedFile(change.new_path, old_path, new_data, old_data, "binary"))
-        elif len(new_data) > LARGE_FILE:
-            files.append(ChangedFile(change.new_path, old_path, new_data, old_data, "large"))
+        value = load_record(line)
+        if value is None:
+            bad += 1
         else:
-            if old_data is not None and is_binary(old_data):  # binary became text: every line is new
-                count = len(split_lines(new_data))
-                hunks = [(0, 0, 1, count)] if count else []
-            else:
-                listed = per_change[index] if per_change is not None else None
-                hunks = listed if listed is not None else _fallback_hunks(root, change)
-            old_oid = None if change.status == "A" else change.old_oid
-            files.append(ChangedFile(change.new_path, old_path, new_data, old_data, "text", added_lines(hunks),
-                                     hunks, change.new_oid, old_oid))
-    return CommitChanges(files, deleted)
+            records.append(value)
+    return records, bad
 
 
-def _fallback_hunks(root: str, change: RawChange) -> list[Hunk]:
-    had_text_old = change.status != "A" and change.old_mode not in (GITLINK_MODE, SYMLINK_MODE)
-    return blob_hunks(root, change.old_oid if had_text_old else None, change.new_oid)
+def load_record(line: str | bytes) -> Record | None:
+    """One record from its JSON text, or None when it is not valid JSON or not a valid record.
+    The parser bounds nesting itself (RecursionError past the interpreter's recursion limit), so a
+    crafted 100,000-deep value is refused here instead of crashing a reader."""
+    try:
+        value = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    return value if is_record(value) else None
 
 
-def commit_changes(root: str, reader: ObjectReader, commit: str, parents: list[str]) -> CommitChanges:
-    """The commit's changes; for a merge, only lines new against every parent."""
-    if not parents:
-        return changes_against(root, reader, None, commit)
-    first = changes_against(root, reader, parents[0], commit)
-    for parent in parents[1:]:
-        other = changes_against(root, reader, parent, commit)
-        first.paths_gone += other.paths_gone
-        other_files = {f.path: f for f in other.files}
-        kept = []
-        for changed in first.files:
-            against = other_files.get(changed.path)
-            if against is None:
-                continue  # identical to this parent: the merge took the file from it
-            if changed.kind == "text":
-                changed.added_lines = sorted(set(changed.added_lines) & set(against.added_lines))
-            changed.other_parents.append((against.old_path, against.old_oid, against.hunks))
-            kept.append(changed)
-        first.files = kept
-        other_deleted = {path for path, _ in other.deleted}
-        first.deleted = [(path, data) for path, data in first.deleted if path in other_deleted]
-    return first
+def _is_str_or_none(value: object) -> bool:
+    return value is None or isinstance(value, str)
 
 
-def file_ranges(changed: ChangedFile) -> list[dict[str, Any]]:
+def _is_lines(value: object) -> bool:
+    return value is None or (isinstance(value, list) and len(value) == 2
+                             and all(isinstance(n, int) and not isinstance(n, bool) for n in value))
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def is_record(value: object) -> bool:
+    """Everything a reader of records relies on has the type it expects (the strict schema says more)."""
+    if not isinstance(value, dict):
+        return False
+    vcs, files, meta = value.get("vcs"), value.get("files"), value.get("metadata", {})
+    if not (isinstance(vcs, dict) and isinstance(vcs.get("revision"), str) and isinstance(files, list)):
+        return False
+    if not (isinstance(value.get("id", ""), str) and isinstance(value.get("timestamp", ""), str)):
+        return False
+    if not isinstance(meta, dict):
+        return False
+    for entry in files:
+        if not (isinstance(entry, dict) and isinstance(entry.get("path"), str)
+                and isinstance(entry.get("conversations"), list)):
+            return False
+        for conversation in entry["conversations"]:
+            if not isinstance(conversation, dict):
+                return False
+            ranges = conversation.get("ranges", [])
+            if not isinstance(ranges, list) or not all(
+                isinstance(r, dict) and _is_int(r.get("start_line")) and _is_int(r.get("end_line"))
+                and isinstance(r.get("content_hash", ""), str)
+                for r in ranges
+            ):
+                return False
+            if not isinstance(conversation.get("contributor", {}), dict):
+                return False
+    return _is_gitai_meta(meta.get(GITAI_KEY, {}))
+
+
+def _is_gitai_meta(meta: object) -> bool:
+    if not isinstance(meta, dict):
+        return False
+    if not (_is_str_or_none(meta.get("intent_id")) and _is_str_or_none(meta.get("classification"))):
+        return False
+    if not all(isinstance(meta.get(key, []), list) and all(isinstance(p, str) for p in meta.get(key, []))
+               for key in ("deleted", "rewritten_from")):
+        return False
+    files = meta.get("files", {})
+    if not isinstance(files, dict):
+        return False
+    for path, info in files.items():
+        if not isinstance(info, dict):
+            return False
+        if not all(_is_str_or_none(info.get(key)) for key in ("classification", "renamed_from", "content", "reason")):
+            return False
+        definitions = info.get("definitions", [])
+        if not isinstance(definitions, list):
+            return False
+        for definition in definitions:
+            if not (isinstance(definition, dict) and _is_lines(definition.get("old_lines"))
+                    and _is_lines(definition.get("new_lines"))
+                    and all(_is_str_or_none(definition.get(k)) for k in ("kind", "name", "status"))):
+                return False
+            for key in ("moved_from", "moved_to"):
+                where = definition.get(key)
+                if where is not None and not (isinstance(where, dict) and isinstance(where.get("path"), str)):
+                    return False
+    return True
+
+
+# --- building ---------------------------------------------------------------------------------
+
+
+def file_ranges(changed: ChangedFile) -> list[Range]:
     """The file's Agent Trace ranges with content hashes."""
     if changed.kind == "large" and changed.new_data is not None:
         count, digest = whole_file_hash(changed.new_data)
@@ -150,16 +307,16 @@ def build_record(
     commit: str,
     changes: CommitChanges,
     intent_id: str | None,
-    contributor: dict[str, Any],
+    contributor: Contributor,
     extra_metadata: dict[str, Any] | None = None,
     file_metadata: dict[str, dict[str, Any]] | None = None,
-) -> dict[str, Any]:
+) -> Record:
     """The record for `commit` (schema: Agent Trace 0.1.0, strict form)."""
-    related = [{"type": "intent", "url": f"gitai:intent/{intent_id}"}] if intent_id else []
-    files_json = []
+    related: list[Related] = [{"type": "intent", "url": f"gitai:intent/{intent_id}"}] if intent_id else []
+    files_json: list[FileEntry] = []
     files_meta: dict[str, dict[str, Any]] = {k: dict(v) for k, v in (file_metadata or {}).items()}
     for changed in sorted(changes.files, key=lambda f: f.path):
-        conversation: dict[str, Any] = {"contributor": dict(contributor), "ranges": file_ranges(changed)}
+        conversation: Conversation = {"contributor": Contributor(**contributor), "ranges": file_ranges(changed)}
         if related:
             conversation["related"] = related
         files_json.append({"path": changed.path, "conversations": [conversation]})
@@ -168,10 +325,10 @@ def build_record(
             meta["content"] = changed.kind
         if changed.old_path and changed.old_path != changed.path:
             meta["renamed_from"] = changed.old_path
-    gitai_meta: dict[str, Any] = {"intent_id": intent_id}
-    gitai_meta.update(extra_metadata or {})
-    gitai_meta["files"] = {path: meta for path, meta in sorted(files_meta.items()) if meta}
-    gitai_meta["deleted"] = sorted(path for path, _ in changes.deleted)
+    meta_out: dict[str, Any] = {"intent_id": intent_id}
+    meta_out.update(extra_metadata or {})
+    meta_out["files"] = {path: meta for path, meta in sorted(files_meta.items()) if meta}
+    meta_out["deleted"] = sorted(path for path, _ in changes.deleted)
     return {
         "version": "0.1.0",
         "id": new_record_id(),
@@ -179,5 +336,5 @@ def build_record(
         "vcs": {"type": "git", "revision": commit},
         "tool": {"name": "gitai", "version": __version__},
         "files": files_json,
-        "metadata": {"dev.gitai": gitai_meta},
+        "metadata": {GITAI_KEY: meta_out},
     }

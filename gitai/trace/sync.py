@@ -13,11 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gitai.errors import GitaiError
-from gitai.git import git_process, run_git
-from gitai.jsonl import append_lines, dumps, read_jsonl
+from gitai.git.runner import git_process, run_git
 from gitai.layout import NOTES_REF, Layout
-from gitai.trace.notes_index import all_notes, open_repository
+from gitai.trace.notes_reader import all_notes, open_repository
+from gitai.trace.record import record_id, revision
 from gitai.trace.store import trace_lock
+from gitai.util.jsonl import append_lines, dumps, read_jsonl
 
 ATTEMPTS = 3
 
@@ -65,15 +66,15 @@ def _fetch_and_merge(layout: Layout, remote: str) -> bool:
 
 
 def _append_new_records(layout: Layout) -> int:
-    known = {record.get("id") for _, record in read_jsonl(layout.ledger).records}
+    known = {record_id(record) for _, record in read_jsonl(layout.ledger).records}
     repo = open_repository(layout)
     new = [
         record
         for commit_id, records in sorted(all_notes(repo).items())
         for record in records
-        if record.get("id") not in known and record.get("vcs", {}).get("revision") == commit_id
+        if record_id(record) not in known and revision(record) == commit_id
     ]
-    new.sort(key=lambda r: (r.get("timestamp", ""), r.get("id", "")))
+    new.sort(key=lambda r: (r.get("timestamp", ""), record_id(r)))
     append_lines(layout.ledger, [dumps(r) for r in new])
     return len(new)
 

@@ -1,0 +1,153 @@
+"""`gitai blame-intent`: which intent each line of a file serves.
+
+Line origins (gitai.blame.annotate) say which commit each line comes from, with commits that are
+AST_REFACTOR for the file looked through; the trace says which intent each commit served (its
+record, else its `Intent:` trailer). Lines the working tree changed against HEAD are uncommitted
+and carry the active intent.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from typing import Any
+
+from gitai.blame.annotate import Annotator
+from gitai.blame.origins import Origins
+from gitai.blame.step import InconsistentStep, ParentSide, carry
+from gitai.errors import GitaiError
+from gitai.git.blame import blob_id
+from gitai.git.diff import DIFF_OPTIONS, parse_hunks
+from gitai.git.runner import git_process, head_commit, verify_commit
+from gitai.git.trailers import commit_intents
+from gitai.intents.active import active_intent
+from gitai.layout import Layout
+from gitai.trace.summary_index import load_index
+from gitai.util.files import is_binary
+
+UNCOMMITTED = "0" * 40
+
+
+class BlameLine:
+    """One line's attribution (`to_json` is the contract's `blame-intent --json` item)."""
+
+    __slots__ = ("line", "content", "commit", "intent_id", "classification")
+
+    def __init__(self, line: int, content: str, commit: str | None, intent_id: str | None,
+                 classification: str | None) -> None:
+        self.line = line
+        self.content = content
+        self.commit = commit  # None: not committed yet
+        self.intent_id = intent_id
+        self.classification = classification
+
+    def to_json(self) -> dict[str, Any]:
+        return {"line": self.line, "intent_id": self.intent_id, "commit": self.commit,
+                "classification": self.classification, "content": self.content}
+
+
+def _file_content(layout: Layout, path: str, rev: str | None) -> bytes:
+    if rev is not None:
+        proc = git_process(["cat-file", "blob", f"{rev}:{path}"], layout.root)
+        if proc.returncode != 0:
+            raise GitaiError(f"{path} does not exist at {rev}")
+        return proc.stdout
+    full = os.path.join(layout.root, path)
+    if not os.path.isfile(full):
+        raise GitaiError(f"no such file in the working tree: {path}")
+    with open(full, "rb") as handle:
+        return handle.read()
+
+
+def _parse_range(spec: str | None, total: int) -> tuple[int, int] | None:
+    if spec is None:
+        return None
+    try:
+        start_text, _, end_text = spec.partition(",")
+        start = int(start_text)
+        end = int(end_text) if end_text else total
+    except ValueError:
+        raise GitaiError(f"-L {spec}: expected START,END (line numbers)") from None
+    if start < 1 or end < start:
+        raise GitaiError(f"-L {spec}: expected 1 <= START <= END")
+    if end > total:
+        raise GitaiError(f"-L {spec}: the file has only {total} lines")
+    return start, end
+
+
+def blame_intent(layout: Layout, path: str, rev: str | None = None, line_range: str | None = None) -> list[BlameLine]:
+    """Attribute each line of `path` (at `rev`, or in the working tree) to an intent."""
+    commit = verify_commit(layout.root, rev) if rev is not None else head_commit(layout.root)
+    content = _file_content(layout, path, rev)
+    if is_binary(content):
+        raise GitaiError(f"{path} is a binary file")
+    text_lines = content.split(b"\n")
+    if content.endswith(b"\n") or not content:
+        text_lines.pop()
+    span = _parse_range(line_range, len(text_lines))
+    first, last = span or (1, len(text_lines))
+    if not text_lines:
+        return []
+    active = active_intent(layout) if rev is None else None
+    active_id = active.id if active else None
+    blob = blob_id(layout.root, commit, path) if commit else None
+    if blob is None:  # not in HEAD (an empty repository, a new file): all of it is uncommitted
+        return [BlameLine(n, _text(text_lines[n - 1]), None, active_id, None) for n in range(first, last + 1)]
+    assert commit is not None
+    index = load_index(layout)
+    annotator = Annotator(layout, index)
+    try:
+        origins = _fitted(layout, path, rev, content, blob, annotator.at(commit, path, blob).origins, len(text_lines))
+    except InconsistentStep:  # a damaged cache entry: compute again
+        try:
+            fresh = annotator.at(commit, path, blob, refresh=True).origins
+            origins = _fitted(layout, path, rev, content, blob, fresh, len(text_lines))
+        except InconsistentStep:
+            raise GitaiError(f"{path}: the working tree and HEAD do not line up (a filter?); try --rev HEAD") from None
+    commits = index.commits
+    unrecorded = {c for c, _ in origins[first - 1 : last]} - commits.keys() - {UNCOMMITTED}
+    trailers = commit_intents(layout.root, sorted(unrecorded))
+    result = []
+    for number in range(first, last + 1):
+        origin_commit, origin_path = origins[number - 1]
+        text = _text(text_lines[number - 1])
+        if origin_commit == UNCOMMITTED:
+            result.append(BlameLine(number, text, None, active_id, None))
+            continue
+        info = commits.get(origin_commit)
+        intent = info["intent"] if info else trailers.get(origin_commit)
+        classification = None
+        if info:
+            classification = info["files"].get(origin_path, {}).get("class") or info.get("class")
+        result.append(BlameLine(number, text, origin_commit, intent, classification))
+    return result
+
+
+def _fitted(layout: Layout, path: str, rev: str | None, content: bytes, blob: str, origins: Origins,
+            count: int) -> Origins:
+    """The origins of the lines shown: the blob's (`--rev`), else the working tree's, where lines
+    it changed against HEAD are uncommitted. Raises InconsistentStep when they do not fit."""
+    algorithm = hashlib.sha1 if len(blob) == 40 else hashlib.sha256
+    if rev is not None or algorithm(b"blob %d\0" % len(content) + content).hexdigest() == blob:
+        if len(origins) != count:
+            raise InconsistentStep
+        return origins  # the committed version (no clean filter could change an identical file)
+    diff = git_process(["--literal-pathspecs", "diff", "-U0", "--text", *DIFF_OPTIONS, "HEAD", "--", path], layout.root)
+    lines, _ = carry(ParentSide(origins, parse_hunks(diff.stdout)), count)
+    return [origin or (UNCOMMITTED, path) for origin in lines]
+
+
+def _text(raw: bytes) -> str:
+    return raw.decode("utf-8", "replace").rstrip("\r")
+
+
+def summarize(lines: list[BlameLine]) -> list[dict[str, Any]]:
+    """Lines and share per intent, with unattributed and uncommitted lines counted apart."""
+    counts: dict[tuple[str | None, bool], int] = {}
+    for line in lines:
+        key = (line.intent_id, line.commit is None)
+        counts[key] = counts.get(key, 0) + 1
+    total = len(lines) or 1
+    rows = [{"intent_id": intent, "uncommitted": uncommitted, "lines": count, "share": round(count / total, 4)}
+            for (intent, uncommitted), count in counts.items()]
+    return sorted(rows, key=lambda r: (-r["lines"], str(r["intent_id"]), r["uncommitted"]))

@@ -1,0 +1,153 @@
+"""Scope checks: staged changes (the pre-commit gate), a commit range (the CI gate), or given paths.
+
+Lean on purpose: the pre-commit hook imports this module on every commit.
+"""
+
+from __future__ import annotations
+
+import os
+
+from gitai.gate.policy import Policy
+from gitai.git.runner import git_process, rev_list, run_git, split_z
+from gitai.git.trailers import commit_intents
+from gitai.layout import Layout
+
+OUT_OF_SCOPE = "out_of_scope"
+NO_ACTIVE_INTENT = "no_active_intent"
+CLOSED_INTENT = "intent_closed"  # DONE or BLOCKED: no new work under it
+CLOSED = ("DONE", "BLOCKED")
+NO_TRAILER = "no_intent_trailer"
+UNKNOWN_INTENT = "unknown_intent"
+
+
+TYPE_CHECKING = False  # no typing import on the hook path
+if TYPE_CHECKING:
+    from typing import Any
+
+
+class Violation:
+    """A path that is not in the scope it was checked against."""
+
+    __slots__ = ("path", "owners", "reason", "commit", "intent")
+
+    def __init__(
+        self, path: str, owners: list[str], reason: str = OUT_OF_SCOPE, commit: str | None = None,
+        intent: str | None = None,
+    ) -> None:
+        self.path = path
+        self.owners = owners
+        self.reason = reason
+        self.commit = commit
+        self.intent = intent  # the intent the path was checked against
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"path": self.path, "owners": self.owners, "reason": self.reason}
+        if self.commit:
+            data["commit"] = self.commit
+            data["intent"] = self.intent
+        return data
+
+
+class CheckResult:
+    """The outcome of one check; `to_json` is the contract's `gitai check --json` shape."""
+
+    def __init__(self, intent: str | None, checked: int = 0) -> None:
+        self.intent = intent
+        self.violations: list[Violation] = []
+        self.checked = checked  # paths (or commits, for a range) looked at
+
+    @property
+    def ok(self) -> bool:
+        return not self.violations
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ok": self.ok, "intent": self.intent, "violations": [v.to_json() for v in self.violations]}
+
+
+def staged_paths(layout: Layout) -> list[str]:
+    """Every path the index changes against HEAD: added, modified, deleted, both sides of renames.
+
+    Honours GIT_INDEX_FILE (inherited by git); on an unborn branch everything staged is new.
+    While a merge is being concluded, only the merge's own work counts: paths where the index
+    differs from git's automatic merge (conflict resolutions, extra changes), not the other
+    branch's work, which was checked where it was committed.
+    """
+    try:
+        with open(os.path.join(layout.repo.git_dir, "MERGE_HEAD"), encoding="ascii") as handle:
+            heads = handle.read().split()
+    except (FileNotFoundError, UnicodeDecodeError):
+        return _cached_diff(layout, [])
+    if len(heads) == 1:
+        merged = git_process(["merge-tree", "--write-tree", "HEAD", heads[0]], layout.root)
+        tree = merged.stdout.split(b"\n", 1)[0].decode("ascii", "replace")
+        if merged.returncode in (0, 1) and len(tree) == 40:  # 1: conflicts, the tree holds their markers
+            return _cached_diff(layout, [tree])
+    paths = _cached_diff(layout, [])  # an octopus merge, or no merge-tree: differ from every side
+    for head in heads:
+        other = set(_cached_diff(layout, [head]))
+        paths = [p for p in paths if p in other]
+    return paths
+
+
+def _cached_diff(layout: Layout, against: list[str]) -> list[str]:
+    out = run_git(["diff", "--cached", "--name-only", "-z", "--no-renames", "--no-ext-diff", *against], layout.root)
+    return split_z(out)
+
+
+def check_paths(policy: Policy, intent_id: str | None, paths: list[str]) -> CheckResult:
+    """Check paths against one intent's scope (or refuse all non-exempt paths when none is active)."""
+    closed = intent_id is not None and policy.require(intent_id).status in CLOSED
+    result = CheckResult(intent_id, checked=len(paths))
+    for path in paths:
+        if policy.is_exempt(path):
+            continue
+        if intent_id is None:
+            result.violations.append(Violation(path, policy.owners(path), NO_ACTIVE_INTENT))
+        elif closed:
+            result.violations.append(Violation(path, policy.owners(path), CLOSED_INTENT, intent=intent_id))
+        elif not policy.in_scope(intent_id, path):
+            result.violations.append(Violation(path, policy.owners(path), OUT_OF_SCOPE, intent=intent_id))
+    return result
+
+
+def check_range(layout: Layout, policy: Policy, revision_range: str, intent_override: str | None) -> CheckResult:
+    """Check every commit of A..B against the intent named by its trailer (or `--intent`).
+
+    A merge is checked on the paths that differ from every parent: its own resolutions.
+    """
+    if intent_override is not None:
+        policy.require(intent_override)
+    commits = rev_list(layout.root, revision_range, "--reverse", "--parents")
+    trailers = {} if intent_override else commit_intents(layout.root, [line.split()[0] for line in commits])
+    result = CheckResult(intent_override)
+    for sha, *parents in (line.split() for line in commits):
+        result.checked += 1
+        paths = _changed_paths(layout, sha, parents)
+        intent_id = intent_override or trailers.get(sha)
+        if intent_id is None:
+            reason = NO_TRAILER
+        elif intent_id not in policy.intents:
+            reason = UNKNOWN_INTENT
+        else:
+            reason = OUT_OF_SCOPE
+        for path in paths:
+            if policy.is_exempt(path):
+                continue
+            if reason != OUT_OF_SCOPE or not policy.in_scope(intent_id or "", path):
+                result.violations.append(Violation(path, policy.owners(path), reason, sha, intent_id))
+    return result
+
+
+def _changed_paths(layout: Layout, sha: str, parents: list[str]) -> list[str]:
+    """Paths the commit changes; for a merge, its own work: what differs from git's automatic
+    merge of its parents (`--remerge-diff`), or for an octopus, what differs from every parent."""
+    if len(parents) <= 1:
+        return split_z(run_git(["diff-tree", "--root", "-r", "--no-commit-id", "--name-only", "-z", "--no-renames", sha],
+                               layout.root))
+    if len(parents) == 2:
+        return split_z(run_git(["show", "--remerge-diff", "--name-only", "--format=", "-z", sha], layout.root))
+    common: set[str] | None = None
+    for parent in parents:
+        changed = set(split_z(run_git(["diff-tree", "-r", "--name-only", "-z", "--no-renames", parent, sha], layout.root)))
+        common = changed if common is None else common & changed
+    return sorted(common or ())

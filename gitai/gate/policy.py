@@ -1,0 +1,135 @@
+"""The scope policy: every intent's compiled scope plus `.intentignore`, cached for hooks.
+
+The cache lives in the worktree's git dir and is keyed by the size and CRC-32 of the
+catalogue and `.intentignore` bytes, so the pre-commit hook parses YAML (and imports
+pathspec) only after one of them changed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import zlib
+
+from gitai import __version__
+from gitai.errors import GitaiError
+from gitai.gate.patterns import Matcher, is_exempt
+from gitai.layout import Layout
+from gitai.util.files import write_atomic
+
+CACHE_NAME = "policy-cache.json"
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gitai.gate.patterns import CompiledPattern
+
+
+class IntentScope:
+    """What the gate needs to know of one intent."""
+
+    __slots__ = ("id", "name", "status", "patterns")
+
+    def __init__(self, intent_id: str, name: str, status: str, patterns: list[CompiledPattern]) -> None:
+        self.id = intent_id
+        self.name = name
+        self.status = status
+        self.patterns = patterns
+
+
+class Policy:
+    """Answers: is a path exempt, which intents own it, is it in an intent's scope."""
+
+    def __init__(self, intents: list[IntentScope], ignore: list[CompiledPattern]) -> None:
+        self.intents = {i.id: i for i in intents}
+        self._matchers = {i.id: Matcher(i.patterns) for i in intents}
+        self._ignore = Matcher(ignore)
+
+    def is_exempt(self, path: str) -> bool:
+        """`.orchestration/**` and paths matched by `.intentignore` need no scope."""
+        return is_exempt(path) or self._ignore.matches(path)
+
+    def owners(self, path: str) -> list[str]:
+        """Every intent whose scope matches `path`, in catalogue order."""
+        return [intent_id for intent_id, m in self._matchers.items() if m.matches(path)]
+
+    def in_scope(self, intent_id: str, path: str) -> bool:
+        return self._matchers[intent_id].matches(path)
+
+    def require(self, intent_id: str) -> IntentScope:
+        if intent_id not in self.intents:
+            known = ", ".join(self.intents) or "none"
+            raise GitaiError(f"unknown intent '{intent_id}' (known: {known})")
+        return self.intents[intent_id]
+
+
+def _read(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        return None
+
+
+def _cache_key(*parts: bytes | None) -> str:
+    return ":".join([__version__] + ["-" if p is None else f"{len(p)}.{zlib.crc32(p)}" for p in parts])
+
+
+def load_policy(layout: Layout) -> Policy:
+    """The policy of this worktree, from the cache when the files did not change."""
+    catalogue_bytes = _read(layout.catalogue)
+    ignore_bytes = _read(layout.intentignore)
+    key = _cache_key(catalogue_bytes, ignore_bytes)
+    cache_path = os.path.join(layout.state_dir, CACHE_NAME)
+    cached = _load_cache(cache_path, key)
+    if cached is not None:
+        return cached
+    intents, ignore = _compile(layout, ignore_bytes)
+    _store_cache(cache_path, key, intents, ignore)
+    return Policy(intents, ignore)
+
+
+def _compile(layout: Layout, ignore_bytes: bytes | None) -> tuple[list[IntentScope], list[CompiledPattern]]:
+    from gitai.gate.patterns import PatternError, compile_pattern, compile_patterns
+    from gitai.intents.catalogue import load_catalogue
+
+    catalogue = load_catalogue(layout.catalogue, layout.root)
+    intents = [IntentScope(i.id, i.name, i.status, compile_patterns(i.owned_scope)) for i in catalogue.intents]
+    ignore: list[CompiledPattern] = []
+    text = (ignore_bytes or b"").decode("utf-8", "replace")
+    for number, line in enumerate(text.splitlines(), start=1):
+        try:
+            compiled = compile_pattern(line, anchors=True)
+        except PatternError as exc:
+            raise GitaiError(f"{layout.relative(layout.intentignore)}:{number}: {exc}") from None
+        if compiled:
+            ignore.append(compiled)
+    return intents, ignore
+
+
+def _load_cache(path: str, key: str) -> Policy | None:
+    data = _read(path)
+    if data is None:
+        return None
+    try:
+        cached = json.loads(data)
+        if cached.get("key") != key:
+            return None
+        intents = [
+            IntentScope(i["id"], i["name"], i["status"], [(r, bool(inc)) for r, inc in i["patterns"]])
+            for i in cached["intents"]
+        ]
+        return Policy(intents, [(r, bool(inc)) for r, inc in cached["ignore"]])
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def _store_cache(path: str, key: str, intents: list[IntentScope], ignore: list[CompiledPattern]) -> None:
+    data = {
+        "key": key,
+        "intents": [{"id": i.id, "name": i.name, "status": i.status, "patterns": i.patterns} for i in intents],
+        "ignore": ignore,
+    }
+    try:
+        write_atomic(path, json.dumps(data))
+    except OSError:
+        pass  # a read-only git dir only costs speed

@@ -1,0 +1,78 @@
+"""The pre-commit gate: refuse staged paths outside the active intent's scope.
+
+Runs on every commit, so it touches only the lean modules: no YAML or pathspec unless the
+catalogue changed since the last commit (see gitai.policy), no pygit2, no tree-sitter.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from gitai.errors import EXIT_OK, EXIT_PROBLEM
+from gitai.gate.check import (
+    CLOSED_INTENT,
+    NO_ACTIVE_INTENT,
+    CheckResult,
+    check_paths,
+    staged_paths,
+)
+from gitai.gate.patterns import is_exempt
+from gitai.gate.policy import Policy, load_policy
+from gitai.intents.active import active_intent
+from gitai.layout import Layout
+from gitai.util.text import display_path
+
+TYPE_CHECKING = False  # no typing import on the hook path
+if TYPE_CHECKING:
+    from typing import TextIO
+
+
+def run_gate(layout: Layout, out: TextIO = sys.stderr) -> int:
+    """Exit status for the pre-commit hook; explains a refusal on `out`."""
+    paths = staged_paths(layout)
+    if all(is_exempt(p) for p in paths):
+        return EXIT_OK  # e.g. the team's first commit of its catalogue
+    policy = load_policy(layout)
+    active = active_intent(layout)
+    result = check_paths(policy, active.id if active else None, paths)
+    if result.ok:
+        return EXIT_OK
+    out.write(refusal_message(policy, result))
+    from gitai.intents.events import record_event
+
+    record_event(
+        layout,
+        "refusal",
+        intent_id=result.intent,
+        violations=[v.to_json() for v in result.violations],
+    )
+    return EXIT_PROBLEM
+
+
+def refusal_message(policy: Policy, result: CheckResult) -> str:
+    """What an agent (or a person) needs to correct itself."""
+    width = max(len(display_path(v.path)) for v in result.violations)
+    rows = []
+    for v in result.violations:
+        owners = ", ".join(v.owners) if v.owners else "no intent (add it to an owned_scope or .intentignore)"
+        rows.append(f"  {display_path(v.path):<{width}}  owned by: {owners}")
+    owning = sorted({o for v in result.violations for o in v.owners})
+    if result.violations[0].reason == NO_ACTIVE_INTENT:
+        head = "gitai: commit refused: no active intent. Select the intent this work serves first:"
+        fixes = [f"  gitai select {owning[0] if len(owning) == 1 else 'INT-ID'}   (see 'gitai intents')"]
+    elif result.violations[0].reason == CLOSED_INTENT:
+        intent = policy.intents[result.intent or ""]
+        head = f"gitai: commit refused: intent {intent.id} ({intent.name}) is {intent.status}; no new work goes under it:"
+        fixes = ["  select an intent that is DRAFT or IN_PROGRESS: gitai select INT-ID   (see 'gitai intents')"]
+    else:
+        intent = policy.intents[result.intent or ""]
+        count = len(result.violations)
+        head = (
+            f"gitai: commit refused: {count} staged path{'s' if count > 1 else ''} outside the scope of "
+            f"{intent.id} ({intent.name}):"
+        )
+        fixes = ["  unstage them:        git restore --staged -- PATH"]
+        if owning:
+            fixes.append(f"  or commit them under their intent: gitai select {owning[0]}" + (" (or " + ", ".join(owning[1:]) + ")" if owning[1:] else ""))
+        fixes.append(f"  or widen the scope:  edit owned_scope of {intent.id} in .orchestration/active_intents.yaml")
+    return "\n".join([head, *rows, "How to fix:", *fixes]) + "\n"

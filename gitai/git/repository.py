@@ -1,0 +1,52 @@
+"""Where git keeps a repository's parts, found with one `git rev-parse` (lean: hooks import this)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+from gitai.errors import GitaiError
+
+
+class RepoPaths:
+    """Where git keeps things for the current worktree (absolute paths as str)."""
+
+    __slots__ = ("worktree", "git_dir", "common_dir", "hooks_dir", "main_worktree")
+
+    def __init__(self, worktree: str, git_dir: str, common_dir: str, hooks_dir: str) -> None:
+        self.worktree = worktree  # top of the current worktree
+        self.git_dir = git_dir  # this worktree's git dir (differs per linked worktree)
+        self.common_dir = common_dir  # shared by all worktrees of the repository
+        self.hooks_dir = hooks_dir  # where git runs hooks from (honours core.hooksPath)
+        # The main worktree, whose .orchestration/ holds the ledger shared by all worktrees: the
+        # parent of a common dir named `.git`, or core.worktree (submodules). Otherwise (bare,
+        # --separate-git-dir) linked worktrees cannot find it, so all worktrees use the common dir.
+        self.main_worktree: str | None = None
+        if git_dir == common_dir and os.path.dirname(common_dir) == worktree and os.path.basename(common_dir) == ".git":
+            self.main_worktree = worktree  # the usual layout, in the main worktree
+        elif git_dir != common_dir and os.path.basename(common_dir) == ".git":
+            self.main_worktree = os.path.dirname(common_dir)  # a linked worktree of the usual layout
+        else:
+            configured = subprocess.run(
+                ["git", "config", "--file", os.path.join(common_dir, "config"), "--get", "core.worktree"],
+                capture_output=True,
+            ).stdout.decode("utf-8", "surrogateescape").strip()
+            if configured:
+                self.main_worktree = os.path.normpath(os.path.join(common_dir, configured))
+
+
+def discover(cwd: str | None = None) -> RepoPaths:
+    """Find the repository around `cwd` with one `git rev-parse` call."""
+    proc = subprocess.run(
+        ["git", "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir", "--git-common-dir",
+         "--git-path", "hooks"],
+        cwd=cwd,
+        capture_output=True,
+    )
+    lines = proc.stdout.decode("utf-8", "surrogateescape").split("\n")
+    where = os.path.abspath(cwd or os.getcwd())
+    if proc.returncode != 0:
+        raise GitaiError(f"not a git repository (or not inside its work tree): {where}")
+    if len(lines) != 5 or lines[4]:
+        raise GitaiError(f"the repository's path contains a newline, which gitai does not support: {where!r}")
+    return RepoPaths(lines[0], lines[1], lines[2], lines[3])

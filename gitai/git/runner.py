@@ -1,0 +1,78 @@
+"""A small, lean layer over the `git` command.
+
+No pygit2, pathlib or dataclasses here: the pre-commit hook imports this on every commit.
+"""
+
+from __future__ import annotations
+
+import subprocess
+
+from gitai.errors import GitaiError
+
+TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: importing typing costs the hook ~10 ms
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+
+class GitCommandError(GitaiError):
+    """A git command failed."""
+
+
+def git_process(
+    args: Sequence[str], cwd: str | None = None, input: bytes | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    """Run git and return the finished process, whatever its exit status."""
+    return subprocess.run(["git", *args], cwd=cwd, input=input, capture_output=True)
+
+
+def run_git(
+    args: Sequence[str],
+    cwd: str | None = None,
+    *,
+    input: bytes | None = None,
+    check: bool = True,
+    env: dict[str, str] | None = None,
+) -> bytes:
+    """Run `git ARGS` and return its stdout; raise GitCommandError on failure when `check`."""
+    proc = subprocess.run(["git", *args], cwd=cwd, input=input, capture_output=True, env=env)
+    if check and proc.returncode != 0:
+        message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        detail = message[-1] if message else f"exit {proc.returncode}"
+        raise GitCommandError(f"git {args[0]} failed: {detail}")
+    return proc.stdout
+
+
+def split_z(data: bytes) -> list[str]:
+    """Split NUL-terminated git output into paths (undecodable bytes kept via surrogateescape)."""
+    return [item.decode("utf-8", "surrogateescape") for item in data.split(b"\0") if item]
+
+
+def head_commit(cwd: str) -> str | None:
+    """The commit HEAD points at, or None on an unborn branch (empty repository)."""
+    out = run_git(["rev-parse", "-q", "--verify", "HEAD^{commit}"], cwd, check=False)
+    return out.decode().strip() or None
+
+
+def verify_commit(root: str, rev: str) -> str:
+    """The full id of the commit `rev` names, or a one-line error."""
+    sha = run_git(["rev-parse", "-q", "--verify", f"{rev}^{{commit}}"], root, check=False).decode().strip()
+    if not sha:
+        raise GitaiError(f"unknown revision: {rev}")
+    return sha
+
+
+def rev_list(root: str, revision_range: str, *options: str) -> list[str]:
+    """`git rev-list` output lines for `A..B` (one commit each; with `--parents`, its parents follow),
+    after checking that each end of the range names a commit."""
+    ends = [end for end in revision_range.replace("...", "..").split("..") if end] or ["HEAD"]
+    for end in ends:
+        if not run_git(["rev-parse", "-q", "--verify", f"{end}^{{commit}}"], root, check=False).strip():
+            raise GitaiError(f"not a valid revision range: {revision_range} (unknown revision {end})")
+    return run_git(["rev-list", *options, revision_range, "--"], root).decode().splitlines()
+
+
+def config_get(key: str, cwd: str) -> list[str]:
+    """All values of a git config key (empty list when unset)."""
+    out = run_git(["config", "--get-all", key], cwd, check=False)
+    return [line for line in out.decode("utf-8", "replace").splitlines() if line]

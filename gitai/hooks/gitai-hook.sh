@@ -1,0 +1,86 @@
+#!/bin/sh
+# gitai-managed-hook: installed by `gitai hooks install`; `gitai hooks uninstall` removes it
+# and restores any hook that was here before (kept beside it as HOOK.gitai-chained, run first).
+GITAI_PYTHON='@GITAI_PYTHON@'
+# Where gitai and its dependencies import from: Python starts with -I -S (no site, no .pth
+# processing, no current directory on sys.path), which halves its start-up time.
+GITAI_PATH='@GITAI_PATH@'
+GITAI_PACKAGE='@GITAI_PACKAGE@'
+hook='@GITAI_HOOK@'
+chained="$(dirname "$0")/$hook.gitai-chained"
+
+if [ ! -x "$GITAI_PYTHON" ] || [ ! -d "$GITAI_PACKAGE" ]; then
+  gone="the gitai this $hook hook was installed with is gone ($GITAI_PYTHON); reinstall gitai and run 'gitai hooks install'"
+  case "$hook" in
+    post-*) echo "gitai: warning: $gone; this commit is not traced (later: 'gitai backfill')" >&2; exit 0 ;;
+    *) echo "gitai: error: $gone" >&2; exit 1 ;;
+  esac
+fi
+
+run_gitai() {  # HOOK ARGS...
+  "$GITAI_PYTHON" -I -S -c 'import sys; sys.path[:0] = sys.argv[1].split("\n"); from gitai.hook_main import main; sys.exit(main(sys.argv[2:]))' "$GITAI_PATH" "$@"
+}
+
+# commit-msg: add "Intent: <active intent>" once, in shell (no Python start on this hook).
+# The active intent is GITAI_INTENT, else this worktree's `gitai select` (gitai/intents/active.py).
+commit_msg() {
+  message=$1
+  if [ -z "${GIT_DIR:-}" ] && [ -d .git ]; then
+    gitdir=.git  # hooks run at the top of the worktree: spare a git call
+  else
+    gitdir=$(git rev-parse --git-dir) || return 0
+  fi
+  # A shared core.hooksPath runs this hook in repositories without gitai too: do nothing there.
+  [ -d .orchestration ] || [ -f "$(git rev-parse --git-common-dir)/gitai/installed" ] || return 0
+  set -f
+  set -- ${GITAI_INTENT:-}  # trims surrounding whitespace, as gitai/intents/active.py does
+  intent=${1:-}
+  set +f
+  if [ -z "$intent" ] && [ -f "$gitdir/gitai/active" ]; then
+    read -r intent <"$gitdir/gitai/active"
+  fi
+  comment=$(git config core.commentChar) || comment='#'
+  [ "$comment" = auto ] && comment='#'
+  # One pass over the message: does it say anything (an empty or comment-only message aborts
+  # the commit, and a trailer must not rescue it), and does a line look like an Intent trailer?
+  shape=$(awk -v c="$comment" 'index($0, c " ------------------------ >8") == 1 { exit }
+    index($0, c) == 1 { next }  /[^[:space:]]/ { text = 1 }  tolower($0) ~ /^intent *:/ { named = 1 }
+    END { print (text ? "text" : "empty") (named ? "+named" : "") }' "$message")
+  case "$shape" in empty*) return 0 ;; esac
+  if [ "$shape" = text+named ]; then
+    # A message naming another intent than the active one is recorded under that intent,
+    # so the staged paths must fit its scope too.
+    written=$(git interpret-trailers --parse "$message" | sed -n 's/^[Ii][Nn][Tt][Ee][Nn][Tt]: *//p' | head -n 1)
+    if [ -n "$written" ] && [ "$written" != "$intent" ]; then
+      GITAI_INTENT=$written run_gitai pre-commit || return $?
+    fi
+  fi
+  [ -n "$intent" ] || return 0
+  # `git merge` writes its message without a final newline; without one the trailer would be
+  # glued to the subject and not be a trailer at all.
+  if [ -f "$gitdir/MERGE_HEAD" ] && [ -n "$(tail -c 1 "$message")" ]; then
+    printf '\n' >>"$message"
+  fi
+  git interpret-trailers --in-place --if-exists doNothing --trailer "Intent: $intent" "$message"
+}
+
+if [ -x "$chained" ]; then
+  if [ "$hook" = post-rewrite ]; then
+    # Both hooks read the rewritten-commit list from standard input.
+    input=$(mktemp "${TMPDIR:-/tmp}/gitai-post-rewrite.XXXXXX") || exit 0
+    cat >"$input"
+    "$chained" "$@" <"$input"
+    run_gitai "$hook" "$@" <"$input"
+    rm -f "$input"
+    exit 0
+  fi
+  "$chained" "$@" || {
+    status=$?
+    case "$hook" in post-*) ;; *) exit $status ;; esac
+  }
+fi
+if [ "$hook" = commit-msg ]; then
+  commit_msg "$@"
+  exit $?
+fi
+run_gitai "$hook" "$@"

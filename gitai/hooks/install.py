@@ -1,0 +1,139 @@
+"""Install, uninstall and inspect gitai's git hooks (CONTRACT section 4).
+
+Hooks go where git runs them: `git rev-parse --git-path hooks`, which follows linked
+worktrees, submodules and `core.hooksPath`. A hook already there that is not ours is kept as
+`HOOK.gitai-chained` and run first; uninstall moves it back unchanged. With `--force` a
+foreign hook is not chained but set aside as `HOOK.gitai-replaced` (uninstall restores it too).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import gitai
+from gitai.errors import GitaiError
+from gitai.git.runner import config_get, run_git
+from gitai.layout import NOTES_REF, Layout
+from gitai.util.files import write_atomic
+
+HOOK_NAMES = ("pre-commit", "commit-msg", "post-commit", "post-merge", "post-rewrite")
+MARKER = "# gitai-managed-hook"
+CHAINED = ".gitai-chained"
+REPLACED = ".gitai-replaced"
+
+
+@dataclass(frozen=True)
+class HookState:
+    name: str
+    path: Path
+    state: str  # "installed", "missing", "foreign", "stale" (ours, but its gitai is gone)
+    chained: bool  # a previous hook is kept and runs first
+
+    def to_json(self) -> dict[str, object]:
+        return {"hook": self.name, "path": str(self.path), "state": self.state, "chained": self.chained}
+
+
+def render_hook(name: str) -> str:
+    """The hook script for `name`, bound to this Python and this gitai."""
+    template = resources.files("gitai.hooks").joinpath("gitai-hook.sh").read_text(encoding="utf-8")
+    package = Path(gitai.__file__).resolve().parent
+    import_path = [str(package.parent)] + [p for p in sys.path if p.endswith("-packages")]
+    return (
+        template.replace("@GITAI_PYTHON@", _shell_quoted(sys.executable))
+        .replace("@GITAI_PATH@", _shell_quoted("\n".join(dict.fromkeys(import_path))))
+        .replace("@GITAI_PACKAGE@", _shell_quoted(str(package)))
+        .replace("@GITAI_HOOK@", name)
+    )
+
+
+def _shell_quoted(value: str) -> str:
+    """Text to put inside single quotes in sh."""
+    return value.replace("'", "'\"'\"'")
+
+
+def _is_ours(path: Path) -> bool:
+    try:
+        with path.open("rb") as handle:
+            return MARKER.encode() in handle.read(512)
+    except OSError:
+        return False
+
+
+def _write_executable(path: Path, text: str) -> None:
+    write_atomic(str(path), text, 0o755)
+
+
+def install_hooks(layout: Layout, force: bool = False) -> list[HookState]:
+    """Install every gitai hook; idempotent. Also sets notes.rewriteRef to carry notes on rewrite."""
+    hooks_dir = Path(layout.repo.hooks_dir)
+    foreign = [name for name in HOOK_NAMES if (hooks_dir / name).exists() and not _is_ours(hooks_dir / name)]
+    for name in foreign:  # refuse before touching anything
+        kept = hooks_dir / (name + (REPLACED if force else CHAINED))
+        if kept.exists() or (hooks_dir / (name + CHAINED)).exists():
+            raise GitaiError(
+                f"{hooks_dir / name} is not gitai's and {kept.name if kept.exists() else name + CHAINED} already "
+                "exists beside it; move one of them away, then run 'gitai hooks install' again"
+            )
+    hooks_dir.mkdir(parents=True, exist_ok=True)
+    for name in HOOK_NAMES:
+        target = hooks_dir / name
+        if name in foreign:
+            os.replace(target, hooks_dir / (name + (REPLACED if force else CHAINED)))
+        _write_executable(target, render_hook(name))
+    if NOTES_REF not in config_get("notes.rewriteRef", layout.root):
+        run_git(["config", "--add", "notes.rewriteRef", NOTES_REF], layout.root)
+    write_atomic(layout.installed_marker, "gitai hooks are installed for this repository\n")
+    return hook_status(layout)
+
+
+def uninstall_hooks(layout: Layout) -> list[HookState]:
+    """Remove gitai's hooks and put back whatever was there before, byte for byte."""
+    hooks_dir = Path(layout.repo.hooks_dir)
+    for name in HOOK_NAMES:
+        target = hooks_dir / name
+        if target.exists() and _is_ours(target):
+            target.unlink()
+        for suffix in (CHAINED, REPLACED):
+            kept = hooks_dir / (name + suffix)
+            if kept.exists() and not target.exists():
+                os.replace(kept, target)
+    if NOTES_REF in config_get("notes.rewriteRef", layout.root):
+        run_git(["config", "--unset-all", "--fixed-value", "notes.rewriteRef", NOTES_REF], layout.root)
+    if os.path.exists(layout.installed_marker):
+        os.unlink(layout.installed_marker)
+    return hook_status(layout)
+
+
+def hook_status(layout: Layout) -> list[HookState]:
+    """The state of each gitai hook in the hooks directory git uses."""
+    states = []
+    for name in HOOK_NAMES:
+        path = Path(layout.repo.hooks_dir, name)
+        chained = Path(layout.repo.hooks_dir, name + CHAINED).exists()
+        if not path.exists():
+            state = "missing"
+        elif not _is_ours(path):
+            state = "foreign"
+        elif path.read_text(encoding="utf-8", errors="replace") != render_hook(name):
+            state = "stale"
+        else:
+            state = "installed"
+        states.append(HookState(name, path, state, chained))
+    return states
+
+
+def hooks_path_setting(layout: Layout) -> str | None:
+    """The value of core.hooksPath when set (hooks then live there, possibly shared)."""
+    values = config_get("core.hooksPath", layout.root)
+    return values[-1] if values else None
+
+
+def shared_hooks_scope(layout: Layout) -> str | None:
+    """"global" or "system" when core.hooksPath comes from there: the hooks then run in every repository."""
+    out = run_git(["config", "--show-scope", "--get", "core.hooksPath"], layout.root, check=False).decode()
+    scope = out.split("\t", 1)[0].strip()
+    return scope if scope in ("global", "system") else None

@@ -1,0 +1,83 @@
+"""What the post-commit, post-merge and post-rewrite hooks do. They never fail a commit
+(gitai.hook_main catches and logs); each writes at most one record per new commit."""
+
+from __future__ import annotations
+
+import os
+
+from gitai.git.objects import ObjectReader, commit_parents
+from gitai.git.runner import head_commit
+from gitai.intents.active import active_intent
+from gitai.layout import Layout
+from gitai.recording import trace_commit
+from gitai.trace.contributor import detect_contributor
+from gitai.trace.record import Contributor, Record, contributors, intent_of, own_records
+from gitai.trace.store import read_note
+
+
+def _rebase_in_progress(layout: Layout) -> bool:
+    git_dir = layout.repo.git_dir
+    return os.path.isdir(os.path.join(git_dir, "rebase-merge")) or os.path.isdir(os.path.join(git_dir, "rebase-apply"))
+
+
+def _amending(layout: Layout) -> bool:
+    """The newest HEAD reflog entry says `commit (amend)`."""
+    try:
+        with open(os.path.join(layout.repo.git_dir, "logs", "HEAD"), "rb") as handle:
+            handle.seek(max(0, os.fstat(handle.fileno()).st_size - 4096))
+            last = handle.read().rstrip(b"\n").rsplit(b"\n", 1)[-1]
+    except OSError:
+        return False
+    return b"\tcommit (amend)" in last
+
+
+def _active_id(layout: Layout) -> str | None:
+    active = active_intent(layout)
+    return active.id if active else None
+
+
+def after_commit(layout: Layout) -> None:
+    """post-commit: trace HEAD, unless post-rewrite will (amend, rebase) or it is traced already."""
+    if _rebase_in_progress(layout) or _amending(layout):
+        return
+    commit = head_commit(layout.root)
+    if commit is None or own_records(read_note(layout.root, commit), commit):
+        return
+    with ObjectReader(layout.root) as reader:
+        trace_commit(layout, reader, commit, _active_id(layout), detect_contributor())
+
+
+def after_merge(layout: Layout, squash: str) -> None:
+    """post-merge: `git merge` makes merge commits without running post-commit."""
+    commit = head_commit(layout.root)
+    if squash == "1" or commit is None or own_records(read_note(layout.root, commit), commit):
+        return
+    with ObjectReader(layout.root) as reader:
+        if len(commit_parents(reader, commit)) < 2:
+            return  # a fast-forward: the commits are someone else's, traced (or not) where made
+        trace_commit(layout, reader, commit, _active_id(layout), detect_contributor())
+
+
+def after_rewrite(layout: Layout, kind: str, rewritten: str) -> None:
+    """post-rewrite: each new commit gets a record at its own revision naming the old ones."""
+    if kind == "amend" and _rebase_in_progress(layout):
+        return  # a squash or fixup inside a rebase: the rebase's own post-rewrite covers it
+    mapping: dict[str, list[str]] = {}
+    for line in rewritten.splitlines():
+        parts = line.split()
+        if len(parts) >= 2 and parts[0] != parts[1]:  # a rebase lists commits it kept as they were
+            mapping.setdefault(parts[1], []).append(parts[0])
+    with ObjectReader(layout.root) as reader:
+        for new, olds in mapping.items():
+            if own_records(read_note(layout.root, new), new):
+                continue  # traced already (e.g. by post-commit when no reflog told it of the amend)
+            old_records = [r for old in olds for r in own_records(read_note(layout.root, old), old)]
+            old_intent = next((intent for intent in map(intent_of, old_records) if intent), None)
+            # A rebase replays the old commits' lines: they keep their contributor. An amend is new work.
+            contributor = (kind == "rebase" and _recorded_contributor(old_records)) or detect_contributor()
+            trace_commit(layout, reader, new, old_intent or _active_id(layout), contributor, {"rewritten_from": olds})
+
+
+def _recorded_contributor(records: list[Record]) -> Contributor | None:
+    found = [c for record in records for c in contributors(record)]
+    return dict(found[0]) if found else None  # type: ignore[return-value]

@@ -1,0 +1,51 @@
+"""The active intent: per worktree in `$(git rev-parse --git-path gitai)/active`,
+overridden for one process by `GITAI_INTENT`. Lean: imported by hooks.
+
+gitai/hooks/gitai-hook.sh resolves it the same way in shell for the commit-msg hook.
+"""
+
+from __future__ import annotations
+
+import os
+
+from gitai.layout import Layout
+from gitai.util.files import write_atomic
+
+ENV_VAR = "GITAI_INTENT"
+
+
+class ActiveIntent:
+    """The active intent's id and where it came from."""
+
+    __slots__ = ("id", "source")
+
+    def __init__(self, intent_id: str, source: str) -> None:
+        self.id = intent_id
+        self.source = source  # "env" (GITAI_INTENT) or "worktree" (gitai select)
+
+
+def active_intent(layout: Layout) -> ActiveIntent | None:
+    """The intent this process works under, if any."""
+    from_env = os.environ.get(ENV_VAR, "").strip()
+    if from_env:
+        return ActiveIntent(from_env, "env")
+    return selected_intent(layout)
+
+
+def selected_intent(layout: Layout) -> ActiveIntent | None:
+    """This worktree's `gitai select` choice, ignoring GITAI_INTENT."""
+    try:
+        with open(layout.active_file, encoding="utf-8") as handle:
+            stored = handle.read().strip()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    return ActiveIntent(stored, "worktree") if stored else None
+
+
+def write_active(layout: Layout, intent_id: str | None) -> None:
+    """Set (or, with None, clear) this worktree's active intent atomically."""
+    if intent_id is None:
+        if os.path.exists(layout.active_file):
+            os.unlink(layout.active_file)
+        return
+    write_atomic(layout.active_file, intent_id + "\n")

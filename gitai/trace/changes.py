@@ -1,0 +1,130 @@
+"""What a commit adds, changes and deletes, with the blobs and `-U0` hunks of each file: the input
+of the record (ranges) and of classification.
+
+Ranges are the lines the commit adds or changes against its first parent (a root commit: whole
+files; a merge: only lines that are new against every parent, i.e. the lines `git blame` would
+give the merge itself).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gitai.git.diff import (
+    Hunk,
+    RawChange,
+    added_lines,
+    blob_hunks,
+    hunks_per_change,
+    raw_changes,
+)
+from gitai.git.objects import ObjectReader
+from gitai.trace.lines import split_lines
+from gitai.util.files import LARGE_FILE, is_binary
+
+SYMLINK_MODE = 0o120000
+
+
+GITLINK_MODE = 0o160000
+
+
+@dataclass
+class ChangedFile:
+    """One path the commit adds or changes, with its blobs (for ranges and classification)."""
+
+    path: str
+    old_path: str | None
+    new_data: bytes | None  # None for symlinks and submodules
+    old_data: bytes | None
+    kind: str = "text"  # text | binary | symlink | submodule | large
+    added_lines: list[int] = field(default_factory=list)
+    hunks: list[Hunk] = field(default_factory=list)  # text files: the diff against the (first) parent
+    new_oid: str = ""
+    old_oid: str | None = None
+    # a merge's other parents, in order: the file's name there (None: not there), its blob, the hunks
+    other_parents: list[tuple[str | None, str | None, list[Hunk]]] = field(default_factory=list)
+
+
+@dataclass
+class CommitChanges:
+    files: list[ChangedFile]
+    deleted: list[tuple[str, bytes | None]]  # (path, old content)
+    # per parent: whether a path it has is gone (deleted or renamed away): an added file may then
+    # be one that `git blame` follows there (a file split in two, each half renamed from it)
+    paths_gone: list[bool] = field(default_factory=list)
+
+
+def _content(reader: ObjectReader, mode: int, oid: str) -> bytes | None:
+    return None if mode in (GITLINK_MODE, SYMLINK_MODE) or mode == 0 else reader.read(oid)
+
+
+def changes_against(root: str, reader: ObjectReader, parent: str | None, commit: str) -> CommitChanges:
+    """What `commit` adds, changes and deletes against `parent` (None: the empty tree)."""
+    raw = raw_changes(root, parent, commit)
+    per_change = hunks_per_change(root, parent, commit, len(raw)) if raw else []
+    changes = load_changes(root, reader, raw, per_change)
+    changes.paths_gone = [any(change.status in "DR" for change in raw)]
+    return changes
+
+
+def load_changes(
+    root: str, reader: ObjectReader, raw: list[RawChange], per_change: list[list[Hunk] | None] | None
+) -> CommitChanges:
+    """Read the blobs of raw changes; `per_change` gives their hunks (None: diff those files here)."""
+    files: list[ChangedFile] = []
+    deleted: list[tuple[str, bytes | None]] = []
+    for index, change in enumerate(raw):
+        if change.status == "D":
+            deleted.append((change.old_path, _content(reader, change.old_mode, change.old_oid)))
+            continue
+        old_path = None if change.status == "A" else change.old_path
+        old_data = None if change.status == "A" else _content(reader, change.old_mode, change.old_oid)
+        if change.new_mode in (GITLINK_MODE, SYMLINK_MODE):
+            kind = "submodule" if change.new_mode == GITLINK_MODE else "symlink"
+            files.append(ChangedFile(change.new_path, old_path, None, None, kind))
+            continue
+        new_data = reader.read(change.new_oid)
+        if is_binary(new_data):
+            files.append(ChangedFile(change.new_path, old_path, new_data, old_data, "binary"))
+        elif len(new_data) > LARGE_FILE:
+            files.append(ChangedFile(change.new_path, old_path, new_data, old_data, "large"))
+        else:
+            if old_data is not None and is_binary(old_data):  # binary became text: every line is new
+                count = len(split_lines(new_data))
+                hunks = [(0, 0, 1, count)] if count else []
+            else:
+                listed = per_change[index] if per_change is not None else None
+                hunks = listed if listed is not None else _fallback_hunks(root, change)
+            old_oid = None if change.status == "A" else change.old_oid
+            files.append(ChangedFile(change.new_path, old_path, new_data, old_data, "text", added_lines(hunks),
+                                     hunks, change.new_oid, old_oid))
+    return CommitChanges(files, deleted)
+
+
+def _fallback_hunks(root: str, change: RawChange) -> list[Hunk]:
+    had_text_old = change.status != "A" and change.old_mode not in (GITLINK_MODE, SYMLINK_MODE)
+    return blob_hunks(root, change.old_oid if had_text_old else None, change.new_oid)
+
+
+def commit_changes(root: str, reader: ObjectReader, commit: str, parents: list[str]) -> CommitChanges:
+    """The commit's changes; for a merge, only lines new against every parent."""
+    if not parents:
+        return changes_against(root, reader, None, commit)
+    first = changes_against(root, reader, parents[0], commit)
+    for parent in parents[1:]:
+        other = changes_against(root, reader, parent, commit)
+        first.paths_gone += other.paths_gone
+        other_files = {f.path: f for f in other.files}
+        kept = []
+        for changed in first.files:
+            against = other_files.get(changed.path)
+            if against is None:
+                continue  # identical to this parent: the merge took the file from it
+            if changed.kind == "text":
+                changed.added_lines = sorted(set(changed.added_lines) & set(against.added_lines))
+            changed.other_parents.append((against.old_path, against.old_oid, against.hunks))
+            kept.append(changed)
+        first.files = kept
+        other_deleted = {path for path, _ in other.deleted}
+        first.deleted = [(path, data) for path, data in first.deleted if path in other_deleted]
+    return first

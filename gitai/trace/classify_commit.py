@@ -1,0 +1,63 @@
+"""AST classification of a commit's changes: the record's classification metadata, and `gitai classify`
+on a commit or on the staged changes. tree-sitter loads only when a file is classified."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from gitai.git.diff import staged_raw_changes
+from gitai.git.objects import ObjectReader, commit_parents
+from gitai.git.runner import head_commit, verify_commit
+from gitai.layout import Layout
+from gitai.trace.changes import CommitChanges, commit_changes, load_changes
+
+NOT_PARSED = ("symlink", "submodule")  # a changed link target or submodule commit: behaviour changed
+
+
+def classify(changes: CommitChanges, cache_dir: str | None = None) -> tuple[str, dict[str, dict[str, Any]]]:
+    """Commit-level class and per-file classification metadata (tree-sitter loads only here);
+    with `cache_dir`, normal-form hashes are kept there between runs."""
+    from gitai.syntax.classify import INTENT_EVOLUTION, FileChange, classify_changes
+    from gitai.syntax.hash_cache import HashCache
+    from gitai.syntax.normal_form import hash_source
+
+    inputs = [FileChange(f.old_path, f.path, f.old_data, f.new_data) for f in changes.files if f.kind not in NOT_PARSED]
+    inputs += [FileChange(path, None, data, None) for path, data in changes.deleted if data is not None]
+    result = classify_changes(inputs, HashCache(cache_dir).hash_source if cache_dir else hash_source)
+    files = {path: c.to_json() for path, c in result.files.items()}
+    commit_class = result.classification
+    for changed in changes.files:
+        if changed.kind in NOT_PARSED:
+            files[changed.path] = {"classification": INTENT_EVOLUTION, "language": None, "definitions": [],
+                                   "reason": f"{changed.kind} changed"}
+            commit_class = INTENT_EVOLUTION
+    return commit_class, files
+
+
+@dataclass
+class ClassifyResult:
+    commit: str | None  # None for the staged changes
+    classification: str
+    files: dict[str, dict[str, Any]]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"commit": self.commit, "classification": self.classification, "files": self.files}
+
+
+def classify_revision(layout: Layout, rev: str) -> ClassifyResult:
+    """Classify what commit `rev` changed against its first parent."""
+    sha = verify_commit(layout.root, rev)
+    with ObjectReader(layout.root) as reader:
+        changes = commit_changes(layout.root, reader, sha, commit_parents(reader, sha))
+    commit_class, files = classify(changes, layout.shared_state_dir)
+    return ClassifyResult(sha, commit_class, files)
+
+
+def classify_staged(layout: Layout) -> ClassifyResult:
+    """Classify what the index changes against HEAD."""
+    raw = staged_raw_changes(layout.root, head_commit(layout.root))
+    with ObjectReader(layout.root) as reader:
+        changes = load_changes(layout.root, reader, raw, [[] for _ in raw])  # no line ranges needed
+    commit_class, files = classify(changes, layout.shared_state_dir)
+    return ClassifyResult(None, commit_class, files)

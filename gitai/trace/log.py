@@ -1,0 +1,108 @@
+"""`gitai show` and `gitai log`: read records back."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+import pygit2
+
+from gitai.git.runner import verify_commit
+from gitai.layout import Layout
+from gitai.trace.notes_reader import all_notes, open_repository
+from gitai.trace.record import (
+    Range,
+    Record,
+    classification_of,
+    contributors,
+    deleted_paths,
+    file_entries,
+    file_meta,
+    file_ranges_of,
+    intent_of,
+    own_records,
+    record_id,
+    revision,
+    rewritten_from,
+)
+from gitai.trace.store import read_note
+from gitai.util.text import NO_INTENT, display_path
+
+
+def commit_records(layout: Layout, rev: str) -> tuple[str, list[Record]]:
+    """The commit id and its own records (a note copied from another commit does not count)."""
+    sha = verify_commit(layout.root, rev)
+    return sha, own_records(read_note(layout.root, sha), sha)
+
+
+@dataclass
+class LogEntry:
+    commit: str
+    date: str
+    subject: str
+    intent_id: str | None
+    classification: str | None
+    files: list[str]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"commit": self.commit, "date": self.date, "subject": self.subject, "intent_id": self.intent_id,
+                "classification": self.classification, "files": self.files}
+
+
+def traced_log(layout: Layout, intent_id: str | None = None, rev: str = "HEAD") -> list[LogEntry]:
+    """Traced commits reachable from `rev`, newest first, optionally only one intent's."""
+    repo = open_repository(layout)
+    notes = all_notes(repo)
+    if not notes:
+        return []
+    try:
+        start = repo.revparse_single(rev).peel(pygit2.Commit)
+    except (KeyError, pygit2.GitError):
+        return []  # unborn branch
+    entries = []
+    for commit in repo.walk(start.id, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.TIME):
+        sha = str(commit.id)
+        for record in own_records(notes.get(sha, []), sha):
+            if intent_id is not None and intent_of(record) != intent_id:
+                continue
+            when = datetime.fromtimestamp(commit.commit_time, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+            files = [entry["path"] for entry in file_entries(record)] + deleted_paths(record)
+            entries.append(LogEntry(sha, when, commit.message.split("\n", 1)[0], intent_of(record),
+                                    classification_of(record), files))
+    return entries
+
+
+def _spans(ranges: list[Range]) -> str:
+    return ", ".join(f"{r['start_line']}-{r['end_line']}" if r["start_line"] != r["end_line"]
+                     else str(r["start_line"]) for r in ranges)
+
+
+def describe_record(record: Record) -> list[str]:
+    """Human lines for `gitai show`."""
+    lines = [f"commit {revision(record)}", f"intent:  {intent_of(record) or NO_INTENT}"]
+    if classification_of(record):
+        lines.append(f"class:   {classification_of(record)}")
+    who = contributors(record)
+    if who:
+        types = sorted({c.get("type", "") for c in who} - {""})
+        models = sorted({c.get("model_id", "") for c in who} - {""})
+        lines.append(f"by:      {', '.join(types)}" + (f" ({', '.join(models)})" if models else ""))
+    if rewritten_from(record):
+        lines.append(f"from:    {', '.join(c[:12] for c in rewritten_from(record))} (rewritten)")
+    lines.append(f"record:  {record_id(record)} at {record.get('timestamp', '')}")
+    files = file_meta(record)
+    for entry in file_entries(record):
+        spans = _spans(file_ranges_of(entry))
+        info = files.get(entry["path"], {})
+        tags = [str(info[k]) for k in ("classification", "content") if info.get(k)]  # type: ignore[literal-required]
+        if info.get("renamed_from"):
+            tags.append(f"renamed from {info['renamed_from']}")
+        suffix = f"  [{'; '.join(tags)}]" if tags else ""
+        lines.append(f"  {display_path(entry['path'])}: {spans or 'no line ranges'}{suffix}")
+        for definition in info.get("definitions", []):
+            if definition.get("status") != "unchanged":
+                lines.append(f"      {definition.get('status', ''):<9} {definition.get('kind', '')} {definition.get('name', '')}")
+    for path in deleted_paths(record):
+        lines.append(f"  {display_path(path)}: deleted")
+    return lines

@@ -1,0 +1,144 @@
+"""A compact, cached index of the trace for fast readers (blame-intent, the intent map).
+
+Per traced commit: its intent, its commit-level classification, and per file the classification
+and (for AST_REFACTOR files) the definitions' line mappings. Cached in
+`<common git dir>/gitai/notes-index.json`, keyed by the notes ref, refreshed incrementally
+by note blob id; plumbing only, so a reader pays neither pygit2's import nor a full parse of
+every record on each run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from gitai import __version__
+from gitai.git.notes import list_notes
+from gitai.git.runner import run_git
+from gitai.layout import NOTES_REF, Layout
+from gitai.trace.record import (
+    FileMeta,
+    Record,
+    classification_of,
+    file_meta,
+    intent_of,
+    is_backfilled,
+    own_records,
+    parse_note,
+    record_id,
+)
+from gitai.util.files import write_atomic
+
+INDEX_NAME = "notes-index.json"
+DEFINITIONS_NAME = "notes-definitions.json"
+VERSION = f"{__version__}/2"  # bump the suffix when summarize() changes
+CommitInfo = dict[str, Any]  # {"intent": str|None, "class": str|None, "files": {path: {"class": str, ...}}}
+
+
+def choose_record(records: list[Record]) -> Record | None:
+    """One record per commit: a hook-made record before a backfilled one, then the earliest."""
+    if not records:
+        return None
+    return sorted(records, key=lambda r: (is_backfilled(r), r.get("timestamp", ""), record_id(r)))[0]
+
+
+def summarize(record: Record) -> tuple[CommitInfo, dict[str, list[dict[str, Any]]]]:
+    """What fast readers need of a record: the light summary, and the definition mappings of
+    its AST_REFACTOR files (kept apart: only blame's look-through needs them)."""
+    all_files = file_meta(record)
+    files: dict[str, dict[str, Any]] = {}
+    definitions: dict[str, list[dict[str, Any]]] = {}
+    for path, info in all_files.items():
+        entry: dict[str, Any] = {"class": info.get("classification")}
+        if info.get("renamed_from"):
+            entry["renamed_from"] = info["renamed_from"]
+        files[path] = entry
+        if info.get("classification") != "AST_REFACTOR":
+            continue
+        defs = []
+        for d in info.get("definitions", []):
+            old_lines = d.get("old_lines") or _moved_source_lines(all_files, path, d)
+            if d.get("new_lines") and old_lines:
+                defs.append({"name": d.get("name"), "old_lines": old_lines, "new_lines": d["new_lines"],
+                             "moved_from": d.get("moved_from")})
+        if defs:
+            definitions[path] = defs
+    return {"intent": intent_of(record), "class": classification_of(record), "files": files}, definitions
+
+
+def _moved_source_lines(files: dict[str, FileMeta], path: str, definition: dict[str, Any]) -> list[int] | None:
+    """A definition moved in from another file: its old lines, from the source file's entry."""
+    source = definition.get("moved_from")
+    if not source:
+        return None
+    for d in files.get(str(source.get("path")), {}).get("definitions", []):
+        if d.get("moved_to") == {"path": path, "name": definition.get("name")} and d.get("old_lines"):
+            return list(d["old_lines"])
+    return None
+
+
+class TraceIndex:
+    """commit -> CommitInfo for every traced commit; definition mappings load on first use."""
+
+    def __init__(self, commits: dict[str, CommitInfo], definitions_path: str | None) -> None:
+        self.commits = commits
+        self._definitions_path = definitions_path
+        self._definitions: dict[str, dict[str, list[dict[str, Any]]]] | None = None
+
+    def definitions(self, commit: str, path: str) -> list[dict[str, Any]]:
+        """The definition mappings (old and new lines, moved_from) of an AST_REFACTOR file."""
+        if self._definitions is None:
+            self._definitions = _read_json(self._definitions_path) if self._definitions_path else {}
+        return list(self._definitions.get(commit, {}).get(path, []))
+
+
+def _read_json(path: str) -> dict[str, Any]:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def _write_json(path: str, data: dict[str, Any]) -> None:
+    try:
+        write_atomic(path, json.dumps(data))
+    except OSError:
+        pass  # a read-only git dir only costs speed
+
+
+def load_index(layout: Layout) -> TraceIndex:
+    """The index of the trace, from the cache when the notes did not change."""
+    head = run_git(["rev-parse", "-q", "--verify", NOTES_REF], layout.root, check=False).decode().strip()
+    if not head:
+        return TraceIndex({}, None)
+    path = os.path.join(layout.shared_state_dir, INDEX_NAME)
+    defs_path = os.path.join(layout.shared_state_dir, DEFINITIONS_NAME)
+    cached = _read_json(path)
+    fresh = cached.get("version") == VERSION
+    if fresh and cached.get("notes") == head:
+        return TraceIndex({sha: entry["info"] for sha, entry in cached["commits"].items()}, defs_path)
+    from gitai.git.objects import ObjectReader
+
+    old = cached.get("commits", {}) if fresh else {}
+    old_definitions = _read_json(defs_path) if fresh else {}
+    commits: dict[str, dict[str, Any]] = {}
+    definitions: dict[str, Any] = {}
+    with ObjectReader(layout.root) as reader:
+        for blob, sha in list_notes(layout.root, NOTES_REF):
+            if sha in old and old[sha]["blob"] == blob:
+                commits[sha] = old[sha]
+                if sha in old_definitions:
+                    definitions[sha] = old_definitions[sha]
+                continue
+            record = choose_record(own_records(parse_note(reader.read(blob).decode("utf-8", "replace")), sha))
+            if record is not None:
+                info, defs = summarize(record)
+                commits[sha] = {"blob": blob, "info": info}
+                if defs:
+                    definitions[sha] = defs
+    _write_json(defs_path, definitions)
+    _write_json(path, {"version": VERSION, "notes": head, "commits": commits})
+    return TraceIndex({sha: entry["info"] for sha, entry in commits.items()}, defs_path)

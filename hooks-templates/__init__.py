@@ -1,1 +1,0 @@
-"""The shell hook template installed by `gitai hooks install` (packaged from hooks-templates/)."""
