@@ -1,0 +1,1 @@
+"""One module per `gitai` subcommand; gitai.cli registers them."""

@@ -1,0 +1,34 @@
+"""`gitai backfill`: trace the commits that have no record."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from gitai.commands.output import emit_json, json_option, layout
+from gitai.errors import EXIT_OK
+
+
+@click.command()
+@click.option("--range", "revision_range", metavar="A..B", help="Only these commits (default: all of HEAD).")
+@json_option
+def backfill(revision_range: str | None, as_json: bool) -> int:
+    """Trace commits that have no record: intent from the trailer, else the scope owner."""
+    from gitai.backfill import backfill as run_backfill
+    from gitai.backfill import terminal_progress
+    from gitai.gate.policy import load_policy
+
+    lay = layout()
+    policy = load_policy(lay) if os.path.exists(lay.catalogue) else None  # no catalogue: trailers only
+    progress = terminal_progress if sys.stderr.isatty() and not as_json else None
+    result = run_backfill(lay, policy, revision_range, progress)
+    if as_json:
+        emit_json(result.to_json())
+    else:
+        src = result.by_source
+        click.echo(f"traced {len(result.traced)} commits ({src['trailer']} by trailer, {src['scope']} by scope, "
+                   f"{src['unattributed']} unattributed); {result.skipped} already traced")
+    return EXIT_OK
+

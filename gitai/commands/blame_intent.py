@@ -1,0 +1,64 @@
+"""`gitai blame-intent`: which intent each line of a file serves."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from gitai.commands.output import emit_json, json_option, layout
+from gitai.errors import EXIT_OK, GitaiError
+
+INTENT_COLOURS = ("cyan", "green", "yellow", "magenta", "blue", "bright_cyan", "bright_green", "bright_magenta")
+
+
+@click.command("blame-intent")
+@click.argument("file")
+@click.option("-L", "line_range", metavar="START,END", help="Only these lines (1-based, inclusive).")
+@click.option("--rev", metavar="REV", help="Blame the file at REV instead of the working tree.")
+@click.option("--porcelain", is_flag=True, help="Tab-separated: line, intent, commit, classification, text.")
+@click.option("--summary", is_flag=True, help="Lines and share per intent.")
+@json_option
+def blame_intent_cmd(file: str, line_range: str | None, rev: str | None, porcelain: bool, summary: bool,
+                     as_json: bool) -> int:
+    """Which intent each line of FILE serves, looking through refactor commits and moved code."""
+    from gitai.blame.blame_intent import blame_intent, summarize
+
+    if porcelain and as_json:
+        raise GitaiError("use one of --json or --porcelain")
+    lay = layout()
+    lines = blame_intent(lay, lay.repo_path(file), rev, line_range)
+    if summary:
+        rows = summarize(lines)
+        if as_json:
+            emit_json(rows)
+        else:
+            for row in rows:
+                label = (row["intent_id"] or "(unattributed)") + (" (uncommitted)" if row["uncommitted"] else "")
+                click.echo(f"{label:<32} {row['lines']:>7}  {row['share'] * 100:5.1f}%")
+        return EXIT_OK
+    if as_json:
+        emit_json([line.to_json() for line in lines])
+        return EXIT_OK
+    if porcelain:  # empty fields for null: an intent id is never empty
+        sys.stdout.write("".join(
+            f"{line.line}\t{line.intent_id or ''}\t{line.commit or ''}\t{line.classification or ''}\t{line.content}\n"
+            for line in lines))
+        return EXIT_OK
+    colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    width = max((len(line.intent_id or "-") for line in lines), default=1)
+    digits = len(str(lines[-1].line)) if lines else 1
+    palette: dict[str, str] = {}
+    out: list[str] = []
+    for line in lines:
+        intent = line.intent_id or "-"
+        cell = f"{intent:<{width}}"
+        if colour and line.intent_id:
+            palette.setdefault(intent, INTENT_COLOURS[len(palette) % len(INTENT_COLOURS)])
+            cell = click.style(cell, fg=palette[intent])
+        commit = line.commit[:8] if line.commit else "uncommit"
+        out.append(f"{cell} {commit} {line.line:>{digits}}) {line.content}\n")
+    sys.stdout.write("".join(out))
+    return EXIT_OK
+

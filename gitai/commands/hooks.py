@@ -1,0 +1,75 @@
+"""`gitai hooks install | uninstall | status`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from gitai.commands.output import emit_json, json_option, layout
+from gitai.errors import EXIT_OK
+from gitai.layout import Layout
+
+
+@click.group()
+def hooks() -> None:
+    """Install, remove or inspect gitai's git hooks."""
+
+
+def warn_shared_hooks(lay: Layout) -> None:
+    from gitai.hooks.install import shared_hooks_scope
+
+    scope = shared_hooks_scope(lay)
+    if scope:
+        click.echo(f"gitai: warning: core.hooksPath comes from your {scope} git config, so these hooks run in every "
+                   "repository; they do nothing where gitai is not set up", err=True)
+
+
+def _print_hooks(states: list[Any], as_json: bool, lay: Layout) -> None:
+    from gitai.hooks.install import hooks_path_setting
+
+    hooks_path = hooks_path_setting(lay)
+    if hooks_path:
+        warn_shared_hooks(lay)
+    if as_json:
+        emit_json({"hooks_dir": str(lay.repo.hooks_dir), "core_hooks_path": hooks_path, "hooks": [s.to_json() for s in states]})
+        return
+    if hooks_path:
+        click.echo(f"core.hooksPath is set ({hooks_path}): hooks live in {lay.repo.hooks_dir}")
+    for s in states:
+        click.echo(f"{s.name:<13} {s.state:<9}{' chained' if s.chained else ''}  {s.path}")
+
+
+@hooks.command("install")
+@click.option("--force", is_flag=True, help="Replace a foreign hook instead of chaining it (it is kept aside).")
+@json_option
+def hooks_install(force: bool, as_json: bool) -> int:
+    """Install the hooks where git runs them (worktrees, submodules, core.hooksPath)."""
+    from gitai.hooks.install import install_hooks
+
+    lay = layout()
+    _print_hooks(install_hooks(lay, force=force), as_json, lay)
+    return EXIT_OK
+
+
+@hooks.command("uninstall")
+@json_option
+def hooks_uninstall(as_json: bool) -> int:
+    """Remove gitai's hooks and restore the ones they replaced."""
+    from gitai.hooks.install import uninstall_hooks
+
+    lay = layout()
+    _print_hooks(uninstall_hooks(lay), as_json, lay)
+    return EXIT_OK
+
+
+@hooks.command("status")
+@json_option
+def hooks_status(as_json: bool) -> int:
+    """Show each hook's state: installed, missing, foreign or stale."""
+    from gitai.hooks.install import hook_status
+
+    lay = layout()
+    _print_hooks(hook_status(lay), as_json, lay)
+    return EXIT_OK
+

@@ -1,0 +1,39 @@
+"""`gitai init`: the .orchestration/ skeleton and the git hooks."""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from gitai.commands.hooks import warn_shared_hooks
+from gitai.commands.output import emit_json, json_option, layout
+from gitai.errors import EXIT_OK
+
+
+@click.command()
+@click.option("--no-hooks", is_flag=True, help="Create the skeleton only.")
+@json_option
+def init(no_hooks: bool, as_json: bool) -> int:
+    """Create the .orchestration/ skeleton and install the hooks (idempotent)."""
+    from gitai.hooks.install import install_hooks
+    from gitai.intents.skeleton import check_orchestration_dir, init_orchestration
+
+    lay = layout()
+    check_orchestration_dir(lay)
+    hooks = [] if no_hooks else install_hooks(lay)  # first: it may refuse, and then nothing is created
+    created = init_orchestration(lay)
+    if hooks:
+        warn_shared_hooks(lay)
+    if as_json:
+        emit_json({"created": [os.path.relpath(p, lay.root) for p in created], "hooks": [h.to_json() for h in hooks]})
+        return EXIT_OK
+    for path in created:
+        click.echo(f"created {os.path.relpath(path, lay.root)}")
+    if not created:
+        click.echo(".orchestration/ already set up; nothing overwritten")
+    for hook in hooks:
+        click.echo(f"hook {hook.name}: {hook.state}{' (chained to the previous hook)' if hook.chained else ''}")
+    click.echo("next: add intents to .orchestration/active_intents.yaml, then 'gitai select INT-ID'")
+    return EXIT_OK
+

@@ -1,0 +1,36 @@
+"""`gitai log`: traced commits, newest first."""
+
+from __future__ import annotations
+
+import click
+
+from gitai.commands.output import emit_json, json_option, layout
+from gitai.errors import EXIT_OK
+
+
+@click.command("log")
+@click.argument("intent_id", required=False)
+@json_option
+def log_cmd(intent_id: str | None, as_json: bool) -> int:
+    """Commits traced to an intent (or to any), newest first, with the files they touched."""
+    from gitai.trace.log import traced_log
+    from gitai.util.text import display_path
+
+    lay = layout()
+    entries = traced_log(lay, intent_id)
+    if intent_id is not None and not entries:
+        from gitai.intents.catalogue import load_catalogue
+
+        load_catalogue(lay.catalogue, lay.root).get(intent_id)  # unknown intent: exit 2
+    if as_json:
+        emit_json([e.to_json() for e in entries])
+        return EXIT_OK
+    for e in entries:
+        kind = f" [{e.classification}]" if e.classification else ""
+        click.echo(f"{e.commit[:12]} {e.date[:10]} {e.intent_id or '(none)'}{kind} {e.subject}")
+        for path in e.files:
+            click.echo(f"    {display_path(path)}")
+    if not entries:
+        click.echo("no traced commits" + (f" for {intent_id}" if intent_id else ""))
+    return EXIT_OK
+

@@ -1,0 +1,25 @@
+"""`gitai map`: the intent map, regenerated from the notes."""
+
+from __future__ import annotations
+
+import click
+
+from gitai.commands.output import emit_json, json_option, layout
+from gitai.errors import EXIT_OK
+
+
+@click.command("map")
+@json_option
+def map_cmd(as_json: bool) -> int:
+    """Regenerate .orchestration/intent_map.md from the notes (files each intent changed in meaning)."""
+    from gitai.trace.intent_map import build_map, map_json, write_map
+
+    lay = layout()
+    intents = build_map(lay)
+    path = write_map(lay, intents)
+    if as_json:
+        emit_json({"path": lay.relative(path), "intents": map_json(intents)})
+    else:
+        click.echo(f"wrote {lay.relative(path)}: {len(intents)} intents, {sum(len(i.files) for i in intents)} files")
+    return EXIT_OK
+

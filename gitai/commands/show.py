@@ -1,0 +1,26 @@
+"""`gitai show`: the trace record of a commit."""
+
+from __future__ import annotations
+
+import click
+
+from gitai.commands.output import emit_json, json_option, layout
+from gitai.errors import EXIT_OK, EXIT_PROBLEM
+
+
+@click.command()
+@click.argument("rev", default="HEAD")
+@json_option
+def show(rev: str, as_json: bool) -> int:
+    """Show the trace record of a commit (default HEAD). JSON: a list of records."""
+    from gitai.trace.log import commit_records, describe_record
+
+    sha, records = commit_records(layout(), rev)
+    if as_json:
+        emit_json(records)
+    elif not records:
+        click.echo(f"commit {sha} has no trace record (run 'gitai backfill')")
+    else:
+        click.echo("\n\n".join("\n".join(describe_record(r)) for r in records))
+    return EXIT_OK if records else EXIT_PROBLEM
+

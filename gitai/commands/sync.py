@@ -1,0 +1,24 @@
+"""`gitai sync`: exchange the trace notes with a remote."""
+
+from __future__ import annotations
+
+import click
+
+from gitai.commands.output import emit_json, json_option, layout
+from gitai.errors import EXIT_OK
+
+
+@click.command()
+@click.argument("remote", default="origin")
+@json_option
+def sync(remote: str, as_json: bool) -> int:
+    """Fetch, merge and push refs/notes/gitai with REMOTE, losing no record of either side."""
+    from gitai.trace.sync import sync as run_sync
+
+    result = run_sync(layout(), remote)
+    if as_json:
+        emit_json(result.to_json())
+    else:
+        click.echo(f"{remote}: received {result.received} records; " + ("pushed" if result.pushed else "nothing to push"))
+    return EXIT_OK
+
