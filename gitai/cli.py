@@ -1,7 +1,8 @@
 """The `gitai` command: a thin click shell over the library (one module per subcommand in
 gitai/commands). Every command has --json.
 
-Exit codes: 0 ok, 1 a check found a problem, 2 bad input or usage (`gitai: error: ...`).
+Exit codes: 0 ok, 1 a check found a problem, 2 bad input or usage (`gitai: error: ...`), 3 internal
+error (one line; the traceback goes to `<git common dir>/gitai/errors.log`), 130 interrupted.
 """
 
 from __future__ import annotations
@@ -25,7 +26,16 @@ from gitai.commands.show import show
 from gitai.commands.status import status
 from gitai.commands.sync import sync
 from gitai.commands.trace import trace
-from gitai.errors import EXIT_OK, EXIT_USAGE, GitaiError
+from gitai.errors import (
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_USAGE,
+    GitaiError,
+)
+from gitai.layout import find_layout
+from gitai.util.crash import log_traceback
+from gitai.util.text import one_line
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -40,23 +50,39 @@ for _command in (init, hooks, intents, select, clear, status, check, show, log_c
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console entry point: one-line errors, stable exit codes."""
+    """Console entry point: one-line errors, stable exit codes (0 ok, 1 problem, 2 bad input,
+    3 internal error, 130 interrupted)."""
     try:
         code = cli.main(args=argv, prog_name="gitai", standalone_mode=False)
     except GitaiError as exc:
-        click.echo(f"gitai: error: {exc}", err=True)
+        click.echo(f"gitai: error: {one_line(str(exc))}", err=True)
         code = exc.exit_code
     except click.exceptions.NoArgsIsHelpError as exc:
         click.echo(exc.ctx.get_help() if exc.ctx else str(exc))
         code = EXIT_OK
     except click.UsageError as exc:
-        click.echo(f"gitai: error: {exc.format_message()}", err=True)
+        click.echo(f"gitai: error: {one_line(exc.format_message())}", err=True)
         code = EXIT_USAGE
     except click.exceptions.Exit as exc:
         code = exc.exit_code
-    except click.Abort:
-        click.echo("gitai: error: aborted", err=True)
-        code = EXIT_USAGE
+    except (click.Abort, KeyboardInterrupt):
+        click.echo("gitai: error: interrupted", err=True)
+        code = EXIT_INTERRUPTED
     except BrokenPipeError:
         code = EXIT_OK
+    except Exception as exc:  # noqa: BLE001 - a bug: one line and exit 3, never a traceback an agent reads as a verdict
+        code = _internal_error(exc, argv)
     sys.exit(code if isinstance(code, int) else EXIT_OK)
+
+
+def _internal_error(exc: Exception, argv: list[str] | None) -> int:
+    state_dir = None
+    try:
+        state_dir = find_layout().shared_state_dir
+    except Exception:  # noqa: BLE001 - outside a repository there is nowhere to log
+        pass
+    command = " ".join(sys.argv[1:] if argv is None else argv)
+    logged = log_traceback(state_dir, f"gitai {command}")
+    where = f" (traceback in {logged})" if logged else ""
+    click.echo(f"gitai: error: internal error: {one_line(f'{exc.__class__.__name__}: {exc}')}{where}", err=True)
+    return EXIT_INTERNAL

@@ -3,7 +3,7 @@
 The hooks run Python with `-I -S` and an explicit sys.path, and each hook imports only
 what it needs, so the pre-commit gate starts fast. (commit-msg is plain shell.) The post-*
 hooks never fail a commit: an internal error is reported on stderr and logged under
-the git dir (`gitai/hook-errors.log`).
+the git dir (`gitai/errors.log`, as the command's internal errors).
 """
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ from __future__ import annotations
 import os
 import sys
 
-from gitai.errors import EXIT_USAGE, GitaiError
+from gitai.errors import EXIT_INTERNAL, EXIT_USAGE, GitaiError
 from gitai.layout import Layout, find_layout
+from gitai.util.crash import log_traceback
 
 
 def _pre_commit(layout: Layout, args: list[str]) -> int:
@@ -50,18 +51,6 @@ HOOKS = {
 }
 
 
-def _log_failure(layout: Layout, hook: str) -> None:
-    """Keep the traceback of a failed post-* hook under the common git dir."""
-    try:
-        import traceback
-
-        os.makedirs(layout.shared_state_dir, exist_ok=True)
-        with open(os.path.join(layout.shared_state_dir, "hook-errors.log"), "a", encoding="utf-8") as handle:
-            handle.write(f"--- {hook}\n{traceback.format_exc()}\n")
-    except Exception:
-        pass
-
-
 def uses_gitai(layout: Layout) -> bool:
     """A repository uses gitai when its hooks were installed for it (a marker in the common git
     dir) or its checkout has `.orchestration/`. Hooks in a shared `core.hooksPath` also run in
@@ -84,14 +73,16 @@ def main(argv: list[str]) -> int:
     except GitaiError as exc:
         print(f"gitai: error: {exc}", file=sys.stderr)
         return 0 if never_fail else exc.exit_code
-    except Exception as exc:
-        if not never_fail:
-            raise
-        if layout is not None:
-            _log_failure(layout, hook)
-        print(f"gitai: warning: {hook} hook failed ({exc.__class__.__name__}: {exc}); the commit is kept", file=sys.stderr)
-        return 0
-
+    except Exception as exc:  # noqa: BLE001 - one line and a logged traceback, never a traceback on the terminal
+        logged = log_traceback(layout.shared_state_dir, f"{hook} hook") if layout is not None else None
+        where = f"; traceback in {logged}" if logged else ""
+        if never_fail:
+            print(f"gitai: warning: {hook} hook failed ({exc.__class__.__name__}: {exc}){where}; the commit is kept",
+                  file=sys.stderr)
+            return 0
+        print(f"gitai: error: internal error in the {hook} hook ({exc.__class__.__name__}: {exc}){where}",
+              file=sys.stderr)
+        return EXIT_INTERNAL
 
 if __name__ == "__main__":  # `python -m gitai.hook_main HOOK ...`, for debugging a hook by hand
     sys.exit(main(sys.argv[1:]))

@@ -164,7 +164,7 @@ def test_post_commit_never_fails_a_commit(repo: Path) -> None:
     proc = commit(repo, "still committed")
     assert "gitai: warning: post-commit hook failed" in proc.stderr
     assert git(repo, "log", "-1", "--format=%s").stdout.strip() == "still committed"
-    assert "Traceback" in (repo / ".git" / "gitai" / "hook-errors.log").read_text()
+    assert "Traceback" in (repo / ".git" / "gitai" / "errors.log").read_text()
 
 
 def test_crash_truncated_ledger_is_detected_not_rewritten(repo: Path) -> None:

@@ -14,3 +14,11 @@ def display_path(path: str) -> str:
 
 NO_INTENT = "(no intent)"
 """The one label people see for a line, commit or row that no intent is attributed to."""
+
+
+def one_line(message: str) -> str:
+    """A message as one line: control characters (a newline in an id, a NUL from a file) escaped,
+    so that an error is always exactly one line of stderr."""
+    if not any(ch < " " or ch == "\x7f" for ch in message):
+        return message
+    return "".join(ch if ch >= " " and ch != "\x7f" else repr(ch)[1:-1] for ch in message)
