@@ -16,6 +16,7 @@ from gitai.commands.backfill import backfill
 from gitai.commands.blame_intent import blame_intent_cmd
 from gitai.commands.check import check
 from gitai.commands.classify import classify_cmd
+from gitai.commands.export import export_cmd
 from gitai.commands.hooks import hooks
 from gitai.commands.init import init
 from gitai.commands.intents import intents
@@ -45,7 +46,7 @@ def cli() -> None:
 
 
 for _command in (init, hooks, intents, select, clear, status, check, show, log_cmd, backfill, trace, sync, classify_cmd,
-                 map_cmd, blame_intent_cmd):
+                 map_cmd, blame_intent_cmd, export_cmd):
     cli.add_command(_command)
 
 

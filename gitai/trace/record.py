@@ -152,6 +152,31 @@ def file_ranges_of(entry: FileEntry) -> list[Range]:
     return [r for conversation in entry["conversations"] for r in conversation.get("ranges", [])]
 
 
+def recorded_at(record: Record) -> str:
+    """When the record was made (RFC 3339 UTC), empty when absent."""
+    return str(record.get("timestamp", ""))
+
+
+def tool_version(record: Record) -> str:
+    """The version of the tool that wrote the record, empty when absent."""
+    tool = record.get("tool")
+    return str(tool.get("version", "")) if isinstance(tool, dict) else ""
+
+
+def conversations_of(entry: FileEntry) -> list[Conversation]:
+    return list(entry["conversations"])
+
+
+def conversation_contributor(conversation: Conversation) -> Contributor:
+    """Who wrote the conversation's ranges (`{}` when the record does not say)."""
+    contributor = conversation.get("contributor")
+    return contributor if isinstance(contributor, dict) else {}
+
+
+def conversation_ranges(conversation: Conversation) -> list[Range]:
+    return list(conversation.get("ranges", []))
+
+
 def contributors(record: Record) -> list[Contributor]:
     """The contributors of the record's conversations, in order, without repeats."""
     seen: list[Contributor] = []

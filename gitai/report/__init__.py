@@ -1,0 +1,1 @@
+"""The trace as tables, exports and the HTML report."""

@@ -1,0 +1,284 @@
+"""The trace as relational tables: what `gitai export` writes and what `gitai report` reads.
+
+One row per record in the notes (a note copied by a rewrite included, flagged `stale`), with its
+files, conversations (contributors) and ranges beneath it; the catalogue's intents and scopes; the
+governance events; the files at HEAD with their owners. Every row carries `repo_id`, the id of the
+repository's root commit, so exports of many repositories load into one database without clashes.
+The schema (docs/export.md) is `TABLES`; change it only with `SCHEMA_VERSION`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+import pygit2
+
+from gitai import __version__
+from gitai.errors import GitaiError
+from gitai.layout import Layout
+from gitai.trace.notes_reader import all_notes, open_repository
+from gitai.trace.record import (
+    classification_of,
+    conversation_contributor,
+    conversation_ranges,
+    conversations_of,
+    deleted_paths,
+    file_entries,
+    file_meta,
+    intent_of,
+    is_backfilled,
+    record_id,
+    recorded_at,
+    revision,
+    tool_version,
+)
+from gitai.util.files import is_binary
+from gitai.util.jsonl import read_jsonl
+from gitai.util.time import utc_now
+
+SCHEMA_VERSION = 1
+
+Column = tuple[str, str, str]  # name, SQL type, meaning
+
+TABLES: dict[str, list[Column]] = {
+    "repositories": [
+        ("repo_id", "TEXT", "id of the repository: its root commit (the oldest of HEAD's root commits)"),
+        ("name", "TEXT", "the worktree directory's name"),
+        ("head", "TEXT", "HEAD's commit at export time (null: unborn)"),
+        ("exported_at", "TEXT", "when the export was made, RFC 3339 UTC"),
+        ("gitai_version", "TEXT", "the gitai that exported"),
+        ("schema_version", "INTEGER", "version of this schema"),
+    ],
+    "commits": [
+        ("repo_id", "TEXT", "repository"),
+        ("commit_id", "TEXT", "the commit whose note holds the record (`commit` is an SQL keyword)"),
+        ("record_id", "TEXT", "the record's id (UUID); with repo_id and commit, the row's key"),
+        ("revision", "TEXT", "the commit the record describes (differs from commit_id only when stale)"),
+        ("stale", "INTEGER", "1: a note copied by a history rewrite (`gitai backfill` replaces it)"),
+        ("reachable", "INTEGER", "1: the commit is reachable from HEAD"),
+        ("committed_at", "TEXT", "committer date, RFC 3339 UTC (null: the commit is gone)"),
+        ("subject", "TEXT", "first line of the commit message"),
+        ("is_merge", "INTEGER", "1: the commit has several parents"),
+        ("intent_id", "TEXT", "the intent the record attributes the commit to (null: none)"),
+        ("classification", "TEXT", "AST_REFACTOR or INTENT_EVOLUTION (null: not classified)"),
+        ("backfilled", "INTEGER", "1: made by `gitai backfill` (attribution inferred); 0: by the hooks at commit time"),
+        ("recorded_at", "TEXT", "when the record was made, RFC 3339 UTC"),
+        ("tool_version", "TEXT", "version of the tool that made the record"),
+    ],
+    "files": [
+        ("repo_id", "TEXT", "repository"),
+        ("commit_id", "TEXT", "the note's commit (see commits)"),
+        ("record_id", "TEXT", "the record (see commits)"),
+        ("path", "TEXT", "file path, relative to the repository root"),
+        ("change", "TEXT", "changed or deleted"),
+        ("classification", "TEXT", "the file's AST_REFACTOR or INTENT_EVOLUTION (null: not classified)"),
+        ("language", "TEXT", "tree-sitter language used to classify (null: none)"),
+        ("content", "TEXT", "binary, symlink, submodule or large (null: text)"),
+        ("renamed_from", "TEXT", "former path of a renamed file"),
+        ("lines", "INTEGER", "lines added or changed (sum of the file's ranges)"),
+    ],
+    "contributors": [
+        ("repo_id", "TEXT", "repository"),
+        ("commit_id", "TEXT", "the note's commit"),
+        ("record_id", "TEXT", "the record"),
+        ("path", "TEXT", "the file"),
+        ("conversation", "INTEGER", "position of the conversation in the file entry (0-based)"),
+        ("contributor_type", "TEXT", "ai, human, mixed or unknown (null: not said)"),
+        ("model_id", "TEXT", "the model of an ai contributor, when known"),
+        ("url", "TEXT", "the conversation's url, when recorded"),
+        ("lines", "INTEGER", "lines of the conversation's ranges"),
+    ],
+    "ranges": [
+        ("repo_id", "TEXT", "repository"),
+        ("commit_id", "TEXT", "the note's commit"),
+        ("record_id", "TEXT", "the record"),
+        ("path", "TEXT", "the file"),
+        ("conversation", "INTEGER", "the conversation (see contributors)"),
+        ("start_line", "INTEGER", "first line, 1-based, in the file at revision"),
+        ("end_line", "INTEGER", "last line, inclusive"),
+        ("lines", "INTEGER", "end_line - start_line + 1"),
+        ("content_hash", "TEXT", "hash of the range's text (docs/trace-format.md)"),
+    ],
+    "intents": [
+        ("repo_id", "TEXT", "repository"),
+        ("intent_id", "TEXT", "the intent's id; with repo_id, the row's key"),
+        ("name", "TEXT", "its name"),
+        ("status", "TEXT", "DRAFT, IN_PROGRESS, DONE or BLOCKED"),
+        ("parent_intent", "TEXT", "parent intent id"),
+        ("requires_approval", "INTEGER", "1: the intent requires approval"),
+        ("description", "TEXT", "its description"),
+    ],
+    "intent_scopes": [
+        ("repo_id", "TEXT", "repository"),
+        ("intent_id", "TEXT", "the intent"),
+        ("position", "INTEGER", "order of the pattern in owned_scope (0-based)"),
+        ("pattern", "TEXT", "a .gitignore-style pattern ('!' excludes)"),
+    ],
+    "events": [
+        ("repo_id", "TEXT", "repository"),
+        ("line", "INTEGER", "line number in .orchestration/events.jsonl; with repo_id, the row's key"),
+        ("timestamp", "TEXT", "when, RFC 3339 UTC"),
+        ("event", "TEXT", "select, clear, refusal, ..."),
+        ("actor", "TEXT", "agent:NAME or user:LOGIN"),
+        ("intent_id", "TEXT", "the intent concerned (null: none)"),
+        ("data", "TEXT", "the whole event as JSON"),
+    ],
+    "tree_files": [
+        ("repo_id", "TEXT", "repository"),
+        ("path", "TEXT", "a file at HEAD; with repo_id, the row's key"),
+        ("lines", "INTEGER", "its lines (0: binary)"),
+        ("exempt", "INTEGER", "1: needs no scope (.orchestration/, .intentignore)"),
+        ("owners", "TEXT", "JSON array of the intents whose scope owns it (catalogue order)"),
+        ("owner_count", "INTEGER", "how many intents own it (0: nobody, 2+: shared)"),
+    ],
+}
+
+Row = tuple[Any, ...]
+
+
+@dataclass
+class Tables:
+    rows: dict[str, list[Row]] = field(default_factory=lambda: {name: [] for name in TABLES})
+
+    def dicts(self, name: str) -> list[dict[str, Any]]:
+        columns = [c[0] for c in TABLES[name]]
+        return [dict(zip(columns, row)) for row in self.rows[name]]
+
+
+def _rfc3339(seconds: int) -> str:
+    return datetime.fromtimestamp(seconds, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _head(repo: pygit2.Repository) -> pygit2.Commit | None:
+    try:
+        return repo.head.peel(pygit2.Commit)
+    except (pygit2.GitError, KeyError):
+        return None
+
+
+def repository_id(reachable: list[pygit2.Commit]) -> str | None:
+    """The root commit of HEAD's history (the oldest if several, then the smallest id): stable
+    across clones and exports, so rows of many repositories never collide."""
+    roots = [c for c in reachable if not c.parents]
+    if not roots:
+        return None
+    return str(min(roots, key=lambda c: (c.commit_time, str(c.id))).id)
+
+
+def build_tables(layout: Layout, only: set[str] | None = None) -> Tables:
+    """Every table, read from the notes, the catalogue, the events and HEAD's tree.
+    `only`: keep the records of these commits (a `--range`)."""
+    repo = open_repository(layout)
+    head = _head(repo)
+    reachable = list(repo.walk(head.id, pygit2.enums.SortMode.TOPOLOGICAL)) if head is not None else []
+    reachable_ids = {str(c.id) for c in reachable}
+    repo_id = repository_id(reachable) or "unborn"
+    tables = Tables()
+    tables.rows["repositories"].append((repo_id, os.path.basename(layout.root.rstrip("/")),
+                                         str(head.id) if head is not None else None, utc_now(), __version__,
+                                         SCHEMA_VERSION))
+    for commit, records in sorted(all_notes(repo).items()):
+        if only is not None and commit not in only:
+            continue
+        try:
+            git_commit = repo[commit].peel(pygit2.Commit)
+            committed_at: str | None = _rfc3339(git_commit.commit_time)
+            subject: str | None = git_commit.message.split("\n", 1)[0]
+            is_merge = int(len(git_commit.parent_ids) > 1)
+        except (KeyError, ValueError):
+            committed_at = subject = None
+            is_merge = 0
+        for record in records:
+            _add_record(tables, repo_id, commit, record, commit in reachable_ids, committed_at, subject, is_merge)
+    _add_intents(tables, layout, repo_id)
+    _add_events(tables, layout, repo_id)
+    if head is not None:
+        _add_tree(tables, layout, repo, head, repo_id)
+    return tables
+
+
+def _add_record(tables: Tables, repo_id: str, commit: str, record: dict[str, Any], reachable: bool,
+                committed_at: str | None, subject: str | None, is_merge: int) -> None:
+    rid = record_id(record)
+    tables.rows["commits"].append((
+        repo_id, commit, rid, revision(record), int(revision(record) != commit), int(reachable), committed_at,
+        subject, is_merge, intent_of(record), _text(classification_of(record)), int(is_backfilled(record)),
+        recorded_at(record), tool_version(record)))
+    meta = file_meta(record)
+    for entry in file_entries(record):
+        path = entry["path"]
+        info = meta.get(path, {})
+        total = 0
+        for number, conversation in enumerate(conversations_of(entry)):
+            who = conversation_contributor(conversation)
+            lines = 0
+            for r in conversation_ranges(conversation):
+                count = max(0, r["end_line"] - r["start_line"] + 1)
+                lines += count
+                tables.rows["ranges"].append((repo_id, commit, rid, path, number, r["start_line"], r["end_line"],
+                                              count, _text(r.get("content_hash"))))
+            url = conversation.get("url")
+            tables.rows["contributors"].append((repo_id, commit, rid, path, number, _text(who.get("type")),
+                                                _text(who.get("model_id")), _text(url), lines))
+            total += lines
+        tables.rows["files"].append((repo_id, commit, rid, path, "changed", _text(info.get("classification")),
+                                     _text(info.get("language")), _text(info.get("content")),
+                                     _text(info.get("renamed_from")), total))
+    for path in deleted_paths(record):
+        tables.rows["files"].append((repo_id, commit, rid, path, "deleted", None, None, None, None, 0))
+
+
+def _add_intents(tables: Tables, layout: Layout, repo_id: str) -> None:
+    from gitai.intents.catalogue import load_catalogue
+
+    try:
+        intents = load_catalogue(layout.catalogue, layout.root).intents
+    except GitaiError:
+        return  # no or broken catalogue: the records still export
+    for intent in intents:
+        tables.rows["intents"].append((repo_id, intent.id, intent.name, intent.status, intent.parent_intent,
+                                       int(intent.requires_approval), intent.description))
+        tables.rows["intent_scopes"].extend((repo_id, intent.id, n, p) for n, p in enumerate(intent.owned_scope))
+
+
+def _add_events(tables: Tables, layout: Layout, repo_id: str) -> None:
+    for line, event in read_jsonl(layout.events).records:
+        if not isinstance(event, dict):
+            continue
+        tables.rows["events"].append((repo_id, line, _text(event.get("timestamp")), _text(event.get("event")),
+                                      _text(event.get("actor")), _text(event.get("intent_id")),
+                                      json.dumps(event, ensure_ascii=True, sort_keys=True)))
+
+
+def _add_tree(tables: Tables, layout: Layout, repo: pygit2.Repository, head: pygit2.Commit, repo_id: str) -> None:
+    from gitai.gate.patterns import is_exempt
+    from gitai.gate.policy import load_policy
+
+    try:
+        policy = load_policy(layout)
+    except GitaiError:
+        policy = None
+    stack: list[tuple[str, pygit2.Tree]] = [("", head.tree)]
+    while stack:
+        prefix, tree = stack.pop()
+        for entry in tree:
+            path = prefix + str(entry.name)
+            if entry.type_str == "tree":
+                stack.append((path + "/", repo[entry.id].peel(pygit2.Tree)))
+                continue
+            if entry.type_str != "blob" or entry.filemode == pygit2.enums.FileMode.LINK:
+                continue
+            data = repo[entry.id].read_raw()
+            lines = 0 if is_binary(data) else data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+            exempt = policy.is_exempt(path) if policy is not None else is_exempt(path)
+            owners = [] if exempt or policy is None else policy.owners(path)
+            tables.rows["tree_files"].append((repo_id, path, lines, int(exempt), json.dumps(owners), len(owners)))
+    tables.rows["tree_files"].sort(key=lambda row: row[1])
