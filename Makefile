@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench typecheck clean
+.PHONY: demo test provision bench typecheck clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,8 +16,21 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" bash docs/demo.sh
 
-test: $(STAMP)
+test: $(STAMP) provision
 	$(PY) -m pytest -n 2 tests
+
+# What the report and graph tests need beyond Python: headless Chromium with its driver, and graphviz.
+# Installed only when missing and when running as root with apt (CI runs as root); otherwise a warning,
+# and those tests skip with the reason (under CI=true they fail instead).
+provision:
+	@missing=""; for tool in chromium chromedriver dot; do command -v $$tool >/dev/null 2>&1 || missing="$$missing $$tool"; done; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "provision: installing chromium chromium-driver graphviz (missing:$$missing)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver graphviz >/dev/null; \
+	else \
+		echo "provision: WARNING: missing$$missing; as root run: apt-get install chromium chromium-driver graphviz"; \
+	fi
 
 # Benchmarks measure gitai as an installed tool would run: with its bytecode compiled
 # (this matters where PYTHONDONTWRITEBYTECODE is set and an editable install never writes it).

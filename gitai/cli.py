@@ -22,6 +22,7 @@ from gitai.commands.init import init
 from gitai.commands.intents import intents
 from gitai.commands.log import log_cmd
 from gitai.commands.map import map_cmd
+from gitai.commands.report import report_cmd
 from gitai.commands.select import clear, select
 from gitai.commands.show import show
 from gitai.commands.status import status
@@ -46,7 +47,7 @@ def cli() -> None:
 
 
 for _command in (init, hooks, intents, select, clear, status, check, show, log_cmd, backfill, trace, sync, classify_cmd,
-                 map_cmd, blame_intent_cmd, export_cmd):
+                 map_cmd, blame_intent_cmd, export_cmd, report_cmd):
     cli.add_command(_command)
 
 

@@ -1,0 +1,84 @@
+"""`gitai report`: one self-contained HTML page, opened in a real headless Chromium."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+from browser import chromium
+from conftest import gitai, gitai_json
+from report_helpers import history_repo
+
+ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
+
+
+@pytest.fixture(scope="module")
+def history(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return history_repo(tmp_path_factory)
+
+
+def test_report_is_one_offline_file(history: Path, tmp_path: Path) -> None:
+    out = tmp_path / "report.html"
+    result = gitai_json(history, "report", "-o", str(out))
+    page = out.read_text(encoding="utf-8")
+    assert result["bytes"] == len(page.encode("utf-8")) < 200_000
+    assert "<link" not in page and not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page)
+    assert "default-src 'none'" in page  # the page may not fetch anything, even by mistake
+    assert page.count("<script") == 2 and "</script>" not in page.split('id="gitai-data">')[1].split("</script>")[0]
+
+
+def test_report_range_keeps_only_those_commits(history: Path, tmp_path: Path) -> None:
+    whole = gitai_json(history, "report", "-o", str(tmp_path / "a.html"))
+    part = gitai_json(history, "report", "--range", "HEAD~2..HEAD", "-o", str(tmp_path / "b.html"))
+    assert part["bytes"] < whole["bytes"]
+    bad = gitai(history, "report", "--range", "nope..HEAD", "-o", str(tmp_path / "c.html"))
+    assert bad.returncode == 2 and "nope" in bad.stderr and not (tmp_path / "c.html").exists()
+
+
+def _text(driver, element_id: str) -> str:
+    return driver.find_element("id", element_id).text
+
+
+def test_report_renders_in_chromium_and_filters(history: Path, tmp_path: Path) -> None:
+    out = tmp_path / "report.html"
+    gitai_json(history, "report", "-o", str(out))
+    with chromium() as driver:
+        driver.get(out.as_uri())
+        for _ in range(50):
+            if driver.find_element("tag name", "body").get_attribute("data-ready") == "true":
+                break
+            time.sleep(0.1)
+        errors = [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "WARNING")]
+        assert errors == []
+        css = driver.find_elements
+        # 11 traced commits reach HEAD: 2 of the catalogue, 4 for INT-001, 4 for INT-003 (one merged), the merge
+        assert _text(driver, "count-commits") == "11"
+        assert _text(driver, "count-unowned") == "1" and _text(driver, "count-shared") == "1"
+        assert [e.text for e in css("css selector", "#ownership tr.unowned code")] == ["misc/notes.txt"]
+        # .orchestration/ is left out: the unattributed catalogue commits show no file
+        assert {e.get_attribute("data-intent") for e in css("css selector", "#treemap g.tm-intent")} == {"0", "2"}
+        assert len(css("css selector", "#intent-cards .intent-card")) == 5
+        assert _text(driver, "count-refusals") == "1" and len(css("css selector", "#events tr.event-row")) == 1
+        assert _text(driver, "count-refactor") == "2"  # the reformat and the merge
+        providers = [e.text for e in css("css selector", "#prov-legend span")]
+        assert providers == ["ai:claude-sonnet-4", "human"]
+        assert len(css("css selector", "#blame div.bl")) > 0
+        driver.save_screenshot(str(tmp_path / "report-all.png"))
+
+        driver.find_element("css selector", '#intent-filter .chip[data-intent="0"]').click()  # INT-001
+        assert _text(driver, "count-commits") == "4"
+        assert _text(driver, "count-refactor") == "1"
+        assert {e.get_attribute("data-intent") for e in css("css selector", "#treemap g.tm-intent")} == {"0"}
+        assert {e.get_attribute("data-path") for e in css("css selector", "#treemap rect.tm-file")} == {
+            "src/auth/login.py", "src/auth/token.py", "src/shared/auth_util.py"}
+        assert len(css("css selector", "#intent-cards .intent-card")) == 1
+        assert _text(driver, "count-refusals") == "0"
+        driver.set_window_size(1366, 3000)
+        driver.save_screenshot(str(tmp_path / "report-int-001.png"))
+        assert driver.get_log("browser") == []
+    ARTIFACTS.mkdir(exist_ok=True)
+    for name in ("report-all.png", "report-int-001.png"):
+        shutil.copyfile(tmp_path / name, ARTIFACTS / name)
