@@ -66,8 +66,8 @@ def report_data(layout: Layout, tables: Tables, blame_files: int = BLAME_FILES) 
         if row["stale"] or not row["reachable"]:
             continue  # the report shows HEAD's history; the export keeps everything
         position[(row["commit_id"], row["record_id"])] = len(commits)
-        intent = intent_ids(row["intent_id"]) if row["intent_id"] else -1
-        commits.append([row["commit_id"][:12], _epoch(row["committed_at"]), intent,
+        commits.append([row["commit_id"][:12], _epoch(row["committed_at"]),
+                        intent_ids(row["intent_id"]) if row["intent_id"] else -1,
                         CLASS_CODES.get(row["classification"], 0), row["backfilled"], row["is_merge"],
                         (row["subject"] or "")[:90]])
     file_class = {(r["commit_id"], r["record_id"], r["path"]): r["classification"] for r in tables.dicts("files")}

@@ -92,3 +92,47 @@ def map_json(intents: list[MapIntent]) -> list[dict[str, Any]]:
     return [{"id": i.id, "name": i.name,
              "files": [{"path": f.path, "last_commit": f.last_commit, "date": f.date} for f in i.files]}
             for i in intents]
+
+
+def _mermaid_label(text: str) -> str:
+    """A label inside `["..."]`: quotes and angle brackets as Mermaid entity codes, one line."""
+    return (" ".join(text.split()).replace("#", "#35;").replace('"', "#quot;")
+            .replace("<", "#lt;").replace(">", "#gt;"))
+
+
+def render_mermaid(intents: list[MapIntent]) -> str:
+    """A Mermaid flowchart: each intent points to the files its commits changed in meaning."""
+    lines = ["flowchart LR"]
+    files: dict[str, str] = {}
+    for n, intent in enumerate(intents):
+        label = intent.id + (f": {intent.name}" if intent.name else "")
+        lines.append(f'    i{n}(["{_mermaid_label(label)}"])')
+        for f in intent.files:
+            if f.path not in files:
+                files[f.path] = f"f{len(files)}"
+                lines.append(f'    {files[f.path]}["{_mermaid_label(f.path)}"]')
+            lines.append(f"    i{n} --> {files[f.path]}")
+    return "\n".join(lines) + "\n"
+
+
+def _dot_label(text: str) -> str:
+    """A quoted dot label (an escString: a backslash must itself be escaped, or `\\n` would end a line)."""
+    return '"' + " ".join(text.split()).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def render_dot(intents: list[MapIntent]) -> str:
+    """A Graphviz digraph: intents (ellipses) to the files (boxes) their commits changed in meaning;
+    each edge names the last such commit. Node ids are generated (i0, f0): a path could end in a
+    backslash, which no quoted dot id can hold."""
+    lines = ["digraph intent_map {", "    rankdir=LR;", '    node [shape=box, fontname="Helvetica"];']
+    files: dict[str, str] = {}
+    for n, intent in enumerate(intents):
+        label = intent.id + (f": {intent.name}" if intent.name else "")
+        lines.append(f"    i{n} [label={_dot_label(label)}, shape=ellipse];")
+        for f in intent.files:
+            if f.path not in files:
+                files[f.path] = f"f{len(files)}"
+                lines.append(f"    {files[f.path]} [label={_dot_label(f.path)}];")
+            lines.append(f"    i{n} -> {files[f.path]} [tooltip={_dot_label(f.last_commit[:12] + ' ' + f.date)}];")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
