@@ -121,3 +121,11 @@ def repo(tmp_path: Path) -> Path:
     write(path, ".orchestration/active_intents.yaml", CATALOGUE)
     commit(path, "add catalogue")
     return path
+
+
+@pytest.fixture(scope="session")
+def history(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A traced history shared by the export, report and log tests (tests/report_helpers.py); read only."""
+    from report_helpers import history_repo
+
+    return history_repo(tmp_path_factory)

@@ -8,19 +8,14 @@ import sqlite3
 from collections import Counter
 from pathlib import Path
 
-import pytest
-from conftest import gitai, gitai_json, new_repo, write, commit
-from report_helpers import AGENT, history_repo
+from conftest import commit, gitai, gitai_json, new_repo, write
+from report_helpers import AGENT
 from trace_helpers import notes
 
 from gitai.report.model import TABLES
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "export.md"
 
-
-@pytest.fixture(scope="module")
-def history(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return history_repo(tmp_path_factory)
 
 
 def rows(db: Path, sql: str) -> list[tuple]:

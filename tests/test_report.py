@@ -7,17 +7,11 @@ import shutil
 import time
 from pathlib import Path
 
-import pytest
 from browser import chromium
 from conftest import gitai, gitai_json
-from report_helpers import history_repo
 
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 
-
-@pytest.fixture(scope="module")
-def history(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return history_repo(tmp_path_factory)
 
 
 def test_report_is_one_offline_file(history: Path, tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""`gitai log`: traced commits, newest first."""
+"""`gitai log`: traced commits, newest first, through a pager on a terminal."""
 
 from __future__ import annotations
 
@@ -10,14 +10,26 @@ from gitai.errors import EXIT_OK
 
 @click.command("log")
 @click.argument("intent_id", required=False)
+@click.option("-n", "--limit", type=click.IntRange(min=0), metavar="N", help="At most N commits.")
+@click.option("--path", "path", metavar="P", help="Only commits that touched P (a file, or anything under a directory).")
+@click.option("--no-merges", is_flag=True, help="Leave merge commits out.")
+@click.option("--merges", "show_merges", is_flag=True,
+              help="List merges without changes of their own in full (by default they are folded into one line).")
+@click.option("--since", metavar="DATE", help="Only commits made since DATE (as git log: 2026-11-01, '2 weeks ago').")
+@click.option("--no-pager", is_flag=True, help="Do not page the output on a terminal.")
 @json_option
-def log_cmd(intent_id: str | None, as_json: bool) -> int:
+def log_cmd(intent_id: str | None, limit: int | None, path: str | None, no_merges: bool, show_merges: bool,
+            since: str | None, no_pager: bool, as_json: bool) -> int:
     """Commits traced to an intent (or to any), newest first, with the files they touched."""
-    from gitai.trace.log import traced_log
+    from gitai.git.pager import show
+    from gitai.trace.log import LogFilter, traced_log
     from gitai.util.text import display_path
 
     lay = layout()
-    entries = traced_log(lay, intent_id)
+    where = LogFilter(intent_id=intent_id, path=lay.repo_path(path) if path is not None else None,
+                      no_merges=no_merges, since=_since(lay.root, since) if since else None, limit=limit,
+                      fold_merges=not (show_merges or as_json))
+    entries = traced_log(lay, where=where)
     if intent_id is not None and not entries:
         from gitai.intents.catalogue import load_catalogue
 
@@ -25,12 +37,33 @@ def log_cmd(intent_id: str | None, as_json: bool) -> int:
     if as_json:
         emit_json([e.to_json() for e in entries])
         return EXIT_OK
-    for e in entries:
+    out: list[str] = []
+    folded: list[str] = []
+    for e in entries + [None]:
+        if e is not None and where.fold_merges and e.empty_merge:
+            folded.append(e.commit[:12])
+            continue
+        if folded:
+            what = "merge" if len(folded) == 1 else f"{len(folded)} merges"
+            out.append(f"{', '.join(folded)} ({what} without changes of its own; --merges lists them)")
+            folded = []
+        if e is None:
+            break
         kind = f" [{e.classification}]" if e.classification else ""
-        click.echo(f"{e.commit[:12]} {e.date[:10]} {e.intent_id or '(none)'}{kind} {e.subject}")
-        for path in e.files:
-            click.echo(f"    {display_path(path)}")
+        out.append(f"{e.commit[:12]} {e.date[:10]} {e.intent_id or '(none)'}{kind} {e.subject}")
+        out.extend(f"    {display_path(p)}" for p in e.files)
     if not entries:
-        click.echo("no traced commits" + (f" for {intent_id}" if intent_id else ""))
+        out.append("no traced commits" + (f" for {intent_id}" if intent_id else ""))
+    show("".join(line + "\n" for line in out), lay.root, use_pager=not no_pager)
     return EXIT_OK
 
+
+def _since(root: str, date: str) -> int:
+    """DATE as git reads it (`git rev-parse --since=DATE` prints `--max-age=SECONDS`)."""
+    from gitai.errors import GitaiError
+    from gitai.git.runner import run_git
+
+    out = run_git(["rev-parse", f"--since={date}"], root, check=False).decode().strip()
+    if not out.startswith("--max-age="):
+        raise GitaiError(f"--since {date}: not a date")
+    return int(out.split("=", 1)[1])

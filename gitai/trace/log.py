@@ -44,14 +44,43 @@ class LogEntry:
     intent_id: str | None
     classification: str | None
     files: list[str]
+    merge: bool = False
+    lines: int = 0  # lines the commit itself adds or changes (a clean merge: 0)
+    deleted: int = 0
+
+    @property
+    def empty_merge(self) -> bool:
+        """A merge with no change of its own (no line that is new against every parent, nothing deleted)."""
+        return self.merge and not self.lines and not self.deleted
 
     def to_json(self) -> dict[str, Any]:
         return {"commit": self.commit, "date": self.date, "subject": self.subject, "intent_id": self.intent_id,
-                "classification": self.classification, "files": self.files}
+                "classification": self.classification, "files": self.files, "merge": self.merge,
+                "lines": self.lines}
 
 
-def traced_log(layout: Layout, intent_id: str | None = None, rev: str = "HEAD") -> list[LogEntry]:
-    """Traced commits reachable from `rev`, newest first, optionally only one intent's."""
+@dataclass
+class LogFilter:
+    """What `gitai log` keeps: one intent's commits, touching a path, without merges, since a time."""
+
+    intent_id: str | None = None
+    path: str | None = None  # a file, or a directory (everything under it)
+    no_merges: bool = False
+    since: int | None = None  # commit time, seconds since the epoch
+    limit: int | None = None  # at most this many entries, empty merges not counted when they are folded
+    fold_merges: bool = False
+
+    def touches(self, files: list[str]) -> bool:
+        if self.path is None:
+            return True
+        prefix = self.path.rstrip("/") + "/"
+        return any(f == self.path or f.startswith(prefix) for f in files) or self.path in ("", ".")
+
+
+def traced_log(layout: Layout, intent_id: str | None = None, rev: str = "HEAD",
+               where: LogFilter | None = None) -> list[LogEntry]:
+    """Traced commits reachable from `rev`, newest first, optionally filtered."""
+    where = where or LogFilter(intent_id=intent_id)
     repo = open_repository(layout)
     notes = all_notes(repo)
     if not notes:
@@ -60,16 +89,31 @@ def traced_log(layout: Layout, intent_id: str | None = None, rev: str = "HEAD") 
         start = repo.revparse_single(rev).peel(pygit2.Commit)
     except (KeyError, pygit2.GitError):
         return []  # unborn branch
-    entries = []
+    entries: list[LogEntry] = []
+    shown = 0
     for commit in repo.walk(start.id, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.TIME):
+        if where.limit is not None and shown >= where.limit:
+            break
+        if where.no_merges and len(commit.parent_ids) > 1:
+            continue
+        if where.since is not None and commit.commit_time < where.since:
+            continue
         sha = str(commit.id)
         for record in own_records(notes.get(sha, []), sha):
-            if intent_id is not None and intent_of(record) != intent_id:
+            if where.intent_id is not None and intent_of(record) != where.intent_id:
+                continue
+            files = [entry["path"] for entry in file_entries(record)] + deleted_paths(record)
+            if not where.touches(files):
                 continue
             when = datetime.fromtimestamp(commit.commit_time, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-            files = [entry["path"] for entry in file_entries(record)] + deleted_paths(record)
-            entries.append(LogEntry(sha, when, commit.message.split("\n", 1)[0], intent_of(record),
-                                    classification_of(record), files))
+            lines = sum(r["end_line"] - r["start_line"] + 1 for e in file_entries(record) for r in file_ranges_of(e))
+            entry = LogEntry(sha, when, commit.message.split("\n", 1)[0], intent_of(record),
+                             classification_of(record), files, len(commit.parent_ids) > 1, lines,
+                             len(deleted_paths(record)))
+            if where.limit is not None and shown >= where.limit:
+                break
+            entries.append(entry)
+            shown += not (where.fold_merges and entry.empty_merge)
     return entries
 
 
