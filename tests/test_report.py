@@ -7,6 +7,7 @@ import shutil
 import time
 from pathlib import Path
 
+import pytest
 from browser import chromium
 from conftest import gitai, gitai_json
 
@@ -72,7 +73,40 @@ def test_report_renders_in_chromium_and_filters(history: Path, tmp_path: Path) -
         assert _text(driver, "count-refusals") == "0"
         driver.set_window_size(1366, 3000)
         driver.save_screenshot(str(tmp_path / "report-int-001.png"))
+
+        driver.find_element("id", "reset").click()
+        assert _text(driver, "count-commits") == "11"
+        _set_date(driver, "from", "2100-01-01")  # the time filter: nothing is that recent
+        assert _text(driver, "count-commits") == "0" and _text(driver, "map-count") == "0"
+        _set_date(driver, "from", "")
+        assert _text(driver, "count-commits") == "11"
+
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia",
+                               {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
+        background = driver.execute_script("return getComputedStyle(document.body).backgroundColor")
+        assert background == "rgb(21, 25, 30)"  # the dark palette
+        driver.set_window_size(1366, 900)
+        driver.save_screenshot(str(tmp_path / "report-dark.png"))
         assert driver.get_log("browser") == []
     ARTIFACTS.mkdir(exist_ok=True)
-    for name in ("report-all.png", "report-int-001.png"):
+    for name in ("report-all.png", "report-int-001.png", "report-dark.png"):
         shutil.copyfile(tmp_path / name, ARTIFACTS / name)
+
+
+def _set_date(driver, element_id: str, value: str) -> None:
+    """Set a date input as a person picking a date does (typing into one depends on the locale)."""
+    driver.execute_script("const e = document.getElementById(arguments[0]); e.value = arguments[1];"
+                          "e.dispatchEvent(new Event('change'));", element_id, value)
+
+
+def test_a_missing_browser_fails_in_ci_and_skips_elsewhere(monkeypatch) -> None:
+    import _pytest.outcomes
+    import browser
+
+    monkeypatch.setattr(browser, "CHROMIUM", None)
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(_pytest.outcomes.Failed, match="BROWSER TEST NOT RUN: missing chromium"):
+        browser.require_browser()
+    monkeypatch.delenv("CI")
+    with pytest.raises(pytest.skip.Exception, match="make provision"):
+        browser.require_browser()
