@@ -297,8 +297,9 @@
     for (const e of events) kinds.set(e[1], (kinds.get(e[1]) || 0) + 1);
     $("count-refusals").textContent = String(kinds.get("refusal") || 0);
     $("count-approvals").textContent = String(kinds.get("approval") || 0);
-    const list = el("table", { class: "events" }, el("tr", {}, el("th", {}, "when"), el("th", {}, "event"), el("th", {}, "intent"), el("th", {}, "actor")));
-    for (const e of events.filter((e) => e[1] !== "select" && e[1] !== "clear").slice(-50).reverse())
+    const shown = events.filter((e) => e[1] !== "select" && e[1] !== "clear").slice(-50).reverse();
+    const list = shown.length ? el("table", { class: "events" }, el("tr", {}, el("th", {}, "when"), el("th", {}, "event"), el("th", {}, "intent"), el("th", {}, "actor"))) : el("div");
+    for (const e of shown)
       list.append(el("tr", { class: "event-row" }, el("td", {}, new Date(e[0] * 1000).toISOString().replace("T", " ").slice(0, 16)), el("td", {}, e[1]), el("td", {}, label(e[2])), el("td", {}, e[3])));
     $("events").replaceChildren(el("p", {}, [...kinds.entries()].map(([k, v]) => `${k}: ${v}`).join(", ") || "No governance event in the selection."), list);
   }
@@ -319,7 +320,8 @@
     const rows = b.lines.map(([i, sha, text], n) => {
       counts.set(i, (counts.get(i) || 0) + 1);
       return el("div", { class: intentSelected(i) ? "bl" : "bl dim", style: "border-left-color:" + colour(i), "data-intent": String(i) },
-        el("u", {}, String(n + 1)), el("b", {}, label(i).slice(0, 10)), (sha || "uncommitted").slice(0, 8) + "  " + text);
+        el("u", {}, String(n + 1)), el("b", { title: label(i) }, i < 0 ? "-" : label(i).slice(0, 12)),
+        (sha || "uncommitted").slice(0, 8) + "  " + text);
     });
     box.append(...rows);
     legend.append(...[...counts.entries()].sort((p, q) => q[1] - p[1]).map(([i, n]) =>
