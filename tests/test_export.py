@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import re
 import sqlite3
 from collections import Counter
 from pathlib import Path
 
-from conftest import commit, gitai, gitai_json, new_repo, write
+from conftest import GITAI, commit, gitai, gitai_json, new_repo, write
 from report_helpers import AGENT
 from trace_helpers import notes
 
@@ -95,3 +97,14 @@ def test_documented_schema_and_queries_run_on_two_merged_repositories(history: P
 def test_export_refuses_a_directory(history: Path, tmp_path: Path) -> None:
     proc = gitai(history, "export", "-o", str(tmp_path))
     assert proc.returncode == 2 and proc.stderr.startswith("gitai: error:") and not proc.stdout
+
+
+def test_a_path_that_is_not_utf8_exports_and_logs(repo: Path, tmp_path: Path) -> None:
+    (repo / os.fsdecode(b"bad\xff.txt")).write_text("x\n")
+    commit(repo, "odd name", extra=("--no-verify",))
+    gitai_json(repo, "export", "-o", str(tmp_path / "t.sqlite"))
+    gitai_json(repo, "export", "--format", "jsonl", "-o", str(tmp_path / "t.jsonl"))
+    assert ("bad\\xff.txt",) in rows(tmp_path / "t.sqlite", "SELECT path FROM files")
+    assert any(json.loads(line).get("path") == "bad\\xff.txt" for line in (tmp_path / "t.jsonl").read_text().splitlines())
+    out = subprocess.run([GITAI, "log", "--limit", "1"], cwd=repo, capture_output=True)
+    assert out.returncode == 0 and b"    bad\xff.txt\n" in out.stdout  # git's own bytes, as `git log --name-only`

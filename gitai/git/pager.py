@@ -25,9 +25,12 @@ def pager_command(cwd: str) -> str | None:
 def show(text: str, cwd: str, use_pager: bool = True) -> None:
     """Write `text` to stdout, through the pager when stdout is a terminal (as git does, with
     LESS=FRX and LV=-c unless set, so a short text prints and exits like plain output)."""
+    data = text.encode("utf-8", "surrogateescape")  # a path that is not UTF-8 goes out as git's bytes
     command = pager_command(cwd) if use_pager and sys.stdout.isatty() else None
     if command is None:
-        sys.stdout.write(text)
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
         return
     env = dict(os.environ)
     env.setdefault("LESS", "FRX")
@@ -36,10 +39,10 @@ def show(text: str, cwd: str, use_pager: bool = True) -> None:
     try:
         proc: subprocess.Popen[bytes] = subprocess.Popen(command, shell=True, stdin=subprocess.PIPE, env=env)
     except OSError:
-        sys.stdout.write(text)
+        sys.stdout.buffer.write(data)
         return
     try:
-        proc.stdin.write(text.encode("utf-8", "surrogateescape"))  # type: ignore[union-attr]  # stdin=PIPE
+        proc.stdin.write(data)  # type: ignore[union-attr]  # stdin=PIPE
         proc.stdin.close()  # type: ignore[union-attr]
     except BrokenPipeError:
         pass  # the reader quit the pager early

@@ -13,6 +13,21 @@ from gitai.report.model import TABLES, Tables
 FORMATS = ("sqlite", "jsonl")
 
 
+def _utf8(value: object) -> object:
+    """Text that is valid UTF-8: a path git holds as bytes that are not UTF-8 (carried here as
+    surrogate escapes) gets its undecodable bytes written `\\xNN`, in both formats alike."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return value
+
+
+def clean_rows(rows: list[tuple[object, ...]]) -> list[tuple[object, ...]]:
+    return [tuple(_utf8(v) for v in row) for row in rows]
+
+
 def create_statements() -> list[str]:
     """The SQLite schema: one CREATE TABLE per table, columns in documented order."""
     return [f"CREATE TABLE {name} (" + ", ".join(f'"{c}" {t}' for c, t, _ in columns) + ")"
@@ -31,7 +46,7 @@ def write_sqlite(tables: Tables, path: str) -> None:
                 db.execute(statement)
             for name, columns in TABLES.items():
                 marks = ", ".join("?" * len(columns))
-                db.executemany(f"INSERT INTO {name} VALUES ({marks})", tables.rows[name])
+                db.executemany(f"INSERT INTO {name} VALUES ({marks})", clean_rows(tables.rows[name]))
             db.execute("CREATE INDEX commits_intent ON commits (repo_id, intent_id)")
             db.execute("CREATE INDEX files_record ON files (repo_id, commit_id, record_id)")
             db.execute("CREATE INDEX contributors_record ON contributors (repo_id, commit_id, record_id)")
@@ -49,7 +64,7 @@ def jsonl_lines(tables: Tables) -> list[str]:
     out = []
     for name, columns in TABLES.items():
         keys = [c[0] for c in columns]
-        for row in tables.rows[name]:
+        for row in clean_rows(tables.rows[name]):
             out.append(json.dumps({"table": name, **dict(zip(keys, row))}, ensure_ascii=True))
     return out
 
