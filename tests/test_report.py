@@ -110,3 +110,19 @@ def test_a_missing_browser_fails_in_ci_and_skips_elsewhere(monkeypatch) -> None:
     monkeypatch.delenv("CI")
     with pytest.raises(pytest.skip.Exception, match="make provision"):
         browser.require_browser()
+
+
+def test_no_subject_or_path_can_break_out_of_the_data(repo: Path, tmp_path: Path) -> None:
+    import json
+
+    from conftest import commit, write
+
+    hostile = "</script><script>alert(1)</script> <!-- x"
+    gitai(repo, "select", "INT-001")
+    write(repo, "src/auth/</script>.py", "x = 1\n")
+    commit(repo, hostile)
+    gitai_json(repo, "report", "-o", str(tmp_path / "r.html"))
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    data = json.loads(page.split('id="gitai-data">', 1)[1].split("</script>", 1)[0])
+    assert [c[6] for c in data["commits"]][-1] == hostile
+    assert "src/auth/</script>.py" in data["paths"]

@@ -16,9 +16,9 @@ def _asset(name: str) -> str:
 
 
 def render_page(data: dict[str, Any]) -> str:
-    """The page for `data` (gitai.report.build.report_data). The JSON is escaped so that no string
-    in it (a commit subject, a path) can close the script element it sits in."""
-    payload = json.dumps(data, ensure_ascii=True, separators=(",", ":")).replace("</", "<\\/").replace("<!--", "<\\!--")
+    """The page for `data` (gitai.report.build.report_data). Every `<` of the JSON is written
+    `\\u003c`, so no string in it (a commit subject, a path) can end the script element it sits in."""
+    payload = json.dumps(data, ensure_ascii=True, separators=(",", ":")).replace("<", "\\u003c")
     page = _asset("report.html")
     for key, value in (("@TITLE@", html.escape(str(data["repo"]["name"]))), ("@CSS@", _asset("report.css")),
                        ("@JS@", _asset("report.js")), ("@DATA@", payload)):
