@@ -114,7 +114,11 @@ def test_shared_hooks_path_leaves_other_repositories_alone(tmp_path: Path) -> No
     git(tmp_path, "config", "--global", "core.hooksPath", str(shared))
     first = new_repo(tmp_path / "first")
     proc = gitai(first, "init")
-    assert proc.returncode == 0 and "global git config" in proc.stderr
+    assert proc.returncode == 2 and "global git config" in proc.stderr and len(proc.stderr.splitlines()) == 1
+    assert not shared.exists() and not (first / ".orchestration").exists()  # refused: nothing written
+    gitai_ok(first, "init", "--no-hooks")
+    proc = gitai_ok(first, "hooks", "install", "--force")
+    assert "global git config" in proc.stderr  # still warned
     other = new_repo(tmp_path / "other")
     write(other, "a.txt", "a\n")
     commit(other, "plain repository, shared hooks")  # not refused
@@ -146,7 +150,9 @@ def test_shared_hooks_path_adds_no_trailer_elsewhere(tmp_path: Path) -> None:
     from conftest import new_repo
 
     git(tmp_path, "config", "--global", "core.hooksPath", str(tmp_path / "shared-hooks"))
-    gitai_ok(new_repo(tmp_path / "first"), "init")
+    first = new_repo(tmp_path / "first")
+    gitai_ok(first, "init", "--no-hooks")
+    gitai_ok(first, "hooks", "install", "--force")
     other = new_repo(tmp_path / "other")
     write(other, "a.txt", "a\n")
     commit(other, "plain", env={"GITAI_INTENT": "INT-009"})
