@@ -3,12 +3,10 @@ person, a refactor, a refusal, a file owned by nobody, a file owned by two inten
 
 from __future__ import annotations
 
-import os
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import CATALOGUE, commit, git, gitai, new_repo, write
+from conftest import CATALOGUE, commit, git, gitai_ok, new_repo, write
 
 AGENT = {"GITAI_AGENT": "claude", "GITAI_MODEL": "claude-sonnet-4"}
 SHARED_CATALOGUE = CATALOGUE.replace('    owned_scope:\n      - "src/auth/**"\n',
@@ -18,7 +16,7 @@ SHARED_CATALOGUE = CATALOGUE.replace('    owned_scope:\n      - "src/auth/**"\n'
 def make_history(repo: Path) -> None:
     write(repo, ".orchestration/active_intents.yaml", SHARED_CATALOGUE)
     commit(repo, "catalogue: INT-001 shares src/shared/auth_*.py")
-    gitai(repo, "select", "INT-001")
+    gitai_ok(repo, "select", "INT-001")
     write(repo, "src/auth/login.py", "def login(user, password):\n    return check(user, password)\n\n\n"
                                      "def check(user, password):\n    return user == password\n")
     commit(repo, "login", env=AGENT)
@@ -29,7 +27,7 @@ def make_history(repo: Path) -> None:
     commit(repo, "reformat login", env=AGENT)
     write(repo, "src/shared/auth_util.py", "def shared():\n    return 1\n")
     commit(repo, "shared helper", env=AGENT)
-    gitai(repo, "select", "INT-003")
+    gitai_ok(repo, "select", "INT-003")
     write(repo, "src/billing/pay.py", "def pay(amount):\n    return amount * 2\n")
     commit(repo, "billing", env=AGENT)
     write(repo, "src/auth/sneaky.py", "x = 1\n")
@@ -48,22 +46,10 @@ def make_history(repo: Path) -> None:
 
 
 def history_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A repository with `make_history` done, built once per test module (under the same clean
-    environment as the `clean_env` fixture gives each test)."""
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("HOME", str(tmp_path_factory.mktemp("home")))
-        mp.setenv("GIT_CONFIG_NOSYSTEM", "1")
-        for name, value in (("GIT_AUTHOR_NAME", "Test Author"), ("GIT_AUTHOR_EMAIL", "author@example.com"),
-                            ("GIT_COMMITTER_NAME", "Test Committer"), ("GIT_COMMITTER_EMAIL", "committer@example.com"),
-                            ("NO_COLOR", "1")):
-            mp.setenv(name, value)
-        for name in list(os.environ):
-            if name.startswith("GITAI_") or name in ("CLAUDECODE", "CURSOR_AGENT", "CODEX_HOME"):
-                mp.delenv(name, raising=False)
-        mp.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
-        path = new_repo(tmp_path_factory.mktemp("history") / "repo")
-        assert gitai(path, "init").returncode == 0
-        write(path, ".orchestration/active_intents.yaml", CATALOGUE)
-        commit(path, "add catalogue")
-        make_history(path)
+    """A repository with `make_history` done (built under the session's hermetic environment)."""
+    path = new_repo(tmp_path_factory.mktemp("history") / "repo")
+    gitai_ok(path, "init")
+    write(path, ".orchestration/active_intents.yaml", CATALOGUE)
+    commit(path, "add catalogue")
+    make_history(path)
     return path

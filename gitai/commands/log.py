@@ -6,6 +6,7 @@ import click
 
 from gitai.commands.output import emit_json, json_option, layout
 from gitai.errors import EXIT_OK
+from gitai.util.text import NO_INTENT
 
 
 @click.command("log")
@@ -50,7 +51,7 @@ def log_cmd(intent_id: str | None, limit: int | None, path: str | None, no_merge
         if e is None:
             break
         kind = f" [{e.classification}]" if e.classification else ""
-        out.append(f"{e.commit[:12]} {e.date[:10]} {e.intent_id or '(none)'}{kind} {e.subject}")
+        out.append(f"{e.commit[:12]} {e.date[:10]} {e.intent_id or NO_INTENT}{kind} {e.subject}")
         out.extend(f"    {display_path(p)}" for p in e.files)
     if not entries:
         out.append("no traced commits" + (f" for {intent_id}" if intent_id else ""))
