@@ -25,12 +25,14 @@ from gitai.trace.record import (
     classification_of,
     conversation_contributor,
     conversation_ranges,
+    conversation_url,
     conversations_of,
     deleted_paths,
     file_entries,
     file_meta,
     intent_of,
     is_backfilled,
+    range_lines,
     record_id,
     recorded_at,
     revision,
@@ -221,13 +223,12 @@ def _add_record(tables: Tables, repo_id: str, commit: str, record: dict[str, Any
             who = conversation_contributor(conversation)
             lines = 0
             for r in conversation_ranges(conversation):
-                count = max(0, r["end_line"] - r["start_line"] + 1)
+                count = range_lines(r)
                 lines += count
                 tables.rows["ranges"].append((repo_id, commit, rid, path, number, r["start_line"], r["end_line"],
                                               count, _text(r.get("content_hash"))))
-            url = conversation.get("url")
             tables.rows["contributors"].append((repo_id, commit, rid, path, number, _text(who.get("type")),
-                                                _text(who.get("model_id")), _text(url), lines))
+                                                _text(who.get("model_id")), conversation_url(conversation), lines))
             total += lines
         tables.rows["files"].append((repo_id, commit, rid, path, "changed", _text(info.get("classification")),
                                      _text(info.get("language")), _text(info.get("content")),

@@ -22,6 +22,7 @@ from gitai.trace.record import (
     file_ranges_of,
     intent_of,
     own_records,
+    range_lines,
     record_id,
     revision,
     rewritten_from,
@@ -106,7 +107,7 @@ def traced_log(layout: Layout, intent_id: str | None = None, rev: str = "HEAD",
             if not where.touches(files):
                 continue
             when = datetime.fromtimestamp(commit.commit_time, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-            lines = sum(r["end_line"] - r["start_line"] + 1 for e in file_entries(record) for r in file_ranges_of(e))
+            lines = sum(range_lines(r) for e in file_entries(record) for r in file_ranges_of(e))
             entry = LogEntry(sha, when, commit.message.split("\n", 1)[0], intent_of(record),
                              classification_of(record), files, len(commit.parent_ids) > 1, lines,
                              len(deleted_paths(record)))

@@ -163,6 +163,16 @@ def conversation_ranges(conversation: Conversation) -> list[Range]:
     return list(conversation.get("ranges", []))
 
 
+def conversation_url(conversation: Conversation) -> str | None:
+    url = conversation.get("url")
+    return url if isinstance(url, str) else None
+
+
+def range_lines(r: Range) -> int:
+    """How many lines the range covers (0 for a malformed, backwards range)."""
+    return max(0, r["end_line"] - r["start_line"] + 1)
+
+
 def contributors(record: Record) -> list[Contributor]:
     """The contributors of the record's conversations, in order, without repeats."""
     seen: list[Contributor] = []
