@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from browser import chromium
-from conftest import gitai, gitai_json
+from conftest import git, gitai, gitai_json
 
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 
@@ -60,7 +60,13 @@ def test_report_renders_in_chromium_and_filters(history: Path, tmp_path: Path) -
         assert _text(driver, "count-refactor") == "2"  # the reformat and the merge
         providers = [e.text for e in css("css selector", "#prov-legend span")]
         assert providers == ["ai:claude-sonnet-4", "human"]
-        assert len(css("css selector", "#blame div.bl")) > 0
+        rows = {r.find_elements("tag name", "td")[0].text: [td.text for td in r.find_elements("tag name", "td")[2:]]
+                for r in css("css selector", "#prov-intents tr.prov-row")}
+        assert rows["INT-001"] == ["14", "12 (86%)", "2 (14%)"]  # lines, ai:claude-sonnet-4, human
+        blamed = driver.find_element("css selector", "#file-select option:checked").text
+        lines = css("css selector", "#blame div.bl")
+        assert len(lines) == len(git(history, "show", f"HEAD:{blamed}").stdout.splitlines()) > 0
+        assert all(line.get_attribute("data-intent") in ("-1", "0", "2") for line in lines)
         driver.save_screenshot(str(tmp_path / "report-all.png"))
 
         driver.find_element("css selector", '#intent-filter .chip[data-intent="0"]').click()  # INT-001
@@ -124,5 +130,5 @@ def test_no_subject_or_path_can_break_out_of_the_data(repo: Path, tmp_path: Path
     gitai_json(repo, "report", "-o", str(tmp_path / "r.html"))
     page = (tmp_path / "r.html").read_text(encoding="utf-8")
     data = json.loads(page.split('id="gitai-data">', 1)[1].split("</script>", 1)[0])
-    assert [c[6] for c in data["commits"]][-1] == hostile
+    assert hostile in [c[6] for c in data["commits"]]
     assert "src/auth/</script>.py" in data["paths"]
