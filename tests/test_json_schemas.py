@@ -89,6 +89,7 @@ def test_every_command_output_matches_its_schema(traced: Path) -> None:
         "report": [gitai_json(repo, "report", "-o", str(repo.parent / "r.html"))],
         "blame-intent": [gitai_json(repo, "blame-intent", "src/auth/a.py")],
         "blame-intent-summary": [gitai_json(repo, "blame-intent", "src/auth/a.py", "--summary")],
+        "help": [gitai_json(repo, "help"), gitai_json(repo, "help", "hooks", "install")],
     }
     for name, outputs in runs.items():
         for output in outputs:

@@ -8,7 +8,7 @@ from gitai.commands.output import emit_json, json_option, layout
 from gitai.errors import EXIT_OK
 
 
-@click.command("export")
+@click.command("export", epilog="Example: gitai export --format jsonl -o trace.jsonl")
 @click.option("--format", "fmt", type=click.Choice(["sqlite", "jsonl"]), default="sqlite", show_default=True,
               help="SQLite database, or JSON Lines (one object per row, with its table name).")
 @click.option("-o", "--output", required=True, metavar="FILE", help="Where to write (replaced if it exists).")

@@ -9,7 +9,7 @@ from gitai.errors import EXIT_OK
 from gitai.util.text import NO_INTENT
 
 
-@click.command("log")
+@click.command("log", epilog="Example: gitai log INT-001 --since '2 weeks ago' --path src/auth")
 @click.argument("intent_id", required=False)
 @click.option("-n", "--limit", type=click.IntRange(min=0), metavar="N", help="At most N commits.")
 @click.option("--path", "path", metavar="P", help="Only commits that touched P (a file, or anything under a directory).")

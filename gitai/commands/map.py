@@ -8,7 +8,7 @@ from gitai.commands.output import emit_json, json_option, layout
 from gitai.errors import EXIT_OK
 
 
-@click.command("map")
+@click.command("map", epilog="Example: gitai map --format dot | dot -Tsvg -o map.svg")
 @click.option("--format", "fmt", type=click.Choice(["markdown", "mermaid", "dot", "json"]),
               help="Print the map to stdout in this format instead of writing .orchestration/intent_map.md.")
 @json_option

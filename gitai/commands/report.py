@@ -8,7 +8,7 @@ from gitai.commands.output import emit_json, json_option, layout
 from gitai.errors import EXIT_OK
 
 
-@click.command("report")
+@click.command("report", epilog="Example: gitai report -o report.html --open")
 @click.option("-o", "--output", default="gitai-report.html", show_default=True, metavar="FILE",
               help="Where to write the page (replaced if it exists).")
 @click.option("--range", "revision_range", metavar="A..B", help="Only the records of these commits (default: all).")

@@ -89,7 +89,7 @@ def report_data(layout: Layout, tables: Tables, blame_files: int = BLAME_FILES) 
         tree.append([paths(row["path"]), row["lines"], owners, row["exempt"]])
     events = [[_epoch(e["timestamp"]), e["event"] or "?", intent_ids(e["intent_id"]) if e["intent_id"] else -1,
                e["actor"] or ""] for e in tables.dicts("events")]
-    from gitai.gate.patterns import is_exempt
+    from gitai.intents.patterns import is_exempt
 
     blame = _blame(layout, repo["head"], tables, paths, intent_ids, blame_files)
     names = {i["intent_id"]: i for i in intents}

@@ -260,7 +260,7 @@ def _add_events(tables: Tables, layout: Layout, repo_id: str) -> None:
 
 
 def _add_tree(tables: Tables, layout: Layout, repo: pygit2.Repository, head: pygit2.Commit, repo_id: str) -> None:
-    from gitai.gate.patterns import is_exempt
+    from gitai.intents.patterns import is_exempt
     from gitai.gate.policy import load_policy
 
     try:
