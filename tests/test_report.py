@@ -132,3 +132,12 @@ def test_no_subject_or_path_can_break_out_of_the_data(repo: Path, tmp_path: Path
     data = json.loads(page.split('id="gitai-data">', 1)[1].split("</script>", 1)[0])
     assert hostile in [c[6] for c in data["commits"]]
     assert "src/auth/</script>.py" in data["paths"]
+
+
+def test_open_hands_the_page_to_the_browser(history: Path, tmp_path: Path) -> None:
+    opened, browser, out = tmp_path / "opened.txt", tmp_path / "browser", tmp_path / "r.html"
+    browser.write_text(f'#!/bin/sh\necho "$1" > {opened}\n')
+    browser.chmod(0o755)
+    proc = gitai(history, "report", "-o", str(out), "--open", env={"BROWSER": str(browser)})
+    assert proc.returncode == 0, proc.stderr
+    assert opened.read_text().strip() == out.as_uri()
