@@ -19,7 +19,7 @@ from gitai.git.trailers import commit_intents
 from gitai.layout import Layout
 from gitai.recording import record_commit
 from gitai.trace.changes import commit_changes
-from gitai.trace.notes_reader import all_notes, open_repository
+from gitai.trace.notes_reader import all_notes
 from gitai.trace.record import own_records, revision
 
 UNKNOWN_CONTRIBUTOR = {"type": "unknown"}
@@ -64,7 +64,7 @@ def backfill(
 ) -> BackfillResult:
     """Record every commit of the range that has no record of its own."""
     commits = commits_in(layout, revision_range)
-    notes = all_notes(open_repository(layout))
+    notes = all_notes(layout)
     trailers = commit_intents(layout.root, [c for c in commits if not own_records(notes.get(c, []), c)])
     result = BackfillResult()
     with ObjectReader(layout.root) as reader:
