@@ -19,6 +19,7 @@ from gitai.trace.record import (
     file_meta,
     file_ranges_of,
     intent_of,
+    intent_verified,
     own_records,
     record_id,
     revision,
@@ -77,7 +78,8 @@ def _spans(ranges: list[Range]) -> str:
 
 def describe_record(record: Record) -> list[str]:
     """Human lines for `gitai show`."""
-    lines = [f"commit {revision(record)}", f"intent:  {intent_of(record) or NO_INTENT}"]
+    unverified = "" if intent_verified(record) else "  (unverified: the intent does not own every path of the commit)"
+    lines = [f"commit {revision(record)}", f"intent:  {intent_of(record) or NO_INTENT}{unverified}"]
     if classification_of(record):
         lines.append(f"class:   {classification_of(record)}")
     who = contributors(record)
