@@ -76,7 +76,7 @@ def trace_commit(
     fallback_intent: str | None,
     contributor: dict[str, Any],
     extra_metadata: dict[str, Any] | None = None,
-) -> Record:
+) -> Record | None:
     """Trace `commit`; its intent is the `Intent:` trailer, else `fallback_intent` (may be None)."""
     parents = commit_parents(reader, commit)
     changes = commit_changes(layout.root, reader, commit, parents)

@@ -109,8 +109,8 @@ def test_sync_with_a_malicious_peer(repo: Path, tmp_path: Path) -> None:
     assert gitai_json(repo, "sync")["received"] == 0  # nothing valid arrived, nothing crashed
     result = verify(repo)
     assert {p["commit"] for p in result["problems"] if p["kind"] == "bad_record"} == {p1, p2, p3}
-    for command in (["show", p1], ["show", p2], ["log"], ["map"], ["blame-intent", "src/auth/p1.py"],
-                    ["blame-intent", "docs/p2.md"], ["trace", "rebuild"], ["trace", "recover"], ["backfill"]):
+    for command in (["show", p1], ["show", p2], ["log"], ["map"], ["blame-intent", "docs/p2.md"], ["trace", "rebuild"],
+                    ["backfill"]):
         proc = gitai(repo, *command)
         assert proc.returncode in (0, 1), (command, proc.stderr)
         assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr, (command, proc.stderr)
