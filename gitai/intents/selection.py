@@ -43,7 +43,7 @@ def select_intent(layout: Layout, intent_id: str) -> Selection:
         "select",
         strict=True,
         intent_id=intent.id,
-        previous=previous.id if previous else None,
+        previous_intent_id=previous.id if previous else None,
         status_change="DRAFT->IN_PROGRESS" if status_changed else None,
         status_written=status_written if status_changed else None,
     )
@@ -56,7 +56,7 @@ def clear_intent(layout: Layout) -> str | None:
     stored = previous.id if previous else None
     check_events_writable(layout)
     write_active(layout, None)
-    record_event(layout, "clear", strict=True, previous=stored)
+    record_event(layout, "clear", strict=True, previous_intent_id=stored)
     return stored
 
 
@@ -64,7 +64,7 @@ def intent_context(intent: Intent) -> dict[str, Any]:
     """The context an agent puts in its prompt, as data."""
     data = intent.to_json()
     return {key: data[key] for key in (
-        "id", "name", "status", "description", "owned_scope", "constraints", "acceptance_criteria", "related_specs",
+        "intent_id", "name", "status", "description", "owned_scope", "constraints", "acceptance_criteria", "related_specs",
     )}
 
 
@@ -72,8 +72,9 @@ def intent_context_xml(intent: Intent) -> str:
     """The `<intent_context>` block printed by `gitai select`."""
     data = intent_context(intent)
     lines = [f'<intent_context id="{escape(intent.id, {chr(34): "&quot;"})}">']
-    for key in ("id", "name", "status", "description"):
-        lines.append(f"  <{key}>{escape(str(data[key]))}</{key}>")
+    for key in ("intent_id", "name", "status", "description"):
+        tag = "id" if key == "intent_id" else key
+        lines.append(f"  <{tag}>{escape(str(data[key]))}</{tag}>")
     for key, item in (
         ("owned_scope", "pattern"),
         ("constraints", "constraint"),
