@@ -187,6 +187,19 @@ def test_amend_and_revert_under_a_foreign_intent_are_marked_unverified(repo: Pat
     assert "unverified" in shown.stdout
 
 
+def test_reword_to_a_foreign_intent_is_marked_unverified(repo: Path, tmp_path: Path) -> None:
+    write(repo, "src/auth/a.py", "a = 1\n")
+    commit(repo, "auth work", env={"GITAI_INTENT": "INT-001"})
+    editor = tmp_path / "reword.sh"
+    editor.write_text('#!/bin/sh\nsed -i "s/^Intent: INT-001/Intent: INT-002/" "$1"\n')
+    editor.chmod(0o755)
+    git(repo, "rebase", "-q", "-i", "HEAD~1",
+        env={"GIT_SEQUENCE_EDITOR": "sed -i 's/^pick/reword/'", "GIT_EDITOR": str(editor)})
+    reworded = note(repo)
+    assert reworded["metadata"]["dev.gitai"]["intent_id"] == "INT-002"
+    assert reworded["metadata"]["dev.gitai"]["intent_verified"] is False
+
+
 # --- 5. concurrent backfills ---------------------------------------------------------------------
 
 
