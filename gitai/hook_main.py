@@ -71,7 +71,9 @@ def main(argv: list[str]) -> int:
             return 0
         return HOOKS[hook](layout, args)
     except GitaiError as exc:
-        print(f"gitai: error: {exc}", file=sys.stderr)
+        from gitai.util.text import one_line
+
+        print(f"gitai: error: {one_line(str(exc))}", file=sys.stderr)
         return 0 if never_fail else exc.exit_code
     except Exception as exc:  # noqa: BLE001 - one line and a logged traceback, never a traceback on the terminal
         logged = log_traceback(layout.shared_state_dir, f"{hook} hook") if layout is not None else None
