@@ -248,6 +248,17 @@ def test_hook_refuses_a_deep_catalogue_with_one_line(repo: Path) -> None:
     assert "Traceback" not in done.stderr
 
 
+def test_hook_refuses_a_catalogue_that_is_a_directory_with_one_line(repo: Path) -> None:
+    path = repo / ".orchestration" / "active_intents.yaml"
+    path.unlink()
+    path.mkdir()
+    write(repo, "src/auth/a.py", "a = 1\n")
+    done = commit(repo, "a", env={"GITAI_INTENT": "INT-001"}, check=False)
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    errors = [line for line in done.stderr.splitlines() if line.startswith("gitai:")]
+    assert len(errors) == 1 and "active_intents.yaml" in errors[0] and "internal" not in errors[0], done.stderr
+
+
 def test_non_utf8_active_intent_file_is_repairable(repo: Path) -> None:
     state = Path(git(repo, "rev-parse", "--path-format=absolute", "--git-path", "gitai").stdout.strip())
     state.mkdir(exist_ok=True)
