@@ -41,7 +41,7 @@ def _print_hooks(states: list[Any], as_json: bool, lay: Layout) -> None:
 
 
 @hooks.command("install")
-@click.option("--force", is_flag=True, help="Replace a foreign hook instead of chaining it (it is kept aside).")
+@click.option("--force", is_flag=True, help="Replace a foreign hook instead of chaining it (it is kept aside); allow a global or system core.hooksPath.")
 @json_option
 def hooks_install(force: bool, as_json: bool) -> int:
     """Install the hooks where git runs them (worktrees, submodules, core.hooksPath)."""

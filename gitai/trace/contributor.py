@@ -1,4 +1,4 @@
-"""Who wrote a commit's lines: an AI agent or a person (CONTRACT section 5)."""
+"""Who wrote a commit's lines: an AI agent or a person (docs/trace-format.md, "Intent and contributor")."""
 
 from __future__ import annotations
 
