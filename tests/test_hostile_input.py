@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import CATALOGUE, commit, gitai, new_repo, write
+from conftest import CATALOGUE, commit, gitai_ok, new_repo, write
 
 from gitai.cli import main
 
@@ -31,26 +31,15 @@ Damage = Callable[[Path, Path], None]  # (repository, a directory outside it)
 @pytest.fixture(scope="module")
 def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A traced repository: the test catalogue, three commits under two intents, a ledger."""
-    env = {"HOME": str(tmp_path_factory.mktemp("home")), "GIT_CONFIG_NOSYSTEM": "1",
-           "GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@x", "GIT_COMMITTER_NAME": "c", "GIT_COMMITTER_EMAIL": "c@x"}
-    saved = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-    try:
-        path = new_repo(tmp_path_factory.mktemp("base") / "repo")
-        assert gitai(path, "init").returncode == 0
-        write(path, ".orchestration/active_intents.yaml", CATALOGUE)
-        commit(path, "add catalogue")
-        write(path, "src/auth/login.py", "def login():\n    return 1\n")
-        commit(path, "login", env={"GITAI_INTENT": "INT-001"})
-        write(path, "docs/guide.md", "# guide\n")
-        commit(path, "guide", env={"GITAI_INTENT": "INT-002"})
-        assert gitai(path, "trace", "verify").returncode == 0
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
+    path = new_repo(tmp_path_factory.mktemp("base") / "repo")
+    gitai_ok(path, "init")
+    write(path, ".orchestration/active_intents.yaml", CATALOGUE)
+    commit(path, "add catalogue")
+    write(path, "src/auth/login.py", "def login():\n    return 1\n")
+    commit(path, "login", env={"GITAI_INTENT": "INT-001"})
+    write(path, "docs/guide.md", "# guide\n")
+    commit(path, "guide", env={"GITAI_INTENT": "INT-002"})
+    gitai_ok(path, "trace", "verify")
     return path
 
 
@@ -292,6 +281,19 @@ def test_odd_shapes(tmp_path: Path, base: Path, kind: str, damage: Damage, comma
     assert leftovers == []  # write_atomic removes its temporary file when the write fails
 
 
-def test_table_is_large_enough() -> None:
+def test_table_covers_every_command_and_is_large_enough() -> None:
+    import click
+
+    from gitai.cli import cli
+
+    def leaves(group: click.Group, prefix: tuple[str, ...] = ()) -> set[tuple[str, ...]]:
+        found: set[tuple[str, ...]] = set()
+        for name, command in group.commands.items():
+            found |= leaves(command, (*prefix, name)) if isinstance(command, click.Group) else {(*prefix, name)}
+        return found
+
+    tabled = {tuple(word for word in argv if not word.startswith("-"))[:len(leaf)] for argv in BAD_ARGUMENTS
+              for leaf in leaves(cli)}
+    assert leaves(cli) <= tabled, leaves(cli) - tabled  # a new command joins the table
     cases = len(BAD_ARGUMENTS) + 1 + len(CATALOGUES) * len(READERS) + len(LINK_CASES) + len(SHAPES)
     assert cases >= 100, cases
