@@ -389,3 +389,14 @@ def test_nul_in_catalogue_and_newline_in_intent_are_one_line(repo: Path) -> None
     write(repo, ".orchestration/active_intents.yaml", "active_intents: []\n")
     line = one_error_line(gitai(repo, "select", "INT\n001"))
     assert "INT\\n001" in line
+
+
+def test_notes_on_commits_git_no_longer_has_are_orphaned_not_problems(repo: Path) -> None:
+    dangling = git(repo, "commit-tree", "HEAD^{tree}", "-m", "dangling").stdout.strip()
+    record = note(repo)
+    record["vcs"]["revision"] = dangling
+    git(repo, "notes", "--ref", "gitai", "add", "-m", json.dumps(record), dangling)
+    git(repo, "prune", "--expire=now")
+    result = verify(repo)
+    assert result["orphaned"] == [dangling]
+    assert result["problems"] == [] and result["ok"] is True

@@ -80,10 +80,6 @@ def _check_ranges(reader: ObjectReader, commit_id: str, record: Record, result: 
             continue
         try:
             blob = reader.tree_entry(commit_id, path)
-        except KeyError:
-            result.orphaned.append(commit_id)  # `git notes --ref gitai prune` removes these
-            return
-        try:
             data = reader.read(blob) if blob else None
         except KeyError:
             data = None
@@ -115,6 +111,12 @@ def verify(layout: Layout) -> VerifyResult:
     with ObjectReader(layout.root) as reader:
         for commit_id, (records, malformed) in notes.items():
             result.notes += 1
+            try:
+                reader.read_at_most(commit_id, 0)
+                exists = True
+            except KeyError:
+                exists = False
+                result.orphaned.append(commit_id)  # `git notes --ref gitai prune` removes these
             if malformed:
                 result.problems.append(Problem(
                     "bad_record", f"{malformed} malformed record line(s) in the note (not read; "
@@ -128,7 +130,7 @@ def verify(layout: Layout) -> VerifyResult:
                         commit_id))
                     continue
                 note_records[record_id(record)] = dumps(record)
-                if not (result.orphaned and result.orphaned[-1] == commit_id):
+                if exists:
                     _check_ranges(reader, commit_id, record, result)
     _check_ledger(layout, note_records, result)
     traced = {commit for commit, (records, _) in notes.items() if own_records(records, commit)}
@@ -139,8 +141,8 @@ def verify(layout: Layout) -> VerifyResult:
 def _check_ledger(layout: Layout, note_records: dict[str, str], result: VerifyResult) -> None:
     """The ledger against the notes, byte for byte: each line one record, `\\n`-terminated, no blank
     or CRLF lines, no duplicates, every record in a note and every note's record in the ledger."""
-    data = _read_bytes(layout.ledger)
-    for number, raw in enumerate(data.split(b"\n")[:-1] if data.endswith(b"\n") else [], start=1):
+    lines = _read_bytes(layout.ledger).split(b"\n")
+    for number, raw in enumerate(lines[:-1], start=1):  # the last piece: b"" or a partial line read_jsonl reports
         if not raw.strip():
             result.problems.append(Problem("ledger_line", f"ledger line {number}: blank line", line=number))
         elif raw.endswith(b"\r"):
