@@ -399,4 +399,4 @@ def test_notes_on_commits_git_no_longer_has_are_orphaned_not_problems(repo: Path
     git(repo, "prune", "--expire=now")
     result = verify(repo)
     assert result["orphaned"] == [dangling]
-    assert [p["kind"] for p in result["problems"]] == ["note_only"]  # no missing_file: its ranges are not checked
+    assert [p["kind"] for p in result["problems"]] == ["note_only"]  # orphaned is not a problem
