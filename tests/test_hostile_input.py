@@ -120,7 +120,7 @@ def assert_refused(tmp_path: Path, base: Path, damage: Damage | None, argv: list
 
 COMMANDS = [["init"], ["hooks", "install"], ["hooks", "status"], ["hooks", "uninstall"], ["intents"], ["select", "INT-001"],
             ["clear"], ["status"], ["check"], ["show"], ["log"], ["backfill"], ["trace", "verify"], ["trace", "rebuild"],
-            ["trace", "recover"], ["sync"], ["classify"], ["map"], ["blame-intent", "src/auth/login.py"]]
+            ["trace", "recover"], ["sync"], ["classify"], ["map"], ["blame-intent", "src/auth/login.py"], ["help"]]
 
 BAD_ARGUMENTS = [
     *[[*command, "--no-such-option"] for command in COMMANDS],
@@ -141,7 +141,7 @@ BAD_ARGUMENTS = [
     ["sync", "--", "--upload-pack=touch pwned"], ["sync", "--", "-x"], ["sync", "ext::sh -c touch% pwned"],
     ["sync", "nope"], ["sync", ""], ["sync", "origin\nx"], ["sync", "fd::3"],
     ["classify", "nope"], ["classify", "HEAD~1..HEAD"], ["classify", "--staged", "HEAD"],
-    ["trace"], ["hooks"], ["no-such-command"],
+    ["trace"], ["hooks"], ["no-such-command"], ["help", "no-such-command"], ["help", "trace", "bogus"],
 ]
 
 

@@ -87,6 +87,7 @@ def test_every_command_output_matches_its_schema(traced: Path) -> None:
         "map": [gitai_json(repo, "map")],
         "blame-intent": [gitai_json(repo, "blame-intent", "src/auth/a.py")],
         "blame-intent-summary": [gitai_json(repo, "blame-intent", "src/auth/a.py", "--summary")],
+        "help": [gitai_json(repo, "help"), gitai_json(repo, "help", "hooks", "install")],
     }
     for name, outputs in runs.items():
         for output in outputs:

@@ -11,7 +11,7 @@ from gitai.commands.output import emit_json, json_option, layout
 from gitai.errors import EXIT_OK, GitaiError
 
 
-@click.command()
+@click.command(epilog="Example: gitai backfill --range v1.0..HEAD")
 @click.option("--range", "revision_range", metavar="A..B", help="Only these commits (default: all of HEAD).")
 @click.option("--all", "every_ref", is_flag=True, help="Every commit of every branch and tag, not only HEAD's.")
 @json_option

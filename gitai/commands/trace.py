@@ -8,12 +8,12 @@ from gitai.commands.output import emit_json, json_option, layout
 from gitai.errors import EXIT_OK, EXIT_PROBLEM
 
 
-@click.group()
+@click.group(epilog="Example: gitai trace verify")
 def trace() -> None:
     """Check, repair or rebuild the trace (notes are the source of truth)."""
 
 
-@trace.command("verify")
+@trace.command("verify", epilog="Example: gitai trace verify --missing")
 @click.option("--missing", "list_missing", is_flag=True, help="List the commits that have no record.")
 @json_option
 def trace_verify(list_missing: bool, as_json: bool) -> int:
@@ -39,7 +39,7 @@ def trace_verify(list_missing: bool, as_json: bool) -> int:
     return EXIT_OK if result.ok else EXIT_PROBLEM
 
 
-@trace.command("rebuild")
+@trace.command("rebuild", epilog="Example: gitai trace rebuild")
 @click.option("--force", is_flag=True, help="Drop ledger records that no note holds (see 'gitai trace recover').")
 @json_option
 def trace_rebuild(force: bool, as_json: bool) -> int:
@@ -55,7 +55,7 @@ def trace_rebuild(force: bool, as_json: bool) -> int:
     return EXIT_OK
 
 
-@trace.command("recover")
+@trace.command("recover", epilog="Example: gitai trace recover")
 @json_option
 def trace_recover(as_json: bool) -> int:
     """Put back into the notes the records only the ledger or the notes reflog still hold."""

@@ -22,7 +22,6 @@ from gitai.git.notes import add_note
 from gitai.git.objects import ObjectReader
 from gitai.git.runner import git_process
 from gitai.layout import NOTES_REF, Layout
-from gitai.trace.lines import content_hash, split_lines, whole_file_hash
 from gitai.trace.notes_reader import all_notes, all_notes_checked, notes_at
 from gitai.trace.record import (
     Record,
@@ -36,7 +35,7 @@ from gitai.trace.record import (
 from gitai.trace.store import note_body, trace_lock
 from gitai.util.files import LARGE_FILE, write_atomic
 from gitai.util.jsonl import append_lines, dumps, read_jsonl
-
+from gitai.util.lines import content_hash, split_lines, whole_file_hash
 
 COMMIT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
