@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from gitai.commands.output import emit_json, json_option, layout
-from gitai.errors import EXIT_OK
+from gitai.errors import EXIT_OK, GitaiError
 
 
 @click.command("report", epilog="Example: gitai report -o report.html --open")
@@ -23,7 +23,11 @@ def report_cmd(output: str, revision_range: str | None, open_browser: bool, as_j
     from gitai.util.files import write_atomic
 
     lay = layout()
-    only = set(rev_list(lay.root, revision_range)) if revision_range else None
+    if revision_range is not None and not revision_range.strip():
+        raise GitaiError("--range: empty revision range")
+    if os.path.isdir(output):
+        raise GitaiError(f"{output} is a directory; give a file name with -o")
+    only = set(rev_list(lay.root, revision_range)) if revision_range is not None else None
     page = build_report(lay, only)
     write_atomic(output, page)
     if open_browser:

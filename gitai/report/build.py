@@ -120,7 +120,7 @@ def _blame(layout: Layout, head: str | None, tables: Tables, paths: _Interned, i
 
     sizes = {r["path"]: r["lines"] for r in tables.dicts("tree_files")}
     touched = Counter(r["path"] for r in tables.dicts("files") if r["change"] == "changed")
-    chosen = [p for p, _ in touched.most_common() if 0 < sizes.get(p, 0) <= BLAME_MAX_LINES][:limit]
+    chosen = [p for p, _ in touched.most_common() if 0 < (sizes.get(p) or 0) <= BLAME_MAX_LINES][:limit]
     out = []
     for path in chosen:  # most touched first
         try:

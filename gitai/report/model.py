@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-import pygit2
-
 from gitai import __version__
 from gitai.errors import GitaiError
+from gitai.git.objects import ObjectReader
+from gitai.git.runner import git_process, head_commit, split_z
 from gitai.layout import Layout
-from gitai.trace.notes_reader import all_notes, open_repository
+from gitai.trace.notes_reader import all_notes
 from gitai.trace.record import (
     classification_of,
     conversation_contributor,
@@ -38,7 +38,7 @@ from gitai.trace.record import (
     revision,
     tool_version,
 )
-from gitai.util.files import is_binary
+from gitai.util.files import LARGE_FILE, is_binary
 from gitai.util.jsonl import read_jsonl
 from gitai.util.time import utc_now
 
@@ -132,7 +132,7 @@ TABLES: dict[str, list[Column]] = {
     "tree_files": [
         ("repo_id", "TEXT", "repository"),
         ("path", "TEXT", "a file at HEAD; with repo_id, the row's key"),
-        ("lines", "INTEGER", "its lines (0: binary)"),
+        ("lines", "INTEGER", "its lines (0: binary; null: larger than 10 MB, not counted)"),
         ("exempt", "INTEGER", "1: needs no scope (.orchestration/, .intentignore)"),
         ("owners", "TEXT", "JSON array of the intents whose scope owns it (catalogue order)"),
         ("owner_count", "INTEGER", "how many intents own it (0: nobody, 2+: shared)"),
@@ -159,51 +159,66 @@ def _text(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _head(repo: pygit2.Repository) -> pygit2.Commit | None:
+class CommitInfo:
+    """What the tables need of a commit object: committer time, parent count, subject."""
+
+    __slots__ = ("time", "parents", "subject")
+
+    def __init__(self, time: int, parents: int, subject: str) -> None:
+        self.time, self.parents, self.subject = time, parents, subject
+
+
+def commit_info(reader: ObjectReader, sha: str) -> CommitInfo | None:
+    """Parse a raw commit object (None: missing, or not a commit)."""
     try:
-        return repo.head.peel(pygit2.Commit)
-    except (pygit2.GitError, KeyError):
+        data = reader.read(sha)
+    except KeyError:
         return None
+    head, _, message = data.partition(b"\n\n")
+    parents, when = 0, 0
+    for line in head.split(b"\n"):
+        if line.startswith(b"parent "):
+            parents += 1
+        elif line.startswith(b"committer "):
+            fields = line.rsplit(b" ", 2)
+            when = int(fields[1]) if len(fields) == 3 and fields[1].isdigit() else 0
+    if not head.startswith(b"tree "):
+        return None
+    return CommitInfo(when, parents, message.split(b"\n", 1)[0].decode("utf-8", "replace"))
 
 
-def repository_id(reachable: list[pygit2.Commit]) -> str | None:
+def repository_id(root: str, head: str | None, reader: ObjectReader) -> str | None:
     """The root commit of HEAD's history (the oldest if several, then the smallest id): stable
     across clones and exports, so rows of many repositories never collide."""
-    roots = [c for c in reachable if not c.parents]
-    if not roots:
+    if head is None:
         return None
-    return str(min(roots, key=lambda c: (c.commit_time, str(c.id))).id)
+    roots = git_process(["rev-list", "--max-parents=0", head, "--"], root).stdout.decode().split()
+    timed = [(info.time if (info := commit_info(reader, sha)) else 0, sha) for sha in roots]
+    return min(timed)[1] if timed else None
 
 
 def build_tables(layout: Layout, only: set[str] | None = None) -> Tables:
     """Every table, read from the notes, the catalogue, the events and HEAD's tree.
     `only`: keep the records of these commits (a `--range`)."""
-    repo = open_repository(layout)
-    head = _head(repo)
-    reachable = list(repo.walk(head.id, pygit2.enums.SortMode.TOPOLOGICAL)) if head is not None else []
-    reachable_ids = {str(c.id) for c in reachable}
-    repo_id = repository_id(reachable) or "unborn"
+    head = head_commit(layout.root)
+    reachable = set(git_process(["rev-list", head, "--"], layout.root).stdout.decode().split()) if head else set()
     tables = Tables()
-    tables.rows["repositories"].append((repo_id, os.path.basename(layout.root.rstrip("/")),
-                                         str(head.id) if head is not None else None, utc_now(), __version__,
-                                         SCHEMA_VERSION))
-    for commit, records in sorted(all_notes(repo).items()):
-        if only is not None and commit not in only:
-            continue
-        try:
-            git_commit = repo[commit].peel(pygit2.Commit)
-            committed_at: str | None = _rfc3339(git_commit.commit_time)
-            subject: str | None = git_commit.message.split("\n", 1)[0]
-            is_merge = int(len(git_commit.parent_ids) > 1)
-        except (KeyError, ValueError):
-            committed_at = subject = None
-            is_merge = 0
-        for record in records:
-            _add_record(tables, repo_id, commit, record, commit in reachable_ids, committed_at, subject, is_merge)
+    with ObjectReader(layout.root) as reader:
+        repo_id = repository_id(layout.root, head, reader) or "unborn"
+        tables.rows["repositories"].append((repo_id, os.path.basename(layout.root.rstrip("/")), head, utc_now(),
+                                             __version__, SCHEMA_VERSION))
+        for commit, records in sorted(all_notes(layout).items()):
+            if only is not None and commit not in only:
+                continue
+            info = commit_info(reader, commit)
+            for record in records:
+                _add_record(tables, repo_id, commit, record, commit in reachable,
+                            _rfc3339(info.time) if info else None, info.subject if info else None,
+                            int(info is not None and info.parents > 1))
+        if head is not None:
+            _add_tree(tables, layout, reader, head, repo_id)
     _add_intents(tables, layout, repo_id)
     _add_events(tables, layout, repo_id)
-    if head is not None:
-        _add_tree(tables, layout, repo, head, repo_id)
     return tables
 
 
@@ -259,27 +274,29 @@ def _add_events(tables: Tables, layout: Layout, repo_id: str) -> None:
                                       json.dumps(event, ensure_ascii=True, sort_keys=True)))
 
 
-def _add_tree(tables: Tables, layout: Layout, repo: pygit2.Repository, head: pygit2.Commit, repo_id: str) -> None:
-    from gitai.intents.patterns import is_exempt
+def _add_tree(tables: Tables, layout: Layout, reader: ObjectReader, head: str, repo_id: str) -> None:
     from gitai.gate.policy import load_policy
+    from gitai.intents.patterns import is_exempt
 
     try:
         policy = load_policy(layout)
     except GitaiError:
         policy = None
-    stack: list[tuple[str, pygit2.Tree]] = [("", head.tree)]
-    while stack:
-        prefix, tree = stack.pop()
-        for entry in tree:
-            path = prefix + str(entry.name)
-            if entry.type_str == "tree":
-                stack.append((path + "/", repo[entry.id].peel(pygit2.Tree)))
-                continue
-            if entry.type_str != "blob" or entry.filemode == pygit2.enums.FileMode.LINK:
-                continue
-            data = repo[entry.id].read_raw()
+    listing = git_process(["ls-tree", "-r", "-z", "--end-of-options", head], layout.root)
+    for entry in split_z(listing.stdout) if listing.returncode == 0 else []:
+        meta, _, path = entry.partition("\t")
+        mode, kind, oid = (meta.split() + ["", "", ""])[:3]
+        if kind != "blob" or mode == "120000":
+            continue  # submodules and symlinks hold no lines
+        try:
+            data = reader.read_at_most(oid, LARGE_FILE)
+        except KeyError:
+            continue
+        if data is None:
+            lines = None  # larger than LARGE_FILE: not counted
+        else:
             lines = 0 if is_binary(data) else data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
-            exempt = policy.is_exempt(path) if policy is not None else is_exempt(path)
-            owners = [] if exempt or policy is None else policy.owners(path)
-            tables.rows["tree_files"].append((repo_id, path, lines, int(exempt), json.dumps(owners), len(owners)))
+        exempt = policy.is_exempt(path) if policy is not None else is_exempt(path)
+        owners = [] if exempt or policy is None else policy.owners(path)
+        tables.rows["tree_files"].append((repo_id, path, lines, int(exempt), json.dumps(owners), len(owners)))
     tables.rows["tree_files"].sort(key=lambda row: row[1])

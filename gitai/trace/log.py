@@ -6,11 +6,9 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-import pygit2
-
-from gitai.git.runner import verify_commit
+from gitai.git.runner import git_process, verify_commit
 from gitai.layout import Layout
-from gitai.trace.notes_reader import all_notes, open_repository
+from gitai.trace.notes_reader import all_notes
 from gitai.trace.record import (
     Range,
     Record,
@@ -21,6 +19,7 @@ from gitai.trace.record import (
     file_meta,
     file_ranges_of,
     intent_of,
+    intent_verified,
     own_records,
     range_lines,
     record_id,
@@ -82,34 +81,32 @@ def traced_log(layout: Layout, intent_id: str | None = None, rev: str = "HEAD",
                where: LogFilter | None = None) -> list[LogEntry]:
     """Traced commits reachable from `rev`, newest first, optionally filtered."""
     where = where or LogFilter(intent_id=intent_id)
-    repo = open_repository(layout)
-    notes = all_notes(repo)
+    notes = all_notes(layout)
     if not notes:
         return []
-    try:
-        start = repo.revparse_single(rev).peel(pygit2.Commit)
-    except (KeyError, pygit2.GitError):
+    options = ["--no-merges"] if where.no_merges else []
+    if where.since is not None:
+        options.append(f"--max-age={where.since}")
+    walk = git_process(["log", "-z", "--topo-order", "--format=%H%x01%ct%x01%P%x01%s", *options, "--end-of-options",
+                        rev, "--"], layout.root)
+    if walk.returncode != 0:
         return []  # unborn branch
     entries: list[LogEntry] = []
     shown = 0
-    for commit in repo.walk(start.id, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.TIME):
+    for item in walk.stdout.decode("utf-8", "replace").split("\0"):
         if where.limit is not None and shown >= where.limit:
             break
-        if where.no_merges and len(commit.parent_ids) > 1:
-            continue
-        if where.since is not None and commit.commit_time < where.since:
-            continue
-        sha = str(commit.id)
+        sha, commit_time, parents, subject = (item.split("\x01", 3) + ["", "", ""])[:4]
+        merge = len(parents.split()) > 1
         for record in own_records(notes.get(sha, []), sha):
             if where.intent_id is not None and intent_of(record) != where.intent_id:
                 continue
             files = [entry["path"] for entry in file_entries(record)] + deleted_paths(record)
             if not where.touches(files):
                 continue
-            when = datetime.fromtimestamp(commit.commit_time, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+            when = datetime.fromtimestamp(int(commit_time), timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
             lines = sum(range_lines(r) for e in file_entries(record) for r in file_ranges_of(e))
-            entry = LogEntry(sha, when, commit.message.split("\n", 1)[0], intent_of(record),
-                             classification_of(record), files, len(commit.parent_ids) > 1, lines,
+            entry = LogEntry(sha, when, subject, intent_of(record), classification_of(record), files, merge, lines,
                              len(deleted_paths(record)))
             if where.limit is not None and shown >= where.limit:
                 break
@@ -125,7 +122,8 @@ def _spans(ranges: list[Range]) -> str:
 
 def describe_record(record: Record) -> list[str]:
     """Human lines for `gitai show`."""
-    lines = [f"commit {revision(record)}", f"intent:  {intent_of(record) or NO_INTENT}"]
+    unverified = "" if intent_verified(record) else "  (unverified: the intent does not own every path of the commit)"
+    lines = [f"commit {revision(record)}", f"intent:  {intent_of(record) or NO_INTENT}{unverified}"]
     if classification_of(record):
         lines.append(f"class:   {classification_of(record)}")
     who = contributors(record)
