@@ -1,8 +1,9 @@
 """`gitai backfill`: trace commits that have no note (adopting gitai in an existing repository).
 
-Intent: the commit's `Intent:` trailer; else the single intent whose scope owns every path the
-commit touches; else unattributed (`intent_id: null`). Contributor: `unknown` (history does not
-say). Each record is stored as soon as it is built, so an interrupted run resumes where it stopped.
+Intent: the commit's `Intent:` trailer (source `trailer`); else, with `--infer scope`, per file:
+each file goes to the one intent whose scope owns it (source `scope`, so readers can tell an
+inference from a declaration), and a commit spanning intents carries one per file; else
+unattributed (`intent_id: null`). Contributor: `unknown` (history does not say). Each record is stored as soon as it is built, so an interrupted run resumes where it stopped.
 """
 
 from __future__ import annotations
@@ -30,10 +31,11 @@ class BackfillResult:
     traced: list[str] = field(default_factory=list)
     skipped: int = 0  # commits that already had a record
     by_source: dict[str, int] = field(default_factory=lambda: {"trailer": 0, "scope": 0, "unattributed": 0})
+    several: int = 0  # commits inferred to serve several intents (one per file)
 
     def to_json(self) -> dict[str, Any]:
         return {"traced": len(self.traced), "skipped": self.skipped, "intent_from": self.by_source,
-                "commits": self.traced}
+                "several_intents": self.several, "commits": self.traced}
 
 
 def commits_in(layout: Layout, revision_range: str | None) -> list[str]:
@@ -43,17 +45,20 @@ def commits_in(layout: Layout, revision_range: str | None) -> list[str]:
     return rev_list(layout.root, revision_range or "HEAD", "--topo-order", "--reverse")
 
 
-def scope_owner(policy: Policy | None, paths: list[str]) -> str | None:
-    """The one intent whose scope owns every (non-exempt) path, if exactly one does."""
-    if policy is None:
+def file_owner(policy: Policy, path: str) -> str | None:
+    """The one intent whose scope owns `path` (None: exempt, unowned, or owned by several)."""
+    if policy.is_exempt(path):
         return None
-    relevant = [p for p in paths if not policy.is_exempt(p)]
-    if not relevant:
-        return None
-    owners = set(policy.owners(relevant[0]))
-    for path in relevant[1:]:
-        owners &= set(policy.owners(path))
-    return owners.pop() if len(owners) == 1 else None
+    owners = policy.owners(path)
+    return owners[0] if len(owners) == 1 else None
+
+
+def infer_by_scope(policy: Policy, files: list[str], deleted: list[str]) -> tuple[str | None, dict[str, str | None]]:
+    """Per changed file its owner, and the commit's intent: the one intent owning its paths
+    (deleted ones too), or None when they serve several or none."""
+    per_file = {path: file_owner(policy, path) for path in files}
+    owners = {i for i in per_file.values() if i} | {i for i in (file_owner(policy, p) for p in deleted) if i}
+    return (owners.pop() if len(owners) == 1 else None), per_file
 
 
 def backfill(
@@ -61,8 +66,9 @@ def backfill(
     policy: Policy | None,
     revision_range: str | None = None,
     progress: Callable[[int, int], None] | None = None,
+    infer: str = "scope",
 ) -> BackfillResult:
-    """Record every commit of the range that has no record of its own."""
+    """Record every commit of the range that has no record of its own (`infer`: "scope" or "none")."""
     commits = commits_in(layout, revision_range)
     notes = all_notes(open_repository(layout))
     trailers = commit_intents(layout.root, [c for c in commits if not own_records(notes.get(c, []), c)])
@@ -75,14 +81,22 @@ def backfill(
                 parents = commit_parents(reader, sha)
                 changes = commit_changes(layout.root, reader, sha, parents)
                 intent_id, source = trailers.get(sha), "trailer"
-                if intent_id is None:
-                    paths = [f.path for f in changes.files] + [p for p, _ in changes.deleted]
-                    intent_id = scope_owner(policy, paths)
-                    source = "scope" if intent_id else "unattributed"
+                per_file: dict[str, str | None] | None = None
+                if intent_id is None and infer == "scope" and policy is not None:
+                    intent_id, per_file = infer_by_scope(policy, [f.path for f in changes.files],
+                                                         [p for p, _ in changes.deleted])
+                    source = "scope"
+                    if not (intent_id or any(per_file.values())):
+                        per_file, source = None, "unattributed"
+                    elif len({i for i in per_file.values() if i}) > 1:
+                        result.several += 1
+                elif intent_id is None:
+                    source = "unattributed"
                 extra: dict[str, Any] = {"backfilled": True}
                 if notes.get(sha):  # a note copied from a rewritten commit (notes.rewriteRef)
                     extra["rewritten_from"] = sorted({revision(r) for r in notes[sha]})
-                record_commit(layout, sha, parents, changes, intent_id, UNKNOWN_CONTRIBUTOR, extra)
+                record_commit(layout, sha, parents, changes, intent_id, UNKNOWN_CONTRIBUTOR, extra,
+                              None if source == "unattributed" else source, per_file)
                 result.traced.append(sha)
                 result.by_source[source] += 1
             if progress:

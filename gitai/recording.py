@@ -22,11 +22,13 @@ def make_record(
     contributor: dict[str, Any],
     extra_metadata: dict[str, Any] | None = None,
     cache_dir: str | None = None,
+    intent_source: str | None = None,
+    per_file: dict[str, str | None] | None = None,
 ) -> Record:
     """The one place a record is assembled from a commit's changes (`cache_dir`: see `classify`)."""
     commit_class, file_metadata = classify(changes, cache_dir)
     extra = {"classification": commit_class, **(extra_metadata or {})}
-    return build_record(commit, changes, intent_id, contributor, extra, file_metadata)
+    return build_record(commit, changes, intent_id, contributor, extra, file_metadata, intent_source, per_file)
 
 
 def record_commit(
@@ -37,9 +39,12 @@ def record_commit(
     intent_id: str | None,
     contributor: dict[str, Any],
     extra_metadata: dict[str, Any] | None = None,
+    intent_source: str | None = None,
+    per_file: dict[str, str | None] | None = None,
 ) -> Record:
     """Build and store the commit's record (note and ledger line), then extend its files' line origins."""
-    record = make_record(commit, changes, intent_id, contributor, extra_metadata, layout.shared_state_dir)
+    record = make_record(commit, changes, intent_id, contributor, extra_metadata, layout.shared_state_dir,
+                         intent_source, per_file)
     store_record(layout, record)
     extend_origins(layout, commit, parents, changes, record)
     return record
@@ -52,9 +57,13 @@ def trace_commit(
     fallback_intent: str | None,
     contributor: dict[str, Any],
     extra_metadata: dict[str, Any] | None = None,
+    fallback_source: str = "active",
 ) -> Record:
-    """Trace `commit`; its intent is the `Intent:` trailer, else `fallback_intent` (may be None)."""
+    """Trace `commit`; its intent is the `Intent:` trailer (source `trailer`), else `fallback_intent`
+    (may be None) with `fallback_source` (the worktree's selection: `active`)."""
     parents = commit_parents(reader, commit)
     changes = commit_changes(layout.root, reader, commit, parents)
-    intent_id = commit_intent(layout.root, commit) or fallback_intent
-    return record_commit(layout, commit, parents, changes, intent_id, contributor, extra_metadata)
+    trailer = commit_intent(layout.root, commit)
+    intent_id, source = (trailer, "trailer") if trailer else (fallback_intent, fallback_source)
+    return record_commit(layout, commit, parents, changes, intent_id, contributor, extra_metadata,
+                         source if intent_id else None)
