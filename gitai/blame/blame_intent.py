@@ -116,6 +116,7 @@ def blame_intent(layout: Layout, path: str, rev: str | None = None, line_range: 
     unrecorded = {c for c, _ in origins[first - 1 : last]} - commits.keys() - {UNCOMMITTED}
     trailers = commit_intents(layout.root, sorted(unrecorded))
     result = []
+    by_text: dict[tuple[str, str], dict[bytes, str | None]] = {}
     for number in range(first, last + 1):
         origin_commit, origin_path = origins[number - 1]
         text = _text(text_lines[number - 1])
@@ -125,6 +126,12 @@ def blame_intent(layout: Layout, path: str, rev: str | None = None, line_range: 
         info = commits.get(origin_commit)
         intent, source = (info_intent(info, origin_path), info.get("source")) if info else (
             trailers.get(origin_commit), "trailer")
+        spans = info["files"].get(origin_path, {}).get("spans") if info else None
+        if spans:  # a carried squash: this file's lines serve several intents; match the line's text
+            key = (origin_commit, origin_path)
+            if key not in by_text:
+                by_text[key] = _span_intents(layout, origin_commit, origin_path, spans)
+            intent = by_text[key].get(_nearest_text(text_lines, number), intent)
         if declared_only and source == INFERRED:
             intent = None
         classification = None
@@ -146,6 +153,32 @@ def _fitted(layout: Layout, path: str, rev: str | None, content: bytes, blob: st
     diff = git_process(["--literal-pathspecs", "diff", "-U0", "--text", *DIFF_OPTIONS, "HEAD", "--", path], layout.root)
     lines, _ = carry(ParentSide(origins, parse_hunks(diff.stdout)), count)
     return [origin or (UNCOMMITTED, path) for origin in lines]
+
+
+def _nearest_text(lines: list[bytes], number: int) -> bytes:
+    """The line's text, or for a blank line the next non-blank line's, else the previous one's
+    (as `gitai carry` gives blank lines the origin of the code they sit before)."""
+    for step in (0, 1, -1):
+        other = number + step
+        while 1 <= other <= len(lines) and not lines[other - 1].strip():
+            other += step if step else len(lines) + 1
+        if 1 <= other <= len(lines):
+            return lines[other - 1].rstrip(b"\r")
+    return b""
+
+
+def _span_intents(layout: Layout, commit: str, path: str, spans: list[list[Any]]) -> dict[bytes, str | None]:
+    """Line text -> intent in `path` as `commit` has it, from the record's per-range intents."""
+    from gitai.trace.lines import split_lines
+
+    proc = git_process(["cat-file", "blob", f"{commit}:{path}"], layout.root)
+    lines = split_lines(proc.stdout) if proc.returncode == 0 else []
+    found: dict[bytes, str | None] = {}
+    for start, end, intent in spans:
+        for number in range(max(1, start), min(end, len(lines)) + 1):
+            if lines[number - 1].strip():
+                found[lines[number - 1]] = intent
+    return found
 
 
 def _text(raw: bytes) -> str:

@@ -156,6 +156,30 @@ def intent_of_file(record: Record, path: str) -> str | None:
     return intents.get(path) if intents is not None else intent_of(record)
 
 
+def conversation_intent(conversation: Conversation) -> str | None:
+    """The intent a conversation's `related` names (`gitai:intent/ID`), if any."""
+    related = conversation.get("related", [])
+    for item in related if isinstance(related, list) else []:
+        url = item.get("url") if isinstance(item, dict) else None
+        if isinstance(url, str) and url.startswith("gitai:intent/"):
+            return url.removeprefix("gitai:intent/")
+    return None
+
+
+def intent_spans(record: Record) -> dict[str, list[list[Any]]]:
+    """Per file whose conversations name different intents (a carried squash): its ranges as
+    `[start, end, intent_id|null]`, so readers can attribute line by line."""
+    spans: dict[str, list[list[Any]]] = {}
+    for entry in file_entries(record):
+        found = []
+        for conversation in entry["conversations"]:
+            intent = conversation_intent(conversation)
+            found += [[r["start_line"], r["end_line"], intent] for r in conversation.get("ranges", [])]
+        if len({span[2] for span in found}) > 1:
+            spans[entry["path"]] = sorted(found)
+    return spans
+
+
 def intent_of_any(record: Record) -> list[str]:
     """Every intent the record names (commit-level and per file), sorted."""
     found = {intent_of(record)} | set((file_intents(record) or {}).values())
@@ -407,3 +431,42 @@ def build_record(
         "files": files_json,
         "metadata": {GITAI_KEY: meta_out},
     }
+
+
+def least_declared(sources: list[str | None]) -> str | None:
+    """Of several intent sources, the one that claims least (a record mixing a declaration and an
+    inference says `scope`): a carried record never sounds surer than its least sure line."""
+    known = [s for s in sources if s in INTENT_SOURCES]
+    return max(known, key=INTENT_SOURCES.index) if known else None
+
+
+def with_conversations(
+    record: Record,
+    conversations: dict[str, list[Conversation]],
+    intent_source: str | None,
+    extra_metadata: dict[str, Any],
+) -> Record:
+    """`record` with each listed file's conversations replaced (a carried record: per line, the
+    intent and contributor of the commit that wrote it). A file's intent is the one all its
+    conversations name (else null); the commit's the one intent any line serves (else null)."""
+    per_file: dict[str, str | None] = {}
+    owners: set[str] = set()
+    for entry in record["files"]:
+        talks = conversations.get(entry["path"])
+        if talks is None:
+            continue
+        entry["conversations"] = talks
+        named = {conversation_intent(c) for c in talks if c.get("ranges")}
+        unnamed = None in named
+        named.discard(None)
+        owners |= named  # type: ignore[arg-type]
+        per_file[entry["path"]] = next(iter(named)) if len(named) == 1 and not unnamed else None
+    meta = record["metadata"][GITAI_KEY]
+    intent_id = owners.pop() if len(owners) == 1 else None
+    meta["intent_id"] = intent_id
+    meta.pop("intents", None)
+    if any(i != intent_id for i in per_file.values()):
+        meta["intents"] = dict(sorted(per_file.items()))
+    meta["intent_source"] = intent_source if (intent_id or any(per_file.values())) else None
+    meta.update(extra_metadata)
+    return record

@@ -23,6 +23,7 @@ from gitai.trace.record import (
     classification_of,
     file_intents,
     file_meta,
+    intent_spans,
     intent_of,
     intent_source_of,
     is_backfilled,
@@ -73,6 +74,8 @@ def summarize(record: Record) -> tuple[CommitInfo, dict[str, list[dict[str, Any]
     intents = file_intents(record)
     if intents is not None:
         summary["intents"] = intents
+        for path, spans in intent_spans(record).items():  # a carried file whose lines serve several intents
+            files.setdefault(path, {})["spans"] = spans
     return summary, definitions
 
 
