@@ -29,9 +29,20 @@ def _post_commit(layout: Layout, args: list[str]) -> int:
     return 0
 
 
+def _merge_fetched_notes(layout: Layout) -> None:
+    """The end of a `git pull`: merge the notes its fetch brought (gitai.trace.travel)."""
+    from gitai.trace.travel import after_pull
+
+    try:
+        after_pull(layout)
+    except GitaiError as exc:
+        print(f"gitai: warning: fetched notes not merged ({exc}); later: gitai sync", file=sys.stderr)
+
+
 def _post_merge(layout: Layout, args: list[str]) -> int:
     from gitai.hooks.post_hooks import after_merge
 
+    _merge_fetched_notes(layout)
     after_merge(layout, args[0] if args else "0")
     return 0
 
@@ -39,7 +50,18 @@ def _post_merge(layout: Layout, args: list[str]) -> int:
 def _post_rewrite(layout: Layout, args: list[str]) -> int:
     from gitai.hooks.post_hooks import after_rewrite
 
-    after_rewrite(layout, args[0] if args else "", sys.stdin.read())
+    rewritten = sys.stdin.read()
+    if args[:1] == ["rebase"]:
+        _merge_fetched_notes(layout)  # `git pull --rebase`
+    after_rewrite(layout, args[0] if args else "", rewritten)
+    return 0
+
+
+def _pre_push(layout: Layout, args: list[str]) -> int:
+    from gitai.trace.travel import before_push
+
+    if args:
+        before_push(layout, args[0])
     return 0
 
 
@@ -48,6 +70,7 @@ HOOKS = {
     "post-commit": _post_commit,
     "post-merge": _post_merge,
     "post-rewrite": _post_rewrite,
+    "pre-push": _pre_push,
 }
 
 
@@ -63,7 +86,7 @@ def main(argv: list[str]) -> int:
         print(f"gitai: error: unknown hook {argv[:1]}", file=sys.stderr)
         return EXIT_USAGE
     hook, args = argv[0], argv[1:]
-    never_fail = hook.startswith("post-")
+    never_fail = hook.startswith("post-") or hook == "pre-push"  # notes travel never stops a push
     layout: Layout | None = None
     try:
         layout = find_layout()

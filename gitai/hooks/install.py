@@ -20,7 +20,7 @@ from gitai.git.runner import config_get, run_git
 from gitai.layout import NOTES_REF, Layout
 from gitai.util.files import write_atomic
 
-HOOK_NAMES = ("pre-commit", "commit-msg", "post-commit", "post-merge", "post-rewrite")
+HOOK_NAMES = ("pre-commit", "commit-msg", "post-commit", "post-merge", "post-rewrite", "pre-push")
 MARKER = "# gitai-managed-hook"
 CHAINED = ".gitai-chained"
 REPLACED = ".gitai-replaced"
@@ -103,6 +103,9 @@ def uninstall_hooks(layout: Layout) -> list[HookState]:
                 os.replace(kept, target)
     if NOTES_REF in config_get("notes.rewriteRef", layout.root):
         run_git(["config", "--unset-all", "--fixed-value", "notes.rewriteRef", NOTES_REF], layout.root)
+    from gitai.trace.travel import disable
+
+    disable(layout)
     if os.path.exists(layout.installed_marker):
         os.unlink(layout.installed_marker)
     return hook_status(layout)
