@@ -65,6 +65,23 @@ def _pre_push(layout: Layout, args: list[str]) -> int:
     return 0
 
 
+def _pre_receive() -> int:
+    """The server gate, in a bare repository (no work tree, so no layout): refuse out-of-scope pushes."""
+    from gitai.gate.server import run_pre_receive
+
+    root = os.getcwd()  # git runs pre-receive in the repository's git dir
+    try:
+        return run_pre_receive(root, sys.stdin.read())
+    except GitaiError as exc:
+        print(f"gitai: push refused: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except Exception as exc:  # noqa: BLE001 - one line and a logged traceback
+        logged = log_traceback(os.path.join(root, "gitai"), "pre-receive hook")
+        print(f"gitai: error: internal error in the pre-receive hook ({exc.__class__.__name__}: {exc})"
+              + (f"; traceback in {logged}" if logged else ""), file=sys.stderr)
+        return EXIT_INTERNAL
+
+
 HOOKS = {
     "pre-commit": _pre_commit,
     "post-commit": _post_commit,
@@ -82,10 +99,12 @@ def uses_gitai(layout: Layout) -> bool:
 
 
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] not in HOOKS:
+    if not argv or (argv[0] not in HOOKS and argv[0] != "pre-receive"):
         print(f"gitai: error: unknown hook {argv[:1]}", file=sys.stderr)
         return EXIT_USAGE
     hook, args = argv[0], argv[1:]
+    if hook == "pre-receive":
+        return _pre_receive()
     never_fail = hook.startswith("post-") or hook == "pre-push"  # notes travel never stops a push
     layout: Layout | None = None
     try:
