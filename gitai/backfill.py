@@ -3,7 +3,8 @@
 Intent: the commit's `Intent:` trailer (source `trailer`); else, with `--infer scope`, per file:
 each file goes to the one intent whose scope owns it (source `scope`, so readers can tell an
 inference from a declaration), and a commit spanning intents carries one per file; else
-unattributed (`intent_id: null`). Contributor: `unknown` (history does not say). Each record is stored as soon as it is built, so an interrupted run resumes where it stopped.
+unattributed (`intent_id: null`). Contributor: `unknown` (history does not say). Records are stored by batches (one notes commit each) and on any exit, so an interrupted run
+resumes where it stopped.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from gitai.git.objects import ObjectReader, commit_parents
 from gitai.git.runner import head_commit, rev_list
 from gitai.git.trailers import commit_intents
 from gitai.layout import Layout
-from gitai.recording import record_commit
+from gitai.recording import RecordBatch
 from gitai.trace.changes import commit_changes
 from gitai.trace.notes_reader import all_notes, open_repository
 from gitai.trace.record import own_records, revision
@@ -73,7 +74,7 @@ def backfill(
     notes = all_notes(open_repository(layout))
     trailers = commit_intents(layout.root, [c for c in commits if not own_records(notes.get(c, []), c)])
     result = BackfillResult()
-    with ObjectReader(layout.root) as reader:
+    with ObjectReader(layout.root) as reader, RecordBatch(layout) as batch:
         for number, sha in enumerate(commits, start=1):
             if own_records(notes.get(sha, []), sha):
                 result.skipped += 1
@@ -95,8 +96,8 @@ def backfill(
                 extra: dict[str, Any] = {"backfilled": True}
                 if notes.get(sha):  # a note copied from a rewritten commit (notes.rewriteRef)
                     extra["rewritten_from"] = sorted({revision(r) for r in notes[sha]})
-                record_commit(layout, sha, parents, changes, intent_id, UNKNOWN_CONTRIBUTOR, extra,
-                              None if source == "unattributed" else source, per_file)
+                batch.add(sha, parents, changes, intent_id, UNKNOWN_CONTRIBUTOR, extra,
+                          None if source == "unattributed" else source, per_file)
                 result.traced.append(sha)
                 result.by_source[source] += 1
             if progress:

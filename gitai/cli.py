@@ -18,6 +18,7 @@ from gitai.commands.carry import carry_cmd
 from gitai.commands.check import check
 from gitai.commands.ci import ci_cmd
 from gitai.commands.classify import classify_cmd
+from gitai.commands.gc import gc_cmd
 from gitai.commands.hooks import hooks
 from gitai.commands.init import init
 from gitai.commands.intents import intents
@@ -47,7 +48,7 @@ def cli() -> None:
 
 
 for _command in (init, hooks, intents, select, clear, status, check, show, log_cmd, backfill, trace, sync, classify_cmd,
-                 map_cmd, blame_intent_cmd, carry_cmd, ci_cmd):
+                 map_cmd, blame_intent_cmd, carry_cmd, ci_cmd, gc_cmd):
     cli.add_command(_command)
 
 

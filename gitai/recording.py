@@ -12,7 +12,7 @@ from gitai.layout import Layout
 from gitai.trace.changes import CommitChanges, commit_changes
 from gitai.trace.classify_commit import classify
 from gitai.trace.record import Record, build_record
-from gitai.trace.store import store_record
+from gitai.trace.store import store_record, store_records
 
 
 def make_record(
@@ -48,6 +48,38 @@ def record_commit(
     store_record(layout, record)
     extend_origins(layout, commit, parents, changes, record)
     return record
+
+
+class RecordBatch:
+    """`record_commit` for many commits (backfill): records are stored by batches of `size`
+    through one notes commit each, and whatever is pending when the batch closes (also on an
+    interrupt) is stored, so an interrupted run loses nothing it built."""
+
+    def __init__(self, layout: Layout, size: int = 500) -> None:
+        self.layout = layout
+        self.size = size
+        self.pending: list[Record] = []
+
+    def add(self, commit: str, parents: list[str], changes: CommitChanges, intent_id: str | None,
+            contributor: dict[str, Any], extra_metadata: dict[str, Any] | None = None,
+            intent_source: str | None = None, per_file: dict[str, str | None] | None = None) -> Record:
+        record = make_record(commit, changes, intent_id, contributor, extra_metadata, self.layout.shared_state_dir,
+                             intent_source, per_file)
+        self.pending.append(record)
+        extend_origins(self.layout, commit, parents, changes, record)
+        if len(self.pending) >= self.size:
+            self.flush()
+        return record
+
+    def flush(self) -> None:
+        store_records(self.layout, self.pending)
+        self.pending = []
+
+    def __enter__(self) -> RecordBatch:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.flush()
 
 
 def trace_commit(

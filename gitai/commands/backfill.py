@@ -26,6 +26,9 @@ def backfill(revision_range: str | None, infer: str, as_json: bool) -> int:
     policy = load_policy(lay) if os.path.exists(lay.catalogue) else None  # no catalogue: trailers only
     progress = terminal_progress if sys.stderr.isatty() and not as_json else None
     result = run_backfill(lay, policy, revision_range, progress, infer)
+    from gitai.gc import gc
+
+    gc(lay)  # backfill fills the caches with every version of history: keep them within the bound
     if as_json:
         emit_json(result.to_json())
     else:

@@ -12,7 +12,7 @@ import fcntl
 import os
 from collections.abc import Iterator
 
-from gitai.git.notes import add_note, show_note
+from gitai.git.notes import add_note, show_note, write_notes
 from gitai.layout import NOTES_REF, Layout
 from gitai.trace.record import Record, parse_note, revision
 from gitai.util.jsonl import append_lines, dumps
@@ -38,6 +38,18 @@ def trace_lock(layout: Layout) -> Iterator[None]:
 
 def note_body(records: list[Record]) -> str:
     return "".join(dumps(r) + "\n" for r in records)
+
+
+def store_records(layout: Layout, records: list[Record]) -> None:
+    """Attach many records (one per commit) and append them to the ledger, under the trace lock,
+    through one `git fast-import` making one notes commit: a `git notes add` per record costs a
+    process and a notes commit each (backfill of thousands of commits)."""
+    if not records:
+        return
+    with trace_lock(layout):
+        write_notes(layout.root, NOTES_REF, [(revision(r), note_body([r]).encode("utf-8")) for r in records])
+        layout.ensure_local_dir()
+        append_lines(layout.ledger, [dumps(r) for r in records])
 
 
 def store_record(layout: Layout, record: Record) -> None:
