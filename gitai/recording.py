@@ -11,7 +11,7 @@ from gitai.git.trailers import commit_intent
 from gitai.layout import Layout
 from gitai.trace.changes import CommitChanges, commit_changes
 from gitai.trace.classify_commit import classify
-from gitai.trace.record import Record, build_record
+from gitai.trace.record import Contributor, Record, build_record
 from gitai.trace.store import store_record, store_records
 
 
@@ -19,7 +19,7 @@ def make_record(
     commit: str,
     changes: CommitChanges,
     intent_id: str | None,
-    contributor: dict[str, Any],
+    contributor: Contributor,
     extra_metadata: dict[str, Any] | None = None,
     cache_dir: str | None = None,
     intent_source: str | None = None,
@@ -37,7 +37,7 @@ def record_commit(
     parents: list[str],
     changes: CommitChanges,
     intent_id: str | None,
-    contributor: dict[str, Any],
+    contributor: Contributor,
     extra_metadata: dict[str, Any] | None = None,
     intent_source: str | None = None,
     per_file: dict[str, str | None] | None = None,
@@ -87,7 +87,7 @@ def trace_commit(
     reader: ObjectReader,
     commit: str,
     fallback_intent: str | None,
-    contributor: dict[str, Any],
+    contributor: Contributor,
     extra_metadata: dict[str, Any] | None = None,
     fallback_source: str = "active",
 ) -> Record:

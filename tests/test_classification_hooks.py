@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import commit, git, gitai, gitai_json, write
+from conftest import commit, git, gitai, gitai_json, gitai_ok, write
 from trace_helpers import note
 
 APP = "def area(w, h):\n    return w * h\n\n\ndef perimeter(w, h):\n    return 2 * (w + h)\n"
 
 
 def test_records_carry_classes_per_commit_file_and_definition(repo: Path) -> None:
-    gitai(repo, "select", "INT-001")
+    gitai_ok(repo, "select", "INT-001")
     write(repo, "src/auth/geo.py", APP)
     write(repo, "src/auth/ui.js", "export function greet(name) { return 'hi ' + name; }\n")
     commit(repo, "add")
@@ -43,7 +43,7 @@ def test_records_carry_classes_per_commit_file_and_definition(repo: Path) -> Non
 
 
 def test_move_between_files_and_syntax_error(repo: Path) -> None:
-    gitai(repo, "select", "INT-001")
+    gitai_ok(repo, "select", "INT-001")
     write(repo, "src/auth/geo.py", APP)
     commit(repo, "add")
     write(repo, "src/auth/geo.py", "def area(w, h):\n    return w * h\n")
@@ -51,7 +51,7 @@ def test_move_between_files_and_syntax_error(repo: Path) -> None:
     commit(repo, "move")
     result = gitai_json(repo, "classify")
     assert result["classification"] == "AST_REFACTOR"
-    moved = result["files"]["src/auth/edges.py"]["definitions"][0]
+    moved = {f["path"]: f for f in result["files"]}["src/auth/edges.py"]["definitions"][0]
     assert moved["status"] == "moved" and moved["moved_from"] == {"path": "src/auth/geo.py", "name": "perimeter"}
     assert note(repo)["metadata"]["dev.gitai"]["classification"] == "AST_REFACTOR"
     write(repo, "src/auth/geo.py", "def area(w, h:\n    return w * h\n")
@@ -61,7 +61,7 @@ def test_move_between_files_and_syntax_error(repo: Path) -> None:
 
 
 def test_classify_staged_and_bad_revision(repo: Path) -> None:
-    gitai(repo, "select", "INT-001")
+    gitai_ok(repo, "select", "INT-001")
     write(repo, "src/auth/geo.py", APP)
     commit(repo, "add")
     write(repo, "src/auth/geo.py", APP.replace("return w * h", "return w*h  # same"))
@@ -83,12 +83,12 @@ def test_map_is_regenerated_deterministically(repo: Path) -> None:
     write(repo, "src/auth/a.py", "def a():\n    return 1  # reformat only\n")
     commit(repo, "refactor", extra=("--no-verify",), env={"GITAI_INTENT": "INT-003"})
     data = gitai_json(repo, "map")
-    by_id = {i["id"]: i for i in data["intents"]}
+    by_id = {i["intent_id"]: i for i in data["intents"]}
     assert [f["path"] for f in by_id["INT-001"]["files"]] == ["src/auth/a.py"]
     assert [f["path"] for f in by_id["INT-003"]["files"]] == ["src/billing/b.py"]  # the refactor does not count
-    assert by_id["INT-003"]["files"][0]["last_commit"] == git(repo, "rev-parse", "HEAD~1").stdout.strip()
+    assert by_id["INT-003"]["files"][0]["commit"] == git(repo, "rev-parse", "HEAD~1").stdout.strip()
     assert by_id["INT-001"]["name"] == "JWT auth migration"
     text = (repo / ".orchestration" / "intent_map.md").read_text()
     assert "## INT-001: JWT auth migration" in text and "`src/billing/b.py`" in text
-    gitai(repo, "map")
+    gitai_ok(repo, "map")
     assert (repo / ".orchestration" / "intent_map.md").read_text() == text

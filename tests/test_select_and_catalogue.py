@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import CATALOGUE, commit, git, gitai, gitai_json, write
+from conftest import CATALOGUE, commit, git, gitai, gitai_json, gitai_ok, write
 
 
 def snapshot(repo: Path) -> dict[str, bytes]:
@@ -41,26 +41,26 @@ def test_select_json_and_events(repo: Path) -> None:
     data = gitai_json(repo, "select", "INT-001")
     assert data["intent_context"]["owned_scope"] == ["src/auth/**", "!src/auth/vendor/**"]
     assert data["intent_context"]["acceptance_criteria"] == ["tests pass"]
-    assert gitai_json(repo, "clear") == {"previous": "INT-001"}
+    assert gitai_json(repo, "clear") == {"previous_intent_id": "INT-001"}
     assert not (repo / ".git" / "gitai" / "active").exists()
     log = [json.loads(x) for x in (repo / ".orchestration" / "events.jsonl").read_text().splitlines()]
     assert [e["event"] for e in log] == ["select", "clear"]
-    assert log[0]["intent_id"] == "INT-001" and log[1]["previous"] == "INT-001"
+    assert log[0]["intent_id"] == "INT-001" and log[1]["previous_intent_id"] == "INT-001"
 
 
 def test_select_draft_moves_to_in_progress_keeping_comments(repo: Path) -> None:
-    gitai(repo, "select", "INT-002")
+    gitai_ok(repo, "select", "INT-002")
     text = (repo / ".orchestration" / "active_intents.yaml").read_text()
     assert "    status: IN_PROGRESS   # not started\n" in text
     assert text.replace("IN_PROGRESS   # not started", "DRAFT   # not started") == CATALOGUE
-    listed = {i["id"]: i for i in gitai_json(repo, "intents")}
+    listed = {i["intent_id"]: i for i in gitai_json(repo, "intents")}
     assert listed["INT-002"]["status"] == "IN_PROGRESS" and listed["INT-002"]["active"] is True
 
 
 def test_select_inserts_missing_status(repo: Path) -> None:
     write(repo, ".orchestration/active_intents.yaml",
           "intents:   # alias\n  - id: A\n    name: a   # keep me\n    owned_scope: [src/**]\n")
-    gitai(repo, "select", "A")
+    gitai_ok(repo, "select", "A")
     assert (repo / ".orchestration/active_intents.yaml").read_text() == (
         "intents:   # alias\n  - id: A\n    status: IN_PROGRESS\n    name: a   # keep me\n    owned_scope: [src/**]\n"
     )
@@ -139,7 +139,7 @@ def test_init_is_idempotent_and_never_overwrites(repo: Path) -> None:
 
 
 def test_init_template_catalogue_is_valid(bare_repo: Path) -> None:
-    gitai(bare_repo, "init", "--no-hooks")
+    gitai_ok(bare_repo, "init", "--no-hooks")
     assert gitai_json(bare_repo, "intents") == []
     assert not (bare_repo / ".git/hooks/pre-commit").exists()
     write(bare_repo, "README.md", "x\n")

@@ -10,6 +10,7 @@ import click
 
 from gitai.commands.output import emit_json, json_option, layout
 from gitai.errors import EXIT_OK, GitaiError
+from gitai.util.text import NO_INTENT
 
 INTENT_COLOURS = ("cyan", "green", "yellow", "magenta", "blue", "bright_cyan", "bright_green", "bright_magenta")
 
@@ -38,7 +39,7 @@ def blame_intent_cmd(file: str, line_range: str | None, rev: str | None, porcela
         else:
             for row in rows:
                 mark = "~" if row["inferred"] else ""
-                label = (mark + row["intent_id"] if row["intent_id"] else "(unattributed)") + (
+                label = (mark + row["intent_id"] if row["intent_id"] else NO_INTENT) + (
                     " (uncommitted)" if row["uncommitted"] else "")
                 click.echo(f"{label:<32} {row['lines']:>7}  {row['share'] * 100:5.1f}%")
         return EXIT_OK
@@ -56,7 +57,7 @@ def blame_intent_cmd(file: str, line_range: str | None, rev: str | None, porcela
     palette: dict[str, str] = {}
     out: list[str] = []
     for line in lines:
-        intent = line.intent_id or "-"
+        intent = line.intent_id or NO_INTENT
         cell = f"{_label(line):<{width}}"
         if colour and line.intent_id:
             palette.setdefault(intent, INTENT_COLOURS[len(palette) % len(INTENT_COLOURS)])
@@ -69,5 +70,5 @@ def blame_intent_cmd(file: str, line_range: str | None, rev: str | None, porcela
 
 
 def _label(line: Any) -> str:
-    """The intent as shown: `~INT-ID` when backfill inferred it from scopes, `-` when none."""
-    return ("~" if line.inferred else "") + line.intent_id if line.intent_id else "-"
+    """The intent as shown: `~INT-ID` when backfill inferred it from scopes, the no-intent label when none."""
+    return ("~" if line.inferred else "") + line.intent_id if line.intent_id else NO_INTENT

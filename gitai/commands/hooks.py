@@ -41,7 +41,7 @@ def _print_hooks(states: list[Any], as_json: bool, lay: Layout) -> None:
 
 
 @hooks.command("install")
-@click.option("--force", is_flag=True, help="Replace a foreign hook instead of chaining it (it is kept aside).")
+@click.option("--force", is_flag=True, help="Replace a foreign hook instead of chaining it (it is kept aside); allow a global or system core.hooksPath.")
 @click.option("--server", is_flag=True, help="In a bare repository: the pre-receive gate refusing out-of-scope pushes.")
 @json_option
 def hooks_install(force: bool, server: bool, as_json: bool) -> int:
@@ -55,7 +55,7 @@ def hooks_install(force: bool, server: bool, as_json: bool) -> int:
 
         state = install_server_hook(os.getcwd(), force)
         if as_json:
-            emit_json({"hooks_dir": str(state.path.parent), "hooks": [state.to_json()]})
+            emit_json({"hooks_dir": str(state.path.parent), "core_hooks_path": None, "hooks": [state.to_json()]})
         else:
             click.echo(f"{state.name:<13} {state.state:<9}{' chained' if state.chained else ''}  {state.path}")
         return EXIT_OK

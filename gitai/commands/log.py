@@ -6,6 +6,7 @@ import click
 
 from gitai.commands.output import emit_json, json_option, layout
 from gitai.errors import EXIT_OK
+from gitai.util.text import NO_INTENT
 
 
 @click.command("log")
@@ -29,7 +30,7 @@ def log_cmd(intent_id: str | None, declared_only: bool, as_json: bool) -> int:
     for e in entries:
         kind = f" [{e.classification}]" if e.classification else ""
         mark = "~" if e.intent_source == "scope" else ""
-        shown = mark + e.intent_id if e.intent_id else ("(several)" if e.intents else "(none)")
+        shown = mark + e.intent_id if e.intent_id else ("(several)" if e.intents else NO_INTENT)
         click.echo(f"{e.commit[:12]} {e.date[:10]} {shown}{kind} {e.subject}")
         for path in e.files:
             per_file = e.intents.get(path) if e.intents is not None else None

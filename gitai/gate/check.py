@@ -10,12 +10,12 @@ import os
 from gitai.gate.policy import Policy
 from gitai.git.runner import git_process, rev_list, run_git, split_z
 from gitai.git.trailers import commit_intents
+from gitai.intents.statuses import CLOSED
 from gitai.layout import Layout
 
 OUT_OF_SCOPE = "out_of_scope"
 NO_ACTIVE_INTENT = "no_active_intent"
 CLOSED_INTENT = "intent_closed"  # DONE or BLOCKED: no new work under it
-CLOSED = ("DONE", "BLOCKED")
 NO_TRAILER = "no_intent_trailer"
 UNKNOWN_INTENT = "unknown_intent"
 
@@ -28,40 +28,43 @@ if TYPE_CHECKING:
 class Violation:
     """A path that is not in the scope it was checked against."""
 
-    __slots__ = ("path", "owners", "reason", "commit", "intent")
+    __slots__ = ("path", "owners", "reason", "commit", "intent_id")
 
     def __init__(
         self, path: str, owners: list[str], reason: str = OUT_OF_SCOPE, commit: str | None = None,
-        intent: str | None = None,
+        intent_id: str | None = None,
     ) -> None:
         self.path = path
         self.owners = owners
         self.reason = reason
         self.commit = commit
-        self.intent = intent  # the intent the path was checked against
+        self.intent_id = intent_id  # the intent the path was checked against
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"path": self.path, "owners": self.owners, "reason": self.reason}
         if self.commit:
             data["commit"] = self.commit
-            data["intent"] = self.intent
+            data["intent_id"] = self.intent_id
         return data
 
 
 class CheckResult:
-    """The outcome of one check; `to_json` is the contract's `gitai check --json` shape."""
+    """The outcome of one check; `to_json` is the `gitai check --json` shape (docs/schemas/check.schema.json)."""
 
-    def __init__(self, intent: str | None, checked: int = 0) -> None:
-        self.intent = intent
+    def __init__(self, intent_id: str | None, unit: str = "paths") -> None:
+        self.intent_id = intent_id
+        self.unit = unit  # what was checked one by one: "paths" or "commits" (a range)
         self.violations: list[Violation] = []
-        self.checked = checked  # paths (or commits, for a range) looked at
+        self.checked = 0
+        self.exempt: list[str] = []  # paths no intent needs to own (.orchestration/**, .intentignore)
 
     @property
     def ok(self) -> bool:
         return not self.violations
 
     def to_json(self) -> dict[str, Any]:
-        return {"ok": self.ok, "intent": self.intent, "violations": [v.to_json() for v in self.violations]}
+        return {"ok": self.ok, "intent_id": self.intent_id, f"{self.unit}_checked": self.checked,
+                "exempt": sorted(set(self.exempt)), "violations": [v.to_json() for v in self.violations]}
 
 
 def staged_paths(layout: Layout) -> list[str]:
@@ -97,16 +100,18 @@ def _cached_diff(layout: Layout, against: list[str]) -> list[str]:
 def check_paths(policy: Policy, intent_id: str | None, paths: list[str]) -> CheckResult:
     """Check paths against one intent's scope (or refuse all non-exempt paths when none is active)."""
     closed = intent_id is not None and policy.require(intent_id).status in CLOSED
-    result = CheckResult(intent_id, checked=len(paths))
+    result = CheckResult(intent_id)
+    result.checked = len(paths)
     for path in paths:
         if policy.is_exempt(path):
+            result.exempt.append(path)
             continue
         if intent_id is None:
             result.violations.append(Violation(path, policy.owners(path), NO_ACTIVE_INTENT))
         elif closed:
-            result.violations.append(Violation(path, policy.owners(path), CLOSED_INTENT, intent=intent_id))
+            result.violations.append(Violation(path, policy.owners(path), CLOSED_INTENT, intent_id=intent_id))
         elif not policy.in_scope(intent_id, path):
-            result.violations.append(Violation(path, policy.owners(path), OUT_OF_SCOPE, intent=intent_id))
+            result.violations.append(Violation(path, policy.owners(path), OUT_OF_SCOPE, intent_id=intent_id))
     return result
 
 
@@ -125,7 +130,7 @@ def check_commits(root: str, policy: Policy, commits: list[str], intent_override
     """Check commits (`rev-list --parents` lines, oldest first) against their trailers' intents;
     `root` may be a bare repository (the server gate)."""
     trailers = {} if intent_override else commit_intents(root, [line.split()[0] for line in commits])
-    result = CheckResult(intent_override)
+    result = CheckResult(intent_override, unit="commits")
     for sha, *parents in (line.split() for line in commits):
         result.checked += 1
         paths = _changed_paths(root, sha, parents)
@@ -138,6 +143,7 @@ def check_commits(root: str, policy: Policy, commits: list[str], intent_override
             reason = OUT_OF_SCOPE
         for path in paths:
             if policy.is_exempt(path):
+                result.exempt.append(path)
                 continue
             if reason != OUT_OF_SCOPE or not policy.in_scope(intent_id or "", path):
                 result.violations.append(Violation(path, policy.owners(path), reason, sha, intent_id))

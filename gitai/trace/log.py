@@ -55,8 +55,8 @@ class LogEntry:
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"commit": self.commit, "date": self.date, "subject": self.subject, "intent_id": self.intent_id,
                 "intent_source": self.intent_source, "classification": self.classification, "files": self.files}
-        if self.intents is not None:
-            data["intents"] = self.intents
+        if self.intents is not None:  # per-file results: a list of objects with a path
+            data["intents"] = [{"path": path, "intent_id": intent} for path, intent in self.intents.items()]
         return data
 
 
@@ -116,7 +116,7 @@ def describe_record(record: Record) -> list[str]:
     for entry in file_entries(record):
         spans = _spans(file_ranges_of(entry))
         info = files.get(entry["path"], {})
-        tags = [str(info[k]) for k in ("classification", "content") if info.get(k)]  # type: ignore[literal-required]
+        tags = [str(info[k]) for k in ("classification", "content") if info.get(k)]
         if info.get("renamed_from"):
             tags.append(f"renamed from {info['renamed_from']}")
         if per_file is not None:

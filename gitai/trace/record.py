@@ -86,23 +86,9 @@ class GitaiMeta(TypedDict, total=False):
     carry: str  # "rebase" (exact) | "squash" (best effort)
 
 
-class Vcs(TypedDict):
-    type: str
-    revision: str
-
-
-class Tool(TypedDict):
-    name: str
-    version: str
-
-
 Record = dict[str, Any]
-"""A record as JSON data; its documented shape is `RecordShape`. Read it with the accessors below."""
-
-RecordShape = TypedDict("RecordShape", {
-    "version": str, "id": str, "timestamp": str, "vcs": Vcs, "tool": Tool, "files": list[FileEntry],
-    "metadata": dict[str, Any],
-})
+"""A record as JSON data: {"version", "id", "timestamp", "vcs": {"type", "revision"}, "tool": {"name", "version"}, "files": [FileEntry],
+"metadata": {"dev.gitai": GitaiMeta}}. Read it with the accessors below."""
 
 GITAI_KEY = "dev.gitai"
 MAX_NOTE_BYTES = 32 * 1024 * 1024  # a note larger than this is not read (a whole-repository commit is ~ MBs)
