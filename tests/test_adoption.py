@@ -61,11 +61,11 @@ def test_backfill_gives_each_file_its_owner_and_says_it_inferred(spanning: Path)
         ("declared", ["b/y.py"], "trailer"), ("spans a and b", ["b/y.py"], "scope")]
     assert [e["subject"] for e in gitai_json(spanning, "log", "--declared-only")] == ["declared", "catalogue"]
     assert "~A" in gitai(spanning, "log").stdout
-    mapped = {i["id"]: i["files"] for i in gitai_json(spanning, "map")["intents"]}
+    mapped = {i["intent_id"]: i["files"] for i in gitai_json(spanning, "map")["intents"]}
     assert [(f["path"], f["intent_source"]) for f in mapped["A"]] == [("a/x.py", "scope")]
     assert [(f["path"], f["intent_source"]) for f in mapped["B"]] == [("b/y.py", "trailer")]
     assert "| ~" in (spanning / ".orchestration/intent_map.md").read_text()
-    declared_map = {i["id"] for i in gitai_json(spanning, "map", "--declared-only")["intents"]}
+    declared_map = {i["intent_id"] for i in gitai_json(spanning, "map", "--declared-only")["intents"]}
     assert declared_map == {"B"}
     assert gitai(spanning, "trace", "verify").returncode == 0
 

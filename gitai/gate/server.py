@@ -81,8 +81,8 @@ def refusal_message(results: list[tuple[str, CheckResult]]) -> str:
     width = max(len(display_path(v.path)) for _, v in violations)
     for ref, v in violations:
         owners = ", ".join(v.owners) if v.owners else "no intent (add it to an owned_scope or .intentignore)"
-        said = {"no_intent_trailer": "no Intent: trailer", "unknown_intent": f"unknown intent {v.intent}",
-                "out_of_scope": f"Intent: {v.intent}"}.get(v.reason, v.reason)
+        said = {"no_intent_trailer": "no Intent: trailer", "unknown_intent": f"unknown intent {v.intent_id}",
+                "out_of_scope": f"Intent: {v.intent_id}"}.get(v.reason, v.reason)
         lines.append(f"  {(v.commit or '')[:12]} {ref.removeprefix('refs/heads/')}: {display_path(v.path):<{width}}"
                      f"  owned by: {owners}  ({said})")
     owning = sorted({o for _, v in violations for o in v.owners})
