@@ -225,7 +225,7 @@ def carry(layout: Layout, source_range: str, target: str) -> CarryResult:
                 kind, origins, replaced = "squash", everything, sources
             parents = commit_parents(reader, sha)
             changes = commit_changes(layout.root, reader, sha, parents)
-            record = make_record(sha, changes, None, dict(UNKNOWN), None, layout.shared_state_dir)
+            record = make_record(sha, changes, None, Contributor(type="unknown"), None, layout.shared_state_dir)
             talks: dict[str, list[Conversation]] = {}
             total = known = 0
             used: set[str] = set()

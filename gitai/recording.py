@@ -61,7 +61,7 @@ class RecordBatch:
         self.pending: list[Record] = []
 
     def add(self, commit: str, parents: list[str], changes: CommitChanges, intent_id: str | None,
-            contributor: dict[str, Any], extra_metadata: dict[str, Any] | None = None,
+            contributor: Contributor, extra_metadata: dict[str, Any] | None = None,
             intent_source: str | None = None, per_file: dict[str, str | None] | None = None) -> Record:
         record = make_record(commit, changes, intent_id, contributor, extra_metadata, self.layout.shared_state_dir,
                              intent_source, per_file)
