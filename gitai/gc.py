@@ -63,7 +63,7 @@ def _files(directory: str) -> list[tuple[float, int, str]]:
                 info = os.stat(path)
             except OSError:
                 continue
-            found.append((info.st_mtime, info.st_size, path))
+            found.append((info.st_mtime, info.st_blocks * 512, path))  # the disk they take, not their length
     return found
 
 
@@ -84,7 +84,7 @@ def gc(layout: Layout, limit: int | None = None) -> GcResult:
             shutil.rmtree(os.path.join(state, name), ignore_errors=True)
     files = _files(os.path.join(state, ORIGINS)) + _files(os.path.join(state, SYNTAX))
     index_files = [os.path.join(state, n) for n in (INDEX_NAME, DEFINITIONS_NAME) if os.path.isfile(os.path.join(state, n))]
-    index_bytes = sum(os.path.getsize(p) for p in index_files)
+    index_bytes = sum(os.stat(p).st_blocks * 512 for p in index_files)
     total = sum(size for _, size, _ in files) + index_bytes
     before += total
     files.sort()  # oldest first

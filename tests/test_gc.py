@@ -9,7 +9,8 @@ from conftest import commit, gitai, gitai_json, write
 
 
 def _sizes(state: Path, name: str) -> int:
-    return sum(f.stat().st_size for f in (state / name).rglob("*") if f.is_file()) if (state / name).exists() else 0
+    """Disk usage, as gc counts it."""
+    return sum(f.stat().st_blocks * 512 for f in (state / name).rglob("*") if f.is_file()) if (state / name).exists() else 0
 
 
 def test_gc_trims_oldest_first_to_the_bound_and_drops_outdated_caches(repo: Path) -> None:
@@ -26,7 +27,7 @@ def test_gc_trims_oldest_first_to_the_bound_and_drops_outdated_caches(repo: Path
     origins = sorted((f for f in (state / "origins-v1").rglob("*.z")), key=lambda f: f.stat().st_mtime)
     assert len(origins) >= 3 and _sizes(state, "syntax-v1") > 0
     os.utime(origins[0], (1, 1))  # the least recently written
-    total = sum(f.stat().st_size for f in state.rglob("*") if f.is_file() and (
+    total = sum(f.stat().st_blocks * 512 for f in state.rglob("*") if f.is_file() and (
         "origins-v1" in f.parts or "syntax-v1" in f.parts or f.name.startswith("notes-")))
     limit = total - 1
     result = gitai_json(repo, "gc", "--max-size", str(limit))

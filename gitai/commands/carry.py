@@ -8,7 +8,7 @@ from gitai.commands.output import emit_json, json_option, layout
 from gitai.errors import EXIT_OK
 
 
-@click.command("carry")
+@click.command("carry", epilog="Example: gitai carry $(git merge-base main feature)..feature --to main")
 @click.argument("source_range", metavar="A..B")
 @click.option("--to", "target", required=True, metavar="C|X..C",
               help="The commit (squash) or commits (rebase) that replaced A..B.")

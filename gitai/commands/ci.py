@@ -8,7 +8,7 @@ from gitai.commands.output import emit_json, json_option, layout
 from gitai.errors import EXIT_OK
 
 
-@click.command("ci")
+@click.command("ci", epilog="Example: gitai ci github")
 @click.argument("host", type=click.Choice(["github", "gitlab"]))
 @click.option("--force", is_flag=True, help="Overwrite an existing gitai CI file.")
 @json_option

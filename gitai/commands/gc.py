@@ -8,7 +8,7 @@ from gitai.commands.output import emit_json, json_option, layout
 from gitai.errors import EXIT_OK, GitaiError
 
 
-@click.command("gc")
+@click.command("gc", epilog="Example: gitai gc --max-size 16M")
 @click.option("--max-size", metavar="SIZE", help="The bound, e.g. 64M or 1G (default: git config gitai.cacheSize, else 64M).")
 @json_option
 def gc_cmd(max_size: str | None, as_json: bool) -> int:
