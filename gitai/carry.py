@@ -25,7 +25,7 @@ from gitai.git.trailers import commit_intents
 from gitai.layout import Layout
 from gitai.recording import make_record
 from gitai.trace.changes import ChangedFile, commit_changes
-from gitai.trace.lines import content_hash, merge_ranges, split_lines
+from gitai.util.lines import content_hash, merge_ranges, split_lines
 from gitai.trace.notes_reader import all_notes, open_repository
 from gitai.trace.record import (
     Contributor,

@@ -19,6 +19,7 @@ from gitai.commands.check import check
 from gitai.commands.ci import ci_cmd
 from gitai.commands.classify import classify_cmd
 from gitai.commands.gc import gc_cmd
+from gitai.commands.help import help_cmd
 from gitai.commands.hooks import hooks
 from gitai.commands.init import init
 from gitai.commands.intents import intents
@@ -41,14 +42,14 @@ from gitai.util.crash import log_traceback
 from gitai.util.text import one_line
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog="Example: gitai help select")
 @click.version_option(__version__, prog_name="gitai")
 def cli() -> None:
     """Tie every change in a git repository to the intent it serves."""
 
 
 for _command in (init, hooks, intents, select, clear, status, check, show, log_cmd, backfill, trace, sync, classify_cmd,
-                 map_cmd, blame_intent_cmd, carry_cmd, ci_cmd, gc_cmd):
+                 map_cmd, blame_intent_cmd, carry_cmd, ci_cmd, gc_cmd, help_cmd):
     cli.add_command(_command)
 
 

@@ -89,6 +89,7 @@ def test_every_command_output_matches_its_schema(traced: Path) -> None:
         "carry": [gitai_json(repo, "carry", "HEAD~1..HEAD", "--to", "HEAD")],
         "gc": [gitai_json(repo, "gc")],
         "ci": [gitai_json(repo, "ci", "github")],
+        "help": [gitai_json(repo, "help"), gitai_json(repo, "help", "hooks", "install")],
     }
     for name, outputs in runs.items():
         for output in outputs:

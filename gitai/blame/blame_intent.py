@@ -169,7 +169,7 @@ def _nearest_text(lines: list[bytes], number: int) -> bytes:
 
 def _span_intents(layout: Layout, commit: str, path: str, spans: list[list[Any]]) -> dict[bytes, str | None]:
     """Line text -> intent in `path` as `commit` has it, from the record's per-range intents."""
-    from gitai.trace.lines import split_lines
+    from gitai.util.lines import split_lines
 
     proc = git_process(["cat-file", "blob", f"{commit}:{path}"], layout.root)
     lines = split_lines(proc.stdout) if proc.returncode == 0 else []

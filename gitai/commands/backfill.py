@@ -11,7 +11,7 @@ from gitai.commands.output import emit_json, json_option, layout
 from gitai.errors import EXIT_OK
 
 
-@click.command()
+@click.command(epilog="Example: gitai backfill --range v1.0..HEAD")
 @click.option("--range", "revision_range", metavar="A..B", help="Only these commits (default: all of HEAD).")
 @click.option("--infer", type=click.Choice(["scope", "none"]), default="scope", show_default=True,
               help="Without a trailer: give each file to the intent owning it (scope), or leave it unattributed.")

@@ -11,7 +11,7 @@ from gitai.commands.output import emit_json, json_option, layout
 from gitai.errors import EXIT_OK
 
 
-@click.command()
+@click.command(epilog="Example: gitai init")
 @click.option("--no-hooks", is_flag=True, help="Create the skeleton only.")
 @click.option("--no-notes-travel", is_flag=True, help="Do not make the notes travel with git push and git pull.")
 @json_option

@@ -8,7 +8,7 @@ from gitai.commands.output import emit_json, json_option, layout
 from gitai.errors import EXIT_OK
 
 
-@click.command("map")
+@click.command("map", epilog="Example: gitai map")
 @click.option("--declared-only", is_flag=True, help="Leave out commits whose intent backfill inferred.")
 @json_option
 def map_cmd(declared_only: bool, as_json: bool) -> int:

@@ -13,7 +13,7 @@ import zlib
 
 from gitai import __version__
 from gitai.errors import GitaiError
-from gitai.gate.patterns import Matcher, is_exempt
+from gitai.intents.patterns import Matcher, is_exempt
 from gitai.layout import Layout
 from gitai.util.files import write_atomic
 
@@ -21,7 +21,7 @@ CACHE_NAME = "policy-cache.json"
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from gitai.gate.patterns import CompiledPattern
+    from gitai.intents.patterns import CompiledPattern
 
 
 class IntentScope:
@@ -96,8 +96,8 @@ def compile_policy(catalogue_path: str, root: str | None, ignore_bytes: bytes | 
                    ignore_name: str) -> tuple[list[IntentScope], list[CompiledPattern]]:
     """The intents' compiled scopes and the compiled `.intentignore` (also for a bare repository's
     server gate, which reads both from a commit)."""
-    from gitai.gate.patterns import PatternError, compile_pattern, compile_patterns
     from gitai.intents.catalogue import load_catalogue
+    from gitai.intents.patterns import PatternError, compile_pattern, compile_patterns
 
     catalogue = load_catalogue(catalogue_path, root)
     intents = [IntentScope(i.id, i.name, i.status, compile_patterns(i.owned_scope)) for i in catalogue.intents]

@@ -14,7 +14,7 @@ from typing import Any
 import yaml
 
 from gitai.errors import GitaiError
-from gitai.gate.patterns import PatternError, compile_pattern
+from gitai.intents.patterns import PatternError, compile_pattern
 from gitai.intents.statuses import STATUSES
 
 ID_RE = re.compile(r"^[A-Za-z0-9._-]+$")

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gitai.errors import GitaiError
-from gitai.gate.patterns import is_exempt
 from gitai.git.runner import head_commit, run_git
+from gitai.intents.patterns import is_exempt
 from gitai.layout import Layout
 from gitai.trace.record import INFERRED
 from gitai.trace.summary_index import info_intent, load_index

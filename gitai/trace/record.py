@@ -15,7 +15,7 @@ from typing import Any, TypedDict
 
 from gitai import __version__
 from gitai.trace.changes import ChangedFile, CommitChanges
-from gitai.trace.lines import content_hash, merge_ranges, split_lines, whole_file_hash
+from gitai.util.lines import content_hash, merge_ranges, split_lines, whole_file_hash
 from gitai.util.time import utc_now
 
 
