@@ -60,7 +60,8 @@ def test_push_and_pull_carry_the_notes_and_concurrent_pushes_lose_nothing(tmp_pa
     assert all(r.returncode == 0 for r in results.values()), {k: r.stderr for k, r in results.items()}
     on_remote = notes(remote)
     assert head(first) in on_remote and head(second) in on_remote
-    git(first, "pull", "-q", "origin", "billing", "--no-rebase", "--no-edit")  # a merge pull
+    git(first, "fetch", "-q")  # a plain fetch brings the notes (an explicit `pull origin BRANCH` does not)
+    git(first, "merge", "-q", "--no-edit", "origin/billing")  # post-merge merges them
     assert head(second) in notes(first)
     assert gitai(first, "trace", "verify").returncode == 0
     assert "refs/notes/gitai" not in git(first, "config", "--get-all", "remote.origin.push", check=False).stdout
