@@ -16,13 +16,13 @@ from typing import Any
 
 from gitai.gate.policy import Policy
 from gitai.git.objects import ObjectReader, commit_parents
-from gitai.git.runner import head_commit, rev_list
+from gitai.git.runner import head_commit, rev_list, run_git
 from gitai.git.trailers import commit_intents
 from gitai.layout import Layout
 from gitai.recording import RecordBatch
 from gitai.trace.changes import commit_changes
-from gitai.trace.notes_reader import all_notes, open_repository
-from gitai.trace.record import Contributor, own_records, revision
+from gitai.trace.notes_reader import all_notes
+from gitai.trace.record import Contributor, intent_of_any, own_records, revision
 
 UNKNOWN_CONTRIBUTOR: Contributor = {"type": "unknown"}
 
@@ -39,11 +39,15 @@ class BackfillResult:
                 "several_intents": self.several, "commits": self.traced}
 
 
-def commits_in(layout: Layout, revision_range: str | None) -> list[str]:
-    """Commits of the range (default: everything reachable from HEAD), oldest first."""
-    if not revision_range and head_commit(layout.root) is None:
+def commits_in(layout: Layout, revision_range: str | None, every_ref: bool = False) -> list[str]:
+    """Commits of the range (default: everything reachable from HEAD; `every_ref`: from every
+    branch and tag), oldest first."""
+    if every_ref:
+        return run_git(["rev-list", "--topo-order", "--reverse", "--exclude=refs/notes/*", "--exclude=refs/gitai/*",
+                        "--exclude=refs/stash", "--all", "--"], layout.root).decode().split()
+    if revision_range is None and head_commit(layout.root) is None:
         return []  # empty repository
-    return rev_list(layout.root, revision_range or "HEAD", "--topo-order", "--reverse")
+    return rev_list(layout.root, "HEAD" if revision_range is None else revision_range, "--topo-order", "--reverse")
 
 
 def file_owner(policy: Policy, path: str) -> str | None:
@@ -67,13 +71,17 @@ def backfill(
     policy: Policy | None,
     revision_range: str | None = None,
     progress: Callable[[int, int], None] | None = None,
+    every_ref: bool = False,
     infer: str = "scope",
 ) -> BackfillResult:
-    """Record every commit of the range that has no record of its own (`infer`: "scope" or "none")."""
-    commits = commits_in(layout, revision_range)
-    notes = all_notes(open_repository(layout))
+    """Record every commit of the range that has no record of its own (`infer`: "scope" or "none").
+    A record is stored only if its commit is still untraced when its batch is written (under the
+    trace lock), so concurrent runs never duplicate."""
+    commits = commits_in(layout, revision_range, every_ref)
+    notes = all_notes(layout)
     trailers = commit_intents(layout.root, [c for c in commits if not own_records(notes.get(c, []), c)])
     result = BackfillResult()
+    sources: dict[str, str] = {}
     with ObjectReader(layout.root) as reader, RecordBatch(layout) as batch:
         for number, sha in enumerate(commits, start=1):
             if own_records(notes.get(sha, []), sha):
@@ -89,8 +97,6 @@ def backfill(
                     source = "scope"
                     if not (intent_id or any(per_file.values())):
                         per_file, source = None, "unattributed"
-                    elif len({i for i in per_file.values() if i}) > 1:
-                        result.several += 1
                 elif intent_id is None:
                     source = "unattributed"
                 extra: dict[str, Any] = {"backfilled": True}
@@ -98,10 +104,14 @@ def backfill(
                     extra["rewritten_from"] = sorted({revision(r) for r in notes[sha]})
                 batch.add(sha, parents, changes, intent_id, UNKNOWN_CONTRIBUTOR, extra,
                           None if source == "unattributed" else source, per_file)
-                result.traced.append(sha)
-                result.by_source[source] += 1
+                sources[sha] = source
             if progress:
                 progress(number, len(commits))
+    for record in batch.stored:
+        result.traced.append(revision(record))
+        result.by_source[sources[revision(record)]] += 1
+    result.skipped += len(batch.dropped)  # another run traced them meanwhile
+    result.several = sum(1 for r in batch.stored if len(intent_of_any(r)) > 1)
     return result
 
 

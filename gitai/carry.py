@@ -26,7 +26,7 @@ from gitai.layout import Layout
 from gitai.recording import make_record
 from gitai.trace.changes import ChangedFile, commit_changes
 from gitai.util.lines import content_hash, merge_ranges, split_lines
-from gitai.trace.notes_reader import all_notes, open_repository
+from gitai.trace.notes_reader import all_notes
 from gitai.trace.record import (
     Contributor,
     Conversation,
@@ -204,7 +204,7 @@ def carry(layout: Layout, source_range: str, target: str) -> CarryResult:
         targets = rev_list(layout.root, target, "--reverse", "--topo-order")
     else:
         targets = _replacements(layout, verify_commit(layout.root, target), len(sources), source_patches)
-    notes = all_notes(open_repository(layout))
+    notes = all_notes(layout)
     target_patches = _patch_ids(layout.root, targets)
     result = CarryResult()
     source_records = {sha: choose_record(own_records(notes.get(sha, []), sha)) for sha in sources}

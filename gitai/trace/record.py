@@ -84,6 +84,7 @@ class GitaiMeta(TypedDict, total=False):
     rewritten_from: list[str]
     carried_from: list[str]  # `gitai carry`: the commits whose records this one was built from
     carry: str  # "rebase" (exact) | "squash" (best effort)
+    intent_verified: bool  # present (false) only when no scope check covered the intent (amend, revert...)
 
 
 Record = dict[str, Any]
@@ -183,6 +184,11 @@ def file_meta(record: Record) -> dict[str, FileMeta]:
 
 def deleted_paths(record: Record) -> list[str]:
     return list(gitai_meta(record).get("deleted", []))
+
+
+def intent_verified(record: Record) -> bool:
+    """False when the record's intent did not pass the scope rule for the commit's paths."""
+    return gitai_meta(record).get("intent_verified") is not False
 
 
 def is_backfilled(record: Record) -> bool:
