@@ -15,9 +15,12 @@ import click
 from gitai import __version__
 from gitai.commands.backfill import backfill
 from gitai.commands.blame_intent import blame_intent_cmd
+from gitai.commands.carry import carry_cmd
 from gitai.commands.check import check
+from gitai.commands.ci import ci_cmd
 from gitai.commands.classify import classify_cmd
 from gitai.commands.export import export_cmd
+from gitai.commands.gc import gc_cmd
 from gitai.commands.help import help_cmd
 from gitai.commands.hooks import hooks
 from gitai.commands.init import init
@@ -49,7 +52,7 @@ def cli() -> None:
 
 
 for _command in (init, hooks, intents, select, clear, status, check, show, log_cmd, backfill, trace, sync, classify_cmd,
-                 map_cmd, blame_intent_cmd, export_cmd, report_cmd, help_cmd):
+                 map_cmd, blame_intent_cmd, carry_cmd, ci_cmd, gc_cmd, export_cmd, report_cmd, help_cmd):
     cli.add_command(_command)
 
 

@@ -121,7 +121,7 @@ def assert_refused(tmp_path: Path, base: Path, damage: Damage | None, argv: list
 COMMANDS = [["init"], ["hooks", "install"], ["hooks", "status"], ["hooks", "uninstall"], ["intents"], ["select", "INT-001"],
             ["clear"], ["status"], ["check"], ["show"], ["log"], ["backfill"], ["trace", "verify"], ["trace", "rebuild"],
             ["trace", "recover"], ["sync"], ["classify"], ["map"], ["blame-intent", "src/auth/login.py"], ["help"],
-            ["export", "-o", "t.sqlite"], ["report"]]
+            ["carry", "HEAD~1..HEAD", "--to", "HEAD"], ["ci", "github"], ["gc"], ["export", "-o", "t.sqlite"], ["report"]]
 
 BAD_ARGUMENTS = [
     *[[*command, "--no-such-option"] for command in COMMANDS],
@@ -145,6 +145,9 @@ BAD_ARGUMENTS = [
     ["sync", "--", "--upload-pack=touch pwned"], ["sync", "--", "-x"], ["sync", "ext::sh -c touch% pwned"],
     ["sync", "nope"], ["sync", ""], ["sync", "origin\nx"], ["sync", "fd::3"],
     ["classify", "nope"], ["classify", "HEAD~1..HEAD"], ["classify", "--staged", "HEAD"],
+    ["carry", "HEAD", "--to", "HEAD"], ["carry", "nope..HEAD", "--to", "HEAD"], ["carry", "-x..HEAD", "--to", "HEAD"],
+    ["carry", "HEAD~1..HEAD", "--to", "--upload-pack=x"], ["carry", "HEAD~1..HEAD"], ["carry", "HEAD..HEAD", "--to", "HEAD"],
+    ["ci", "bitbucket"], ["ci"], ["gc", "--max-size", "lots"], ["gc", "--max-size", "-1"], ["gc", "--max-size", ""],
     ["trace"], ["hooks"], ["no-such-command"], ["help", "no-such-command"], ["help", "trace", "bogus"],
 ]
 

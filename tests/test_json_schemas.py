@@ -90,6 +90,9 @@ def test_every_command_output_matches_its_schema(traced: Path) -> None:
         "report": [gitai_json(repo, "report", "-o", str(repo.parent / "r.html"))],
         "blame-intent": [gitai_json(repo, "blame-intent", "src/auth/a.py")],
         "blame-intent-summary": [gitai_json(repo, "blame-intent", "src/auth/a.py", "--summary")],
+        "carry": [gitai_json(repo, "carry", "HEAD~1..HEAD", "--to", "HEAD")],
+        "gc": [gitai_json(repo, "gc")],
+        "ci": [gitai_json(repo, "ci", "github")],
         "help": [gitai_json(repo, "help"), gitai_json(repo, "help", "hooks", "install")],
     }
     for name, outputs in runs.items():

@@ -13,8 +13,9 @@ from gitai.errors import EXIT_OK
 
 @click.command(epilog="Example: gitai init")
 @click.option("--no-hooks", is_flag=True, help="Create the skeleton only.")
+@click.option("--no-notes-travel", is_flag=True, help="Do not make the notes travel with git push and git pull.")
 @json_option
-def init(no_hooks: bool, as_json: bool) -> int:
+def init(no_hooks: bool, no_notes_travel: bool, as_json: bool) -> int:
     """Create the .orchestration/ skeleton and install the hooks (idempotent)."""
     from gitai.hooks.install import install_hooks
     from gitai.intents.skeleton import check_orchestration_dir, init_orchestration
@@ -23,10 +24,16 @@ def init(no_hooks: bool, as_json: bool) -> int:
     check_orchestration_dir(lay)
     hooks = [] if no_hooks else install_hooks(lay)  # first: it may refuse, and then nothing is created
     created = init_orchestration(lay)
+    travel = None
+    if hooks and not no_notes_travel:
+        from gitai.trace.travel import enable
+
+        travel = enable(lay)
     if hooks:
         warn_shared_hooks(lay)
     if as_json:
-        emit_json({"created": [os.path.relpath(p, lay.root) for p in created], "hooks": [h.to_json() for h in hooks]})
+        emit_json({"created": [os.path.relpath(p, lay.root) for p in created], "hooks": [h.to_json() for h in hooks],
+                   "notes_travel": travel is not None})
         return EXIT_OK
     for path in created:
         click.echo(f"created {os.path.relpath(path, lay.root)}")
@@ -34,6 +41,9 @@ def init(no_hooks: bool, as_json: bool) -> int:
         click.echo(".orchestration/ already set up; nothing overwritten")
     for hook in hooks:
         click.echo(f"hook {hook.name}: {hook.state}{' (chained to the previous hook)' if hook.chained else ''}")
+    if travel is not None:
+        click.echo("notes travel with git push and git pull" + (f" ({', '.join(travel)})" if travel else "")
+                   + "; 'gitai init --no-notes-travel' next time to opt out")
     click.echo("next: add intents to .orchestration/active_intents.yaml, then 'gitai select INT-ID'")
     return EXIT_OK
 

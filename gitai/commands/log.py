@@ -18,9 +18,10 @@ from gitai.util.text import NO_INTENT
               help="List merges without changes of their own in full (by default they are folded into one line).")
 @click.option("--since", metavar="DATE", help="Only commits made since DATE (as git log: 2026-11-01, '2 weeks ago').")
 @click.option("--no-pager", is_flag=True, help="Do not page the output on a terminal.")
+@click.option("--declared-only", is_flag=True, help="Leave out commits whose intent backfill inferred (~INT-ID).")
 @json_option
 def log_cmd(intent_id: str | None, limit: int | None, path: str | None, no_merges: bool, show_merges: bool,
-            since: str | None, no_pager: bool, as_json: bool) -> int:
+            since: str | None, no_pager: bool, declared_only: bool, as_json: bool) -> int:
     """Commits traced to an intent (or to any), newest first, with the files they touched."""
     from gitai.git.pager import show
     from gitai.trace.log import LogFilter, traced_log
@@ -29,7 +30,7 @@ def log_cmd(intent_id: str | None, limit: int | None, path: str | None, no_merge
     lay = layout()
     where = LogFilter(intent_id=intent_id, path=lay.repo_path(path) if path is not None else None,
                       no_merges=no_merges, since=_since(lay.root, since) if since else None, limit=limit,
-                      fold_merges=not (show_merges or as_json))
+                      fold_merges=not (show_merges or as_json), declared_only=declared_only)
     entries = traced_log(lay, where=where)
     if intent_id is not None and not entries:
         from gitai.intents.catalogue import load_catalogue
@@ -51,8 +52,12 @@ def log_cmd(intent_id: str | None, limit: int | None, path: str | None, no_merge
         if e is None:
             break
         kind = f" [{e.classification}]" if e.classification else ""
-        out.append(f"{e.commit[:12]} {e.date[:10]} {e.intent_id or NO_INTENT}{kind} {e.subject}")
-        out.extend(f"    {display_path(p)}" for p in e.files)
+        mark = "~" if e.intent_source == "scope" else ""
+        shown = mark + e.intent_id if e.intent_id else ("(several)" if e.intents else NO_INTENT)
+        out.append(f"{e.commit[:12]} {e.date[:10]} {shown}{kind} {e.subject}")
+        for path in e.files:
+            per_file = e.intents.get(path) if e.intents is not None else None
+            out.append(f"    {display_path(path)}" + (f"  {mark}{per_file}" if per_file else ""))
     if not entries:
         out.append("no traced commits" + (f" for {intent_id}" if intent_id else ""))
     show("".join(line + "\n" for line in out), lay.root, use_pager=not no_pager)

@@ -11,13 +11,14 @@ from gitai.errors import EXIT_OK
 @click.command("map", epilog="Example: gitai map --format dot | dot -Tsvg -o map.svg")
 @click.option("--format", "fmt", type=click.Choice(["markdown", "mermaid", "dot", "json"]),
               help="Print the map to stdout in this format instead of writing .orchestration/intent_map.md.")
+@click.option("--declared-only", is_flag=True, help="Leave out commits whose intent backfill inferred.")
 @json_option
-def map_cmd(fmt: str | None, as_json: bool) -> int:
+def map_cmd(fmt: str | None, declared_only: bool, as_json: bool) -> int:
     """Regenerate .orchestration/intent_map.md from the notes (files each intent changed in meaning)."""
     from gitai.trace.intent_map import build_map, map_json, render_dot, render_markdown, render_mermaid, write_map
 
     lay = layout()
-    intents = build_map(lay)
+    intents = build_map(lay, declared_only)
     if fmt == "json" or (fmt is not None and as_json):
         emit_json({"intents": map_json(intents)})
         return EXIT_OK

@@ -89,10 +89,17 @@ def load_policy(layout: Layout) -> Policy:
 
 
 def _compile(layout: Layout, ignore_bytes: bytes | None) -> tuple[list[IntentScope], list[CompiledPattern]]:
+    return compile_policy(layout.catalogue, layout.root, ignore_bytes, layout.relative(layout.intentignore))
+
+
+def compile_policy(catalogue_path: str, root: str | None, ignore_bytes: bytes | None,
+                   ignore_name: str) -> tuple[list[IntentScope], list[CompiledPattern]]:
+    """The intents' compiled scopes and the compiled `.intentignore` (also for a bare repository's
+    server gate, which reads both from a commit)."""
     from gitai.intents.catalogue import load_catalogue
     from gitai.intents.patterns import PatternError, compile_pattern, compile_patterns
 
-    catalogue = load_catalogue(layout.catalogue, layout.root)
+    catalogue = load_catalogue(catalogue_path, root)
     intents = [IntentScope(i.id, i.name, i.status, compile_patterns(i.owned_scope)) for i in catalogue.intents]
     ignore: list[CompiledPattern] = []
     text = (ignore_bytes or b"").decode("utf-8", "replace")
@@ -100,7 +107,7 @@ def _compile(layout: Layout, ignore_bytes: bytes | None) -> tuple[list[IntentSco
         try:
             compiled = compile_pattern(line, anchors=True)
         except PatternError as exc:
-            raise GitaiError(f"{layout.relative(layout.intentignore)}:{number}: {exc}") from None
+            raise GitaiError(f"{ignore_name}:{number}: {exc}") from None
         if compiled:
             ignore.append(compiled)
     return intents, ignore

@@ -31,6 +31,8 @@ from gitai.trace.record import (
     file_entries,
     file_meta,
     intent_of,
+    intent_of_file,
+    intent_source_of,
     is_backfilled,
     range_lines,
     record_id,
@@ -65,11 +67,12 @@ TABLES: dict[str, list[Column]] = {
         ("committed_at", "TEXT", "committer date, RFC 3339 UTC (null: the commit is gone)"),
         ("subject", "TEXT", "first line of the commit message"),
         ("is_merge", "INTEGER", "1: the commit has several parents"),
-        ("intent_id", "TEXT", "the intent the record attributes the commit to (null: none)"),
+        ("intent_id", "TEXT", "the intent the record attributes the commit to (null: none, or its files serve several; see files)"),
         ("classification", "TEXT", "AST_REFACTOR or INTENT_EVOLUTION (null: not classified)"),
         ("backfilled", "INTEGER", "1: made by `gitai backfill` (attribution inferred); 0: by the hooks at commit time"),
         ("recorded_at", "TEXT", "when the record was made, RFC 3339 UTC"),
         ("tool_version", "TEXT", "version of the tool that made the record"),
+        ("intent_source", "TEXT", "where the intent came from: trailer, session, active, scope (inferred by backfill); null: none"),
     ],
     "files": [
         ("repo_id", "TEXT", "repository"),
@@ -82,6 +85,7 @@ TABLES: dict[str, list[Column]] = {
         ("content", "TEXT", "binary, symlink, submodule or large (null: text)"),
         ("renamed_from", "TEXT", "former path of a renamed file"),
         ("lines", "INTEGER", "lines added or changed (sum of the file's ranges)"),
+        ("intent_id", "TEXT", "the intent this file's lines serve (differs from the commit's when its files serve several)"),
     ],
     "contributors": [
         ("repo_id", "TEXT", "repository"),
@@ -228,7 +232,7 @@ def _add_record(tables: Tables, repo_id: str, commit: str, record: dict[str, Any
     tables.rows["commits"].append((
         repo_id, commit, rid, revision(record), int(revision(record) != commit), int(reachable), committed_at,
         subject, is_merge, intent_of(record), _text(classification_of(record)), int(is_backfilled(record)),
-        recorded_at(record), tool_version(record)))
+        recorded_at(record), tool_version(record), intent_source_of(record)))
     meta = file_meta(record)
     for entry in file_entries(record):
         path = entry["path"]
@@ -247,9 +251,10 @@ def _add_record(tables: Tables, repo_id: str, commit: str, record: dict[str, Any
             total += lines
         tables.rows["files"].append((repo_id, commit, rid, path, "changed", _text(info.get("classification")),
                                      _text(info.get("language")), _text(info.get("content")),
-                                     _text(info.get("renamed_from")), total))
+                                     _text(info.get("renamed_from")), total, intent_of_file(record, path)))
     for path in deleted_paths(record):
-        tables.rows["files"].append((repo_id, commit, rid, path, "deleted", None, None, None, None, 0))
+        tables.rows["files"].append((repo_id, commit, rid, path, "deleted", None, None, None, None, 0,
+                                     intent_of(record)))
 
 
 def _add_intents(tables: Tables, layout: Layout, repo_id: str) -> None:

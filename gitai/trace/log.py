@@ -17,8 +17,13 @@ from gitai.trace.record import (
     deleted_paths,
     file_entries,
     file_meta,
+    file_intents,
     file_ranges_of,
     intent_of,
+    intent_of_any,
+    intent_of_file,
+    intent_source_of,
+    is_inferred,
     intent_verified,
     own_records,
     range_lines,
@@ -44,6 +49,8 @@ class LogEntry:
     intent_id: str | None
     classification: str | None
     files: list[str]
+    intent_source: str | None = None
+    intents: dict[str, str | None] | None = None  # per file, when the files serve different intents
     merge: bool = False
     lines: int = 0  # lines the commit itself adds or changes (a clean merge: 0)
     deleted: int = 0
@@ -54,14 +61,18 @@ class LogEntry:
         return self.merge and not self.lines and not self.deleted
 
     def to_json(self) -> dict[str, Any]:
-        return {"commit": self.commit, "date": self.date, "subject": self.subject, "intent_id": self.intent_id,
-                "classification": self.classification, "files": self.files, "merge": self.merge,
-                "lines": self.lines}
+        data: dict[str, Any] = {"commit": self.commit, "date": self.date, "subject": self.subject, "intent_id": self.intent_id,
+                "intent_source": self.intent_source, "classification": self.classification, "files": self.files,
+                "merge": self.merge, "lines": self.lines}
+        if self.intents is not None:  # per-file results: a list of objects with a path
+            data["intents"] = [{"path": path, "intent_id": intent} for path, intent in self.intents.items()]
+        return data
 
 
 @dataclass
 class LogFilter:
-    """What `gitai log` keeps: one intent's commits, touching a path, without merges, since a time."""
+    """What `gitai log` keeps: one intent's commits (then only the files serving it), touching a path,
+    without merges, since a time, declared intents only."""
 
     intent_id: str | None = None
     path: str | None = None  # a file, or a directory (everything under it)
@@ -69,6 +80,7 @@ class LogFilter:
     since: int | None = None  # commit time, seconds since the epoch
     limit: int | None = None  # at most this many entries, empty merges not counted when they are folded
     fold_merges: bool = False
+    declared_only: bool = False  # leave out records whose intent backfill inferred
 
     def touches(self, files: list[str]) -> bool:
         if self.path is None:
@@ -77,10 +89,10 @@ class LogFilter:
         return any(f == self.path or f.startswith(prefix) for f in files) or self.path in ("", ".")
 
 
-def traced_log(layout: Layout, intent_id: str | None = None, rev: str = "HEAD",
+def traced_log(layout: Layout, intent_id: str | None = None, rev: str = "HEAD", declared_only: bool = False,
                where: LogFilter | None = None) -> list[LogEntry]:
     """Traced commits reachable from `rev`, newest first, optionally filtered."""
-    where = where or LogFilter(intent_id=intent_id)
+    where = where or LogFilter(intent_id=intent_id, declared_only=declared_only)
     notes = all_notes(layout)
     if not notes:
         return []
@@ -99,15 +111,20 @@ def traced_log(layout: Layout, intent_id: str | None = None, rev: str = "HEAD",
         sha, commit_time, parents, subject = (item.split("\x01", 3) + ["", "", ""])[:4]
         merge = len(parents.split()) > 1
         for record in own_records(notes.get(sha, []), sha):
-            if where.intent_id is not None and intent_of(record) != where.intent_id:
+            if where.declared_only and is_inferred(record):
                 continue
-            files = [entry["path"] for entry in file_entries(record)] + deleted_paths(record)
+            if where.intent_id is not None and where.intent_id not in intent_of_any(record):
+                continue
+            files = [entry["path"] for entry in file_entries(record)
+                     if where.intent_id is None or intent_of_file(record, entry["path"]) == where.intent_id]
+            if where.intent_id is None or intent_of(record) == where.intent_id:
+                files += deleted_paths(record)
             if not where.touches(files):
                 continue
             when = datetime.fromtimestamp(int(commit_time), timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
             lines = sum(range_lines(r) for e in file_entries(record) for r in file_ranges_of(e))
-            entry = LogEntry(sha, when, subject, intent_of(record), classification_of(record), files, merge, lines,
-                             len(deleted_paths(record)))
+            entry = LogEntry(sha, when, subject, intent_of(record), classification_of(record), files,
+                             intent_source_of(record), file_intents(record), merge, lines, len(deleted_paths(record)))
             if where.limit is not None and shown >= where.limit:
                 break
             entries.append(entry)
@@ -122,8 +139,11 @@ def _spans(ranges: list[Range]) -> str:
 
 def describe_record(record: Record) -> list[str]:
     """Human lines for `gitai show`."""
+    source = intent_source_of(record)
     unverified = "" if intent_verified(record) else "  (unverified: the intent does not own every path of the commit)"
-    lines = [f"commit {revision(record)}", f"intent:  {intent_of(record) or NO_INTENT}{unverified}"]
+    lines = [f"commit {revision(record)}", f"intent:  {intent_of(record) or NO_INTENT}"
+             + (f" ({source}{', inferred' if source == 'scope' else ''})" if source else "") + unverified]
+    per_file = file_intents(record)
     if classification_of(record):
         lines.append(f"class:   {classification_of(record)}")
     who = contributors(record)
@@ -141,6 +161,8 @@ def describe_record(record: Record) -> list[str]:
         tags = [str(info[k]) for k in ("classification", "content") if info.get(k)]
         if info.get("renamed_from"):
             tags.append(f"renamed from {info['renamed_from']}")
+        if per_file is not None:
+            tags.insert(0, f"intent {per_file.get(entry['path']) or NO_INTENT}")
         suffix = f"  [{'; '.join(tags)}]" if tags else ""
         lines.append(f"  {display_path(entry['path'])}: {spans or 'no line ranges'}{suffix}")
         for definition in info.get("definitions", []):
