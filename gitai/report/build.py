@@ -66,23 +66,30 @@ def report_data(layout: Layout, tables: Tables, blame_files: int = BLAME_FILES) 
         if row["stale"] or not row["reachable"]:
             continue  # the report shows HEAD's history; the export keeps everything
         position[(row["commit_id"], row["record_id"])] = len(commits)
-        commits.append([row["commit_id"][:12], _epoch(row["committed_at"]),
-                        intent_ids(row["intent_id"]) if row["intent_id"] else -1,
+        served = intent_ids(row["intent_id"]) if row["intent_id"] else -1
+        commits.append([row["commit_id"][:12], _epoch(row["committed_at"]), served,
                         CLASS_CODES.get(row["classification"], 0), row["backfilled"], row["is_merge"],
-                        (row["subject"] or "")[:90]])
-    file_class = {(r["commit_id"], r["record_id"], r["path"]): r["classification"] for r in tables.dicts("files")}
+                        (row["subject"] or "")[:90], []])
+    files = {(r["commit_id"], r["record_id"], r["path"]): r for r in tables.dicts("files")}
     changes: list[list[int]] = []
     for row in tables.dicts("contributors"):
         at = position.get((row["commit_id"], row["record_id"]))
         if at is None:
             continue
-        cls = file_class.get((row["commit_id"], row["record_id"], row["path"]))
-        changes.append([at, paths(row["path"]), row["lines"], CLASS_CODES.get(cls, 0),
-                        contributors(contributor_label(row["contributor_type"], row["model_id"]))])
-    for row in tables.dicts("files"):
+        file = files.get((row["commit_id"], row["record_id"], row["path"]), {})
+        changes.append([at, paths(row["path"]), row["lines"], CLASS_CODES.get(file.get("classification"), 0),
+                        contributors(contributor_label(row["contributor_type"], row["model_id"])),
+                        intent_ids(file["intent_id"]) if file.get("intent_id") else -1])
+    for row in files.values():
         at = position.get((row["commit_id"], row["record_id"]))
         if at is not None and row["change"] == "deleted":
-            changes.append([at, paths(row["path"]), 0, 3, -1])  # class 3: deleted
+            changes.append([at, paths(row["path"]), 0, 3, -1,
+                            intent_ids(row["intent_id"]) if row["intent_id"] else -1])  # class 3: deleted
+    for change in changes:  # a commit whose files serve several intents answers to each of them
+        if change[5] not in commits[change[0]][7]:
+            commits[change[0]][7].append(change[5])
+    for commit in commits:
+        commit[7] = commit[7] or [commit[2]]  # a commit with no file (an empty merge): its own intent
     tree = []
     for row in tables.dicts("tree_files"):
         owners = [intent_ids(o) for o in json.loads(row["owners"])]

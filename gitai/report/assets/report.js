@@ -1,7 +1,8 @@
 "use strict";
 // gitai report: renders the data embedded in #gitai-data (built by gitai/report/build.py).
-// Rows: commits [sha12, epoch, intent, class(0 none,1 AST_REFACTOR,2 INTENT_EVOLUTION), backfilled, merge, subject];
-// changes [commit, path, lines, class(3: deleted), contributor]; tree [path, lines, [owners], exempt];
+// Rows: commits [sha12, epoch, intent, class(0 none,1 AST_REFACTOR,2 INTENT_EVOLUTION), backfilled, merge, subject,
+// [intents its files serve]]; changes [commit, path, lines, class(3: deleted), contributor, the file's intent];
+// tree [path, lines, [owners], exempt];
 // events [epoch, event, intent, actor]; blame [{path, lines: [[intent, sha12, text]]}]; exempt [path]. Intent -1: none.
 (function () {
   const D = JSON.parse(document.getElementById("gitai-data").textContent);
@@ -46,9 +47,10 @@
   function commitSelected(c) {
     if (state.from !== null && c[1] < state.from) return false;
     if (state.to !== null && c[1] >= state.to + 86400) return false;
-    return state.intents.size === 0 || state.intents.has(c[2]);
+    return state.intents.size === 0 || c[7].some((i) => state.intents.has(i));
   }
   function intentSelected(i) { return state.intents.size === 0 || state.intents.has(i); }
+  function changeSelected(sel, ch) { return sel[ch[0]] && intentSelected(ch[5]); }
 
   function buildFilters() {
     const box = $("intent-filter");
@@ -115,8 +117,8 @@
   function renderMap(sel) {
     const groups = new Map();
     for (const ch of D.changes) {
-      if (!sel[ch[0]] || ch[3] !== 2 || EXEMPT.has(ch[1])) continue;
-      const intent = D.commits[ch[0]][2];
+      if (!changeSelected(sel, ch) || ch[3] !== 2 || EXEMPT.has(ch[1])) continue;
+      const intent = ch[5];
       if (!groups.has(intent)) groups.set(intent, new Map());
       const files = groups.get(intent);
       files.set(ch[1], (files.get(ch[1]) || 0) + Math.max(1, ch[2]));
@@ -156,10 +158,10 @@
     const owned = D.intents.map(() => ({ files: 0, lines: 0 }));
     for (const t of D.tree) for (const o of t[2]) { owned[o].files++; owned[o].lines += t[1]; }
     const commits = new Map(), meaning = new Map();
-    D.commits.forEach((c, n) => { if (sel[n]) commits.set(c[2], (commits.get(c[2]) || 0) + 1); });
+    D.commits.forEach((c, n) => { if (sel[n]) for (const i of c[7]) commits.set(i, (commits.get(i) || 0) + 1); });
     for (const ch of D.changes) {
-      if (!sel[ch[0]] || ch[3] !== 2 || EXEMPT.has(ch[1])) continue;
-      const i = D.commits[ch[0]][2];
+      if (!changeSelected(sel, ch) || ch[3] !== 2 || EXEMPT.has(ch[1])) continue;
+      const i = ch[5];
       if (!meaning.has(i)) meaning.set(i, new Set());
       meaning.get(i).add(ch[1]);
     }
@@ -210,9 +212,9 @@
   function renderProvenance(sel) {
     const perIntent = new Map(), perFile = new Map(), used = new Set();
     for (const ch of D.changes) {
-      if (!sel[ch[0]] || ch[4] < 0 || ch[2] <= 0) continue;
+      if (!changeSelected(sel, ch) || ch[4] < 0 || ch[2] <= 0) continue;
       used.add(ch[4]);
-      for (const [map, key] of [[perIntent, D.commits[ch[0]][2]], [perFile, ch[1]]]) {
+      for (const [map, key] of [[perIntent, ch[5]], [perFile, ch[1]]]) {
         if (!map.has(key)) map.set(key, new Map());
         const m = map.get(key);
         m.set(ch[4], (m.get(ch[4]) || 0) + ch[2]);
@@ -334,7 +336,7 @@
     let commits = 0, lines = 0;
     sel.forEach((s) => { if (s) commits++; });
     const files = new Set();
-    for (const ch of D.changes) if (sel[ch[0]]) { lines += ch[2]; files.add(ch[1]); }
+    for (const ch of D.changes) if (changeSelected(sel, ch)) { lines += ch[2]; files.add(ch[1]); }
     $("count-commits").textContent = String(commits);
     $("count-lines").textContent = String(lines);
     $("count-files").textContent = String(files.size);
