@@ -12,7 +12,7 @@ from typing import Any
 
 from gitai.layout import Layout
 
-LESSON_LINE = re.compile(r"^- (\S+) \[([^\]]*)\] ([^:]+): (.*)$")
+LESSON_LINE = re.compile(r"^- (\S+) \[([^\]]*)\] (\S+(?: \([^)]*\))?): (.*)$")
 
 
 def lessons(layout: Layout, intent_id: str | None = None, limit: int = 5) -> list[dict[str, str]]:

@@ -18,6 +18,8 @@ CLOSED_INTENT = "intent_closed"  # DONE or BLOCKED: no new work under it
 CLOSED = ("DONE", "BLOCKED")
 NO_TRAILER = "no_intent_trailer"
 UNKNOWN_INTENT = "unknown_intent"
+SCOPE_SELF_CHANGE = "scope_changed_under_own_intent"  # a commit widens (or narrows) the scope it is checked against
+CATALOGUE_PATH = ".orchestration/active_intents.yaml"
 
 
 TYPE_CHECKING = False  # no typing import on the hook path
@@ -55,13 +57,44 @@ class CheckResult:
         self.intent = intent
         self.violations: list[Violation] = []
         self.checked = checked  # paths (or commits, for a range) looked at
+        self.scope_changes: list[dict[str, Any]] | None = None  # a range: commits that changed an owned_scope
 
     @property
     def ok(self) -> bool:
         return not self.violations
 
     def to_json(self) -> dict[str, Any]:
-        return {"ok": self.ok, "intent": self.intent, "violations": [v.to_json() for v in self.violations]}
+        data = {"ok": self.ok, "intent": self.intent, "violations": [v.to_json() for v in self.violations]}
+        if self.scope_changes is not None:
+            data["scope_changes"] = self.scope_changes
+        return data
+
+
+def _scopes_at(layout: Layout, revision: str) -> dict[str, list[str]]:
+    """Each intent's owned_scope in the catalogue at `revision` (`:` for the index); {} when absent or unreadable."""
+    import yaml
+
+    proc = git_process(["show", f"{revision}:{CATALOGUE_PATH}"], layout.root)
+    if proc.returncode != 0:
+        return {}
+    try:
+        data = yaml.safe_load(proc.stdout.decode("utf-8", "replace"))
+    except yaml.YAMLError:
+        return {}
+    entries = data.get("active_intents", data.get("intents")) if isinstance(data, dict) else None
+    scopes = {}
+    for entry in entries if isinstance(entries, list) else []:
+        if isinstance(entry, dict) and isinstance(entry.get("id"), str):
+            scope = entry.get("owned_scope")
+            scopes[entry["id"]] = [str(p) for p in scope] if isinstance(scope, list) else []
+    return scopes
+
+
+def scope_changes(layout: Layout, before: str | None, after: str) -> dict[str, tuple[list[str], list[str]]]:
+    """Intents whose owned_scope differs between two catalogue versions: id -> (before, after)."""
+    old = _scopes_at(layout, before) if before else {}
+    new = _scopes_at(layout, after)
+    return {i: (old.get(i, []), new.get(i, [])) for i in dict.fromkeys([*old, *new]) if old.get(i) != new.get(i)}
 
 
 def staged_paths(layout: Layout) -> list[str]:
@@ -120,10 +153,17 @@ def check_range(layout: Layout, policy: Policy, revision_range: str, intent_over
     commits = rev_list(layout.root, revision_range, "--reverse", "--parents")
     trailers = {} if intent_override else commit_intents(layout.root, [line.split()[0] for line in commits])
     result = CheckResult(intent_override)
+    result.scope_changes = []
     for sha, *parents in (line.split() for line in commits):
         result.checked += 1
         paths = _changed_paths(layout, sha, parents)
         intent_id = intent_override or trailers.get(sha)
+        if CATALOGUE_PATH in paths:
+            for changed, (old, new) in scope_changes(layout, parents[0] if parents else None, sha).items():
+                result.scope_changes.append({"commit": sha, "intent_id": changed, "before": old, "after": new,
+                                             "committed_under": trailers.get(sha)})
+                if changed == intent_id:
+                    result.violations.append(Violation(CATALOGUE_PATH, [changed], SCOPE_SELF_CHANGE, sha, intent_id))
         if intent_id is None:
             reason = NO_TRAILER
         elif intent_id not in policy.intents:

@@ -38,3 +38,52 @@ def is_approved(layout: Layout, intent_id: str) -> bool:
         elif event.get("event") in ("done", "block"):
             approved = False
     return approved
+
+
+def require_person(command: str) -> None:
+    """Refuse `command` when it runs inside an agent: approvals and status changes are people's."""
+    from gitai.errors import GitaiError
+
+    variable = agent_variable()
+    if variable:
+        raise GitaiError(f"'gitai {command}' is for people, not agents, and this process runs inside an agent "
+                         f"({variable} is set); ask a person to run it in their own terminal")
+
+
+def approve(layout: Layout, intent_id: str) -> dict[str, object]:
+    """Record a person's approval of an intent that requires it."""
+    from gitai.intents.catalogue import load_catalogue
+    from gitai.intents.events import actor, record_event
+    from gitai.util.time import utc_now
+
+    require_person("approve")
+    intent = load_catalogue(layout.catalogue, layout.root).get(intent_id)
+    entry = {"intent_id": intent.id, "approved_by": actor(), "approved_at": utc_now(),
+             "requires_approval": intent.requires_approval, "already_approved": is_approved(layout, intent.id)}
+    record_event(layout, "approve", **entry)
+    return entry
+
+
+def close(layout: Layout, intent_id: str, status: str, reason: str | None = None) -> dict[str, object]:
+    """`gitai done` / `gitai block`: set the status (and blocked reason) the safe way `select` does."""
+    from gitai.errors import GitaiError
+    from gitai.intents.catalogue import load_catalogue
+    from gitai.intents.events import actor, record_event
+    from gitai.intents.status_edit import write_fields
+
+    command = "done" if status == "DONE" else "block"
+    require_person(command)
+    catalogue = load_catalogue(layout.catalogue, layout.root)
+    intent = catalogue.get(intent_id)
+    if status == "BLOCKED" and not (reason or "").strip():
+        raise GitaiError("a blocked intent needs a reason: gitai block ID --reason TEXT")
+    values = {"status": status}
+    if reason:
+        values["blocked_reason"] = reason.strip()
+    written = write_fields(catalogue.path, intent.id, values, catalogue.list_key)
+    entry: dict[str, object] = {"intent_id": intent.id, "previous_status": intent.status, "status": status,
+                                "by": actor(), "status_written": written}
+    if reason:
+        entry["reason"] = reason.strip()
+    record_event(layout, command, **entry)
+    return entry
