@@ -169,6 +169,12 @@ def check_shell(layout: Layout, policy: Policy, intent_id: str | None, command: 
 
 def _outside_under(layout: Layout, policy: Policy, intent_id: str | None, target: str) -> str | None:
     """A path under `target` (file or directory) that the intent may not delete, if any."""
+    if target == ".git" or target.startswith(".git/"):
+        return target
+    if intent_id is None or intent_id not in policy.intents:
+        return target
+    if not (policy.in_scope(intent_id, target) or policy.in_scope(intent_id, target + "/x")):
+        return target
     root = os.path.join(layout.root, target)
     if not os.path.lexists(root):
         return None

@@ -50,7 +50,7 @@ FIXED = {
 }
 
 PATH_KEYS = ("file_path", "path", "filePath", "notebook_path", "target_file", "targetFile", "filepath",
-             "new_path", "newPath", "old_path", "oldPath")
+             "absolute_path", "new_path", "newPath", "old_path", "oldPath")
 LIST_KEYS = ("paths", "file_paths", "files", "absolute_paths")
 PATCH_HEADER = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+?)\s*$|^\*\*\* Move to: (.+?)\s*$", re.M)
 WINDOWS_DRIVE = re.compile(r"^/?([A-Za-z]):[\\/]")

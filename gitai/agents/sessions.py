@@ -31,8 +31,8 @@ def sessions_dir(layout: Layout) -> str:
 
 
 def session_key(host: str, session_id: str) -> str:
-    """A file name for the session; a host without a session id gets its parent process's."""
-    sid = session_id or f"pid{os.getppid()}"
+    """A file name for the session; a host that sends no session id (Copilot) has one session per worktree."""
+    sid = session_id or "default"
     return SAFE_ID.sub("_", f"{host}-{sid}")[:200]
 
 

@@ -262,8 +262,7 @@ class _Walker:
             elif target == "." or os.path.isabs(target):
                 self.risk.raise_to(DESTRUCTIVE, f"rm -r of {'the repository' if target == '.' else target}")
             else:
-                self.risk.recursive_deletes.append(target)
-                self.risk.targets.append(target)
+                self.risk.recursive_deletes.append(target)  # judged as a whole by the hook (scope or ask)
 
     def _writes_all(self, what: str, args: list[str | None]) -> None:
         self.risk.raise_to(WRITES, what)
