@@ -305,9 +305,19 @@ class _Walker:
         if not any(a is not None and (a.startswith("-i") or a.startswith("--in-place")) for a in args):
             return
         self.risk.raise_to(WRITES, "edits files in place (sed -i)")
-        operands = self._operands(args)
-        has_script_option = any(a in ("-e", "-f", "--expression", "--file") for a in args)
-        for operand in operands[0 if has_script_option else 1:]:
+        operands: list[str | None] = []
+        script_given = False
+        index = 0
+        while index < len(args):
+            arg = args[index]
+            if arg in ("-e", "-f", "--expression", "--file"):
+                script_given = True
+                index += 2
+                continue
+            if arg is None or not arg.startswith("-"):
+                operands.append(arg)
+            index += 1
+        for operand in operands[0 if script_given else 1:]:
             self._add_target(operand)
 
     def _cmd_dd(self, args: list[str | None]) -> None:
