@@ -170,7 +170,8 @@ def _strip(hooks: dict[str, Any]) -> None:
 
 
 def _json_state(data: dict[str, Any], wanted: dict[str, list[dict[str, Any]]]) -> str:
-    hooks = data.get("hooks") if isinstance(data.get("hooks"), dict) else {}
+    found = data.get("hooks")
+    hooks: dict[str, Any] = found if isinstance(found, dict) else {}
     ours = {event: [e for e in entries if _is_ours(e)] for event, entries in hooks.items() if isinstance(entries, list)}
     ours = {k: v for k, v in ours.items() if v}
     if not ours:
@@ -287,8 +288,8 @@ def _toml_state(path: str) -> str:
     if old is None:
         return "missing"
     hooks = doc.get("hooks")
-    plain = hooks.unwrap() if hooks is not None else {}
-    ours = {event: [e for e in entries if _is_ours(e)] for event, entries in plain.items() if isinstance(entries, list)}
+    plain: dict[str, Any] = hooks.unwrap() if hooks is not None else {}
+    ours: dict[str, list[Any]] = {event: [e for e in entries if _is_ours(e)] for event, entries in plain.items() if isinstance(entries, list)}
     ours = {k: v for k, v in ours.items() if v}
     if not ours:
         return "missing"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from gitai.commands.output import emit_json, json_option, layout
@@ -15,12 +17,12 @@ def agents() -> None:
     """Install, inspect or remove the agent hooks (Claude Code, Cursor, Gemini CLI, Codex, Copilot)."""
 
 
-def _report(rows: list[dict[str, object]], as_json: bool, manual: bool) -> None:
+def _report(rows: list[dict[str, Any]], as_json: bool, manual: bool) -> None:
     if as_json:
         emit_json(rows)
         return
     for row in rows:
-        changed = {True: " (written)", False: " (unchanged)"}.get(row.get("changed"), "")  # type: ignore[arg-type]
+        changed = {True: " (written)", False: " (unchanged)"}.get(bool(row["changed"])) if "changed" in row else ""
         click.echo(f"{row['host']:<12} {row['state']:<10} {row['path']}{changed}")
     if manual:
         todo = [row for row in rows if row["state"] == "installed"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from gitai.commands.output import emit_json, json_option, layout
@@ -22,7 +24,7 @@ def owners(paths: tuple[str, ...], as_json: bool) -> int:
     policy = load_policy(lay)
     active = active_intent(lay)
     active_id = active.id if active and active.id in policy.intents else None
-    rows = []
+    rows: list[dict[str, Any]] = []
     for given in paths:
         path = lay.repo_path(given)
         rows.append({"path": path, "owners": policy.owners(path), "exempt": policy.is_exempt(path),
