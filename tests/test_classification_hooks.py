@@ -51,7 +51,7 @@ def test_move_between_files_and_syntax_error(repo: Path) -> None:
     commit(repo, "move")
     result = gitai_json(repo, "classify")
     assert result["classification"] == "AST_REFACTOR"
-    moved = result["files"]["src/auth/edges.py"]["definitions"][0]
+    moved = {f["path"]: f for f in result["files"]}["src/auth/edges.py"]["definitions"][0]
     assert moved["status"] == "moved" and moved["moved_from"] == {"path": "src/auth/geo.py", "name": "perimeter"}
     assert note(repo)["metadata"]["dev.gitai"]["classification"] == "AST_REFACTOR"
     write(repo, "src/auth/geo.py", "def area(w, h:\n    return w * h\n")
@@ -83,10 +83,10 @@ def test_map_is_regenerated_deterministically(repo: Path) -> None:
     write(repo, "src/auth/a.py", "def a():\n    return 1  # reformat only\n")
     commit(repo, "refactor", extra=("--no-verify",), env={"GITAI_INTENT": "INT-003"})
     data = gitai_json(repo, "map")
-    by_id = {i["id"]: i for i in data["intents"]}
+    by_id = {i["intent_id"]: i for i in data["intents"]}
     assert [f["path"] for f in by_id["INT-001"]["files"]] == ["src/auth/a.py"]
     assert [f["path"] for f in by_id["INT-003"]["files"]] == ["src/billing/b.py"]  # the refactor does not count
-    assert by_id["INT-003"]["files"][0]["last_commit"] == git(repo, "rev-parse", "HEAD~1").stdout.strip()
+    assert by_id["INT-003"]["files"][0]["commit"] == git(repo, "rev-parse", "HEAD~1").stdout.strip()
     assert by_id["INT-001"]["name"] == "JWT auth migration"
     text = (repo / ".orchestration" / "intent_map.md").read_text()
     assert "## INT-001: JWT auth migration" in text and "`src/billing/b.py`" in text

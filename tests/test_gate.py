@@ -117,9 +117,9 @@ def test_linked_worktree_has_its_own_selection(repo: Path, tmp_path: Path) -> No
     git(repo, "worktree", "add", "-q", "-b", "billing", str(other))
     gitai(repo, "select", "INT-001")
     assert gitai(other, "status", "--json").returncode == 0
-    assert gitai_json(other, "status")["intent"] is None
+    assert gitai_json(other, "status")["intent_id"] is None
     gitai(other, "select", "INT-003")
-    assert gitai_json(repo, "status")["intent"] == "INT-001"
+    assert gitai_json(repo, "status")["intent_id"] == "INT-001"
     write(other, "src/billing/a.py", "x = 1\n")
     commit(other, "billing in worktree")
     assert "Intent: INT-003" in git(other, "log", "-1", "--format=%B").stdout
@@ -181,7 +181,8 @@ def test_check_range_flags_no_verify_commits(repo: Path) -> None:
 
 def test_check_paths_and_staged_with_custom_index(repo: Path) -> None:
     gitai(repo, "select", "INT-001")
-    assert gitai_json(repo, "check", "src/auth/x.py") == {"ok": True, "intent": "INT-001", "violations": []}
+    assert gitai_json(repo, "check", "src/auth/x.py", ".orchestration/x") == {
+        "ok": True, "intent_id": "INT-001", "paths_checked": 2, "exempt": [".orchestration/x"], "violations": []}
     out = gitai_json(repo, "check", "README.md", "--intent", "INT-001", code=1)
     assert out["violations"][0]["owners"] == ["INT-002"]
     write(repo, "docs/x.md", "x\n")
@@ -189,7 +190,8 @@ def test_check_paths_and_staged_with_custom_index(repo: Path) -> None:
     env = {"GIT_INDEX_FILE": str(index)}
     git(repo, "read-tree", "HEAD", env=env)
     git(repo, "add", "docs/x.md", env=env)
-    assert gitai_json(repo, "check", "--staged", code=0) == {"ok": True, "intent": "INT-001", "violations": []}
+    assert gitai_json(repo, "check", "--staged", code=0) == {
+        "ok": True, "intent_id": "INT-001", "paths_checked": 0, "exempt": [], "violations": []}
     out = gitai_json(repo, "check", "--staged", env=env, code=1)
     assert [v["path"] for v in out["violations"]] == ["docs/x.md"]
 
@@ -200,10 +202,10 @@ def test_status_lists_staged_paths(repo: Path) -> None:
     write(repo, "docs/b.md", "x\n")
     git(repo, "add", "-A")
     status = gitai_json(repo, "status")
-    assert status["intent"] == "INT-001" and status["source"] == "worktree" and status["ok"] is False
+    assert status["intent_id"] == "INT-001" and status["source"] == "worktree" and status["ok"] is False
     rows = {r["path"]: r for r in status["staged"]}
-    assert rows["src/auth/a.py"]["in_scope"] is True
-    assert rows["docs/b.md"] == {"path": "docs/b.md", "exempt": False, "in_scope": False, "owners": ["INT-002"]}
+    assert rows["src/auth/a.py"]["scope"] == "in"
+    assert rows["docs/b.md"] == {"path": "docs/b.md", "scope": "out", "owners": ["INT-002"]}
     human = gitai(repo, "status").stdout
     assert "OUT" in human and "docs/b.md" in human and "INT-001" in human
 
@@ -328,7 +330,8 @@ def test_clean_merge_of_a_file_both_sides_edited_is_not_the_merges_work(repo: Pa
     assert proc.returncode == 0, proc.stderr
     trailers = git(repo, "log", "-1", "--format=%(trailers:key=Intent,valueonly)").stdout.split()
     assert trailers == ["INT-003"]
-    assert gitai_json(repo, "check", "--range", f"{base}..HEAD") == {"ok": True, "intent": None, "violations": []}
+    assert gitai_json(repo, "check", "--range", f"{base}..HEAD") == {
+        "ok": True, "intent_id": None, "commits_checked": 4, "exempt": [], "violations": []}
 
 
 def test_merge_commit_made_by_git_merge_gets_a_real_trailer(repo: Path) -> None:

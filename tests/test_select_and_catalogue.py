@@ -41,11 +41,11 @@ def test_select_json_and_events(repo: Path) -> None:
     data = gitai_json(repo, "select", "INT-001")
     assert data["intent_context"]["owned_scope"] == ["src/auth/**", "!src/auth/vendor/**"]
     assert data["intent_context"]["acceptance_criteria"] == ["tests pass"]
-    assert gitai_json(repo, "clear") == {"previous": "INT-001"}
+    assert gitai_json(repo, "clear") == {"previous_intent_id": "INT-001"}
     assert not (repo / ".git" / "gitai" / "active").exists()
     log = [json.loads(x) for x in (repo / ".orchestration" / "events.jsonl").read_text().splitlines()]
     assert [e["event"] for e in log] == ["select", "clear"]
-    assert log[0]["intent_id"] == "INT-001" and log[1]["previous"] == "INT-001"
+    assert log[0]["intent_id"] == "INT-001" and log[1]["previous_intent_id"] == "INT-001"
 
 
 def test_select_draft_moves_to_in_progress_keeping_comments(repo: Path) -> None:
@@ -53,7 +53,7 @@ def test_select_draft_moves_to_in_progress_keeping_comments(repo: Path) -> None:
     text = (repo / ".orchestration" / "active_intents.yaml").read_text()
     assert "    status: IN_PROGRESS   # not started\n" in text
     assert text.replace("IN_PROGRESS   # not started", "DRAFT   # not started") == CATALOGUE
-    listed = {i["id"]: i for i in gitai_json(repo, "intents")}
+    listed = {i["intent_id"]: i for i in gitai_json(repo, "intents")}
     assert listed["INT-002"]["status"] == "IN_PROGRESS" and listed["INT-002"]["active"] is True
 
 

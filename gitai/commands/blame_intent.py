@@ -9,6 +9,7 @@ import click
 
 from gitai.commands.output import emit_json, json_option, layout
 from gitai.errors import EXIT_OK, GitaiError
+from gitai.util.text import NO_INTENT
 
 INTENT_COLOURS = ("cyan", "green", "yellow", "magenta", "blue", "bright_cyan", "bright_green", "bright_magenta")
 
@@ -35,7 +36,7 @@ def blame_intent_cmd(file: str, line_range: str | None, rev: str | None, porcela
             emit_json(rows)
         else:
             for row in rows:
-                label = (row["intent_id"] or "(unattributed)") + (" (uncommitted)" if row["uncommitted"] else "")
+                label = (row["intent_id"] or NO_INTENT) + (" (uncommitted)" if row["uncommitted"] else "")
                 click.echo(f"{label:<32} {row['lines']:>7}  {row['share'] * 100:5.1f}%")
         return EXIT_OK
     if as_json:
@@ -47,12 +48,12 @@ def blame_intent_cmd(file: str, line_range: str | None, rev: str | None, porcela
             for line in lines))
         return EXIT_OK
     colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-    width = max((len(line.intent_id or "-") for line in lines), default=1)
+    width = max((len(line.intent_id or NO_INTENT) for line in lines), default=1)
     digits = len(str(lines[-1].line)) if lines else 1
     palette: dict[str, str] = {}
     out: list[str] = []
     for line in lines:
-        intent = line.intent_id or "-"
+        intent = line.intent_id or NO_INTENT
         cell = f"{intent:<{width}}"
         if colour and line.intent_id:
             palette.setdefault(intent, INTENT_COLOURS[len(palette) % len(INTENT_COLOURS)])

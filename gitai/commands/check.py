@@ -41,12 +41,15 @@ def check(mode: str | None, revision_range: str | None, intent_id: str | None, p
                    f"{change['committed_under'] or 'no intent'}): {', '.join(change['before']) or '(none)'} -> "
                    f"{', '.join(change['after']) or '(none)'}")
     if result.ok:
-        click.echo(f"ok: {result.checked} {'commits' if revision_range else 'paths'} checked")
+        click.echo(f"ok: {result.checked} {result.unit} checked")
     else:
         for v in result.violations:
             where = f"{v.commit[:12]} " if v.commit else ""
             owners = ", ".join(v.owners) or "no intent"
-            against = f" [{v.intent}]" if v.intent else ""
+            against = f" [{v.intent_id}]" if v.intent_id else ""
             click.echo(f"{where}{v.reason}{against}: {display_path(v.path)} (owned by: {owners})")
+    if not as_json and paths:
+        for path in sorted(set(result.exempt)):
+            click.echo(f"exempt (no intent needs to own it): {display_path(path)}")
     return EXIT_OK if result.ok else EXIT_PROBLEM
 

@@ -6,6 +6,7 @@ import click
 
 from gitai.commands.output import emit_json, json_option, layout
 from gitai.errors import EXIT_OK
+from gitai.util.text import NO_INTENT
 
 
 @click.command("log")
@@ -27,7 +28,7 @@ def log_cmd(intent_id: str | None, as_json: bool) -> int:
         return EXIT_OK
     for e in entries:
         kind = f" [{e.classification}]" if e.classification else ""
-        click.echo(f"{e.commit[:12]} {e.date[:10]} {e.intent_id or '(none)'}{kind} {e.subject}")
+        click.echo(f"{e.commit[:12]} {e.date[:10]} {e.intent_id or NO_INTENT}{kind} {e.subject}")
         for path in e.files:
             click.echo(f"    {display_path(path)}")
     if not entries:

@@ -32,7 +32,7 @@ def select(intent_id: str, as_json: bool) -> int:
     if os.environ.get("GITAI_INTENT", "").strip() not in ("", intent_id):
         click.echo("gitai: warning: GITAI_INTENT is set and overrides this selection in this process", err=True)
     if as_json:
-        emit_json({"intent_context": intent_context(chosen.intent), "previous": chosen.previous,
+        emit_json({"intent_context": intent_context(chosen.intent), "previous_intent_id": chosen.previous,
                    "status_changed": chosen.status_changed})
     else:
         click.echo(intent_context_xml(chosen.intent))
@@ -49,7 +49,7 @@ def clear(as_json: bool) -> int:
     if os.environ.get("GITAI_INTENT", "").strip():
         click.echo("gitai: warning: GITAI_INTENT is set and still applies in this process", err=True)
     if as_json:
-        emit_json({"previous": previous})
+        emit_json({"previous_intent_id": previous})
     else:
         click.echo(f"cleared (was {previous})" if previous else "no intent was active")
     return EXIT_OK

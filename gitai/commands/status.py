@@ -27,10 +27,11 @@ def status(as_json: bool) -> int:
     result = check_paths(policy, intent_id, paths)
     bad = {v.path for v in result.violations}
     rows: list[dict[str, Any]] = [
-        {"path": p, "exempt": policy.is_exempt(p), "in_scope": p not in bad, "owners": policy.owners(p)} for p in paths
+        {"path": p, "scope": "exempt" if policy.is_exempt(p) else "out" if p in bad else "in", "owners": policy.owners(p)}
+        for p in paths
     ]
     if as_json:
-        emit_json({"intent": active.id if active else None, "source": active.source if active else None,
+        emit_json({"intent_id": active.id if active else None, "source": active.source if active else None,
                    "known": intent_id is not None, "ok": result.ok, "staged": rows})
         return EXIT_OK
     if active is None:
@@ -42,8 +43,8 @@ def status(as_json: bool) -> int:
     if not rows:
         click.echo("nothing staged")
     for row in rows:
-        label = "exempt  " if row["exempt"] else ("in scope" if row["in_scope"] else "OUT     ")
-        owners = f"  (owned by {', '.join(row['owners'])})" if not row["in_scope"] and row["owners"] else ""
+        label = {"exempt": "exempt  ", "in": "in scope", "out": "OUT     "}[row["scope"]]
+        owners = f"  (owned by {', '.join(row['owners'])})" if row["scope"] == "out" and row["owners"] else ""
         click.echo(f"  {label}  {display_path(row['path'])}{owners}")
     return EXIT_OK
 

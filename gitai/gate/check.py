@@ -30,33 +30,35 @@ if TYPE_CHECKING:
 class Violation:
     """A path that is not in the scope it was checked against."""
 
-    __slots__ = ("path", "owners", "reason", "commit", "intent")
+    __slots__ = ("path", "owners", "reason", "commit", "intent_id")
 
     def __init__(
         self, path: str, owners: list[str], reason: str = OUT_OF_SCOPE, commit: str | None = None,
-        intent: str | None = None,
+        intent_id: str | None = None,
     ) -> None:
         self.path = path
         self.owners = owners
         self.reason = reason
         self.commit = commit
-        self.intent = intent  # the intent the path was checked against
+        self.intent_id = intent_id  # the intent the path was checked against
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"path": self.path, "owners": self.owners, "reason": self.reason}
         if self.commit:
             data["commit"] = self.commit
-            data["intent"] = self.intent
+            data["intent_id"] = self.intent_id
         return data
 
 
 class CheckResult:
-    """The outcome of one check; `to_json` is the contract's `gitai check --json` shape."""
+    """The outcome of one check; `to_json` is the `gitai check --json` shape (docs/schemas/check.schema.json)."""
 
-    def __init__(self, intent: str | None, checked: int = 0) -> None:
-        self.intent = intent
+    def __init__(self, intent_id: str | None, unit: str = "paths") -> None:
+        self.intent_id = intent_id
+        self.unit = unit  # what was checked one by one: "paths" or "commits" (a range)
         self.violations: list[Violation] = []
-        self.checked = checked  # paths (or commits, for a range) looked at
+        self.checked = 0
+        self.exempt: list[str] = []  # paths no intent needs to own (.orchestration/**, .intentignore)
         self.scope_changes: list[dict[str, Any]] | None = None  # a range: commits that changed an owned_scope
 
     @property
@@ -64,7 +66,8 @@ class CheckResult:
         return not self.violations
 
     def to_json(self) -> dict[str, Any]:
-        data = {"ok": self.ok, "intent": self.intent, "violations": [v.to_json() for v in self.violations]}
+        data = {"ok": self.ok, "intent_id": self.intent_id, f"{self.unit}_checked": self.checked,
+                "exempt": sorted(set(self.exempt)), "violations": [v.to_json() for v in self.violations]}
         if self.scope_changes is not None:
             data["scope_changes"] = self.scope_changes
         return data
@@ -130,16 +133,18 @@ def _cached_diff(layout: Layout, against: list[str]) -> list[str]:
 def check_paths(policy: Policy, intent_id: str | None, paths: list[str]) -> CheckResult:
     """Check paths against one intent's scope (or refuse all non-exempt paths when none is active)."""
     closed = intent_id is not None and policy.require(intent_id).status in CLOSED
-    result = CheckResult(intent_id, checked=len(paths))
+    result = CheckResult(intent_id)
+    result.checked = len(paths)
     for path in paths:
         if policy.is_exempt(path):
+            result.exempt.append(path)
             continue
         if intent_id is None:
             result.violations.append(Violation(path, policy.owners(path), NO_ACTIVE_INTENT))
         elif closed:
-            result.violations.append(Violation(path, policy.owners(path), CLOSED_INTENT, intent=intent_id))
+            result.violations.append(Violation(path, policy.owners(path), CLOSED_INTENT, intent_id=intent_id))
         elif not policy.in_scope(intent_id, path):
-            result.violations.append(Violation(path, policy.owners(path), OUT_OF_SCOPE, intent=intent_id))
+            result.violations.append(Violation(path, policy.owners(path), OUT_OF_SCOPE, intent_id=intent_id))
     return result
 
 
@@ -152,7 +157,7 @@ def check_range(layout: Layout, policy: Policy, revision_range: str, intent_over
         policy.require(intent_override)
     commits = rev_list(layout.root, revision_range, "--reverse", "--parents")
     trailers = {} if intent_override else commit_intents(layout.root, [line.split()[0] for line in commits])
-    result = CheckResult(intent_override)
+    result = CheckResult(intent_override, unit="commits")
     result.scope_changes = []
     for sha, *parents in (line.split() for line in commits):
         result.checked += 1
@@ -172,6 +177,7 @@ def check_range(layout: Layout, policy: Policy, revision_range: str, intent_over
             reason = OUT_OF_SCOPE
         for path in paths:
             if policy.is_exempt(path):
+                result.exempt.append(path)
                 continue
             if reason != OUT_OF_SCOPE or not policy.in_scope(intent_id or "", path):
                 result.violations.append(Violation(path, policy.owners(path), reason, sha, intent_id))

@@ -49,7 +49,7 @@ def run_gate(layout: Layout, out: TextIO = sys.stderr) -> int:
     record_event(
         layout,
         "refusal",
-        intent_id=result.intent,
+        intent_id=result.intent_id,
         violations=[v.to_json() for v in result.violations],
     )
     return EXIT_PROBLEM
@@ -89,11 +89,11 @@ def refusal_message(policy: Policy, result: CheckResult) -> str:
         head = "gitai: commit refused: no active intent. Select the intent this work serves first:"
         fixes = [f"  gitai select {owning[0] if len(owning) == 1 else 'INT-ID'}   (see 'gitai intents')"]
     elif result.violations[0].reason == CLOSED_INTENT:
-        intent = policy.intents[result.intent or ""]
+        intent = policy.intents[result.intent_id or ""]
         head = f"gitai: commit refused: intent {intent.id} ({intent.name}) is {intent.status}; no new work goes under it:"
         fixes = ["  select an intent that is DRAFT or IN_PROGRESS: gitai select INT-ID   (see 'gitai intents')"]
     else:
-        intent = policy.intents[result.intent or ""]
+        intent = policy.intents[result.intent_id or ""]
         count = len(result.violations)
         head = (
             f"gitai: commit refused: {count} staged path{'s' if count > 1 else ''} outside the scope of "

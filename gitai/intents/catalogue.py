@@ -50,7 +50,7 @@ class Intent:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "id": self.id,
+            "intent_id": self.id,
             "name": self.name,
             "status": self.status,
             "owned_scope": list(self.owned_scope),

@@ -47,7 +47,7 @@ def select_intent(layout: Layout, intent_id: str) -> Selection:
         layout,
         "select",
         intent_id=intent.id,
-        previous=previous.id if previous else None,
+        previous_intent_id=previous.id if previous else None,
         status_change="DRAFT->IN_PROGRESS" if status_changed else None,
         status_written=status_written if status_changed else None,
     )
@@ -59,7 +59,7 @@ def clear_intent(layout: Layout) -> str | None:
     previous = selected_intent(layout)
     stored = previous.id if previous else None
     write_active(layout, None)
-    record_event(layout, "clear", previous=stored)
+    record_event(layout, "clear", previous_intent_id=stored)
     return stored
 
 
@@ -67,7 +67,7 @@ def intent_context(intent: Intent) -> dict[str, Any]:
     """The context an agent puts in its prompt, as data."""
     data = intent.to_json()
     return {key: data[key] for key in (
-        "id", "name", "status", "description", "owned_scope", "constraints", "acceptance_criteria", "related_specs",
+        "intent_id", "name", "status", "description", "owned_scope", "constraints", "acceptance_criteria", "related_specs",
     )}
 
 
@@ -75,8 +75,9 @@ def intent_context_xml(intent: Intent) -> str:
     """The `<intent_context>` block printed by `gitai select`."""
     data = intent_context(intent)
     lines = [f'<intent_context id="{escape(intent.id, {chr(34): "&quot;"})}">']
-    for key in ("id", "name", "status", "description"):
-        lines.append(f"  <{key}>{escape(str(data[key]))}</{key}>")
+    for key in ("intent_id", "name", "status", "description"):
+        tag = "id" if key == "intent_id" else key
+        lines.append(f"  <{tag}>{escape(str(data[key]))}</{tag}>")
     for key, item in (
         ("owned_scope", "pattern"),
         ("constraints", "constraint"),

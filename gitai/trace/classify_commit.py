@@ -42,7 +42,8 @@ class ClassifyResult:
     files: dict[str, dict[str, Any]]
 
     def to_json(self) -> dict[str, Any]:
-        return {"commit": self.commit, "classification": self.classification, "files": self.files}
+        return {"commit": self.commit, "classification": self.classification,
+                "files": [{"path": path, **info} for path, info in sorted(self.files.items())]}
 
 
 def classify_revision(layout: Layout, rev: str) -> ClassifyResult:

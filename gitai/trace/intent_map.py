@@ -7,6 +7,7 @@ record does not). No generation time is written, so the file only changes when t
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,8 +24,8 @@ EVOLUTION = "INTENT_EVOLUTION"
 @dataclass
 class MapFile:
     path: str
-    last_commit: str
-    date: str  # committer date, ISO 8601
+    commit: str  # the last commit that changed the file in meaning
+    date: str  # its committer date, RFC 3339 UTC
 
 
 @dataclass
@@ -40,13 +41,14 @@ def build_map(layout: Layout) -> list[MapIntent]:
     if head is None:
         return []
     index = load_index(layout).commits
-    order = run_git(["rev-list", "--format=%H %cI", "--no-commit-header", head], layout.root).decode().split("\n")
+    order = run_git(["rev-list", "--format=%H %ct", "--no-commit-header", head], layout.root).decode().split("\n")
     names = _intent_names(layout)
     latest: dict[str, dict[str, MapFile]] = {}
     for line in order:  # newest first: the first commit seen per (intent, path) is the last one
         if not line.strip():
             continue
-        sha, date = line.split(" ", 1)
+        sha, seconds = line.split(" ", 1)
+        date = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(int(seconds)))
         info = index.get(sha)
         if not info or not info.get("intent"):
             continue
@@ -77,7 +79,7 @@ def render_markdown(intents: list[MapIntent]) -> str:
     for intent in intents:
         lines += [f"## {intent.id}" + (f": {intent.name}" if intent.name else ""), "",
                   "| file | last commit | date |", "| --- | --- | --- |"]
-        lines += [f"| `{f.path}` | {f.last_commit[:12]} | {f.date} |" for f in intent.files]
+        lines += [f"| `{f.path}` | {f.commit[:12]} | {f.date} |" for f in intent.files]
         lines.append("")
     return "\n".join(lines).rstrip("\n") + "\n"
 
@@ -89,6 +91,6 @@ def write_map(layout: Layout, intents: list[MapIntent]) -> str:
 
 
 def map_json(intents: list[MapIntent]) -> list[dict[str, Any]]:
-    return [{"id": i.id, "name": i.name,
-             "files": [{"path": f.path, "last_commit": f.last_commit, "date": f.date} for f in i.files]}
+    return [{"intent_id": i.id, "name": i.name,
+             "files": [{"path": f.path, "commit": f.commit, "date": f.date} for f in i.files]}
             for i in intents]

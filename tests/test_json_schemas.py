@@ -1,0 +1,102 @@
+"""Every command's --json output against its schema in docs/schemas/ (the vocabulary agents parse)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+import jsonschema
+import pytest
+from referencing import Registry, Resource
+
+from conftest import commit, git, gitai, gitai_json, new_repo, write
+from gitai.cli import cli
+
+SCHEMAS = Path(__file__).resolve().parent.parent / "docs" / "schemas"
+
+
+def _registry() -> Registry:
+    resources = [(p.name, Resource.from_contents(json.loads(p.read_text()))) for p in SCHEMAS.glob("*.schema.json")]
+    return Registry().with_resources(resources)
+
+
+REGISTRY = _registry()
+
+
+def validate(name: str, data: Any) -> None:
+    schema = json.loads((SCHEMAS / f"{name}.schema.json").read_text())
+    validator = jsonschema.Draft202012Validator(schema, registry=REGISTRY, format_checker=jsonschema.FormatChecker())
+    errors = sorted(validator.iter_errors(data), key=str)
+    assert not errors, f"{name}: {errors[0].message} at {list(errors[0].absolute_path)}"
+
+
+def leaf_commands(group: click.Group, prefix: str = "") -> list[str]:
+    names = []
+    for name, command in group.commands.items():
+        if isinstance(command, click.Group):
+            names += leaf_commands(command, f"{prefix}{name} ")
+        else:
+            names.append(f"{prefix}{name}")
+    return names
+
+
+@pytest.fixture(scope="module")
+def traced(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A repository with a catalogue, traced commits (a refactor among them) and a remote."""
+    from conftest import CATALOGUE
+
+    root = tmp_path_factory.mktemp("schemas")
+    remote = root / "remote.git"
+    git(root, "init", "-q", "--bare", str(remote))
+    repo = new_repo(root / "repo")
+    assert gitai(repo, "init").returncode == 0
+    write(repo, ".orchestration/active_intents.yaml", CATALOGUE)
+    commit(repo, "add catalogue")
+    gitai(repo, "select", "INT-001")
+    write(repo, "src/auth/a.py", "def f(x):\n    return x + 1\n")
+    commit(repo, "auth")
+    write(repo, "src/auth/a.py", "def f( x ):\n    return x+1\n")
+    commit(repo, "reformat")
+    git(repo, "remote", "add", "origin", str(remote))
+    return repo
+
+
+def test_every_command_output_matches_its_schema(traced: Path) -> None:
+    repo = traced
+    head = git(repo, "rev-parse", "HEAD").stdout.strip()
+    runs: dict[str, list[Any]] = {
+        "init": [gitai_json(repo, "init")],
+        "hooks": [gitai_json(repo, "hooks", "status"), gitai_json(repo, "hooks", "install")],
+        "intents": [gitai_json(repo, "intents")],
+        "select": [gitai_json(repo, "select", "INT-002")],
+        "clear": [gitai_json(repo, "clear")],
+        "status": [gitai_json(repo, "status")],
+        "check": [gitai_json(repo, "check", "src/auth/a.py", "--intent", "INT-001"),
+                  gitai_json(repo, "check", "--range", "HEAD~2..HEAD", code=0),
+                  gitai_json(repo, "check", "docs/x.md", "--intent", "INT-001", code=1)],
+        "show": [gitai_json(repo, "show", head)],
+        "log": [gitai_json(repo, "log")],
+        "backfill": [gitai_json(repo, "backfill")],
+        "trace-verify": [gitai_json(repo, "trace", "verify")],
+        "trace-rebuild": [gitai_json(repo, "trace", "rebuild")],
+        "sync": [gitai_json(repo, "sync")],
+        "classify": [gitai_json(repo, "classify"), gitai_json(repo, "classify", "HEAD~1")],
+        "map": [gitai_json(repo, "map")],
+        "blame-intent": [gitai_json(repo, "blame-intent", "src/auth/a.py")],
+        "blame-intent-summary": [gitai_json(repo, "blame-intent", "src/auth/a.py", "--summary")],
+    }
+    for name, outputs in runs.items():
+        for output in outputs:
+            validate(name, output)
+    assert {p.name.removesuffix(".schema.json") for p in SCHEMAS.glob("*.schema.json")} - set(runs) == {
+        "agent-trace-0.1.0.strict"}
+
+
+def test_every_command_has_a_schema() -> None:
+    """A new command comes with the schema of its --json output."""
+    names = {p.name.removesuffix(".schema.json") for p in SCHEMAS.glob("*.schema.json")}
+    grouped = {"hooks install": "hooks", "hooks uninstall": "hooks", "hooks status": "hooks"}
+    missing = [name for name in leaf_commands(cli) if grouped.get(name, name.replace(" ", "-")) not in names]
+    assert not missing, f"commands without a schema in docs/schemas/: {missing}"
