@@ -235,7 +235,7 @@ def test_person_commands_and_brain(repo: Path) -> None:
     assert gitai_json(repo, "done", "INT-003")["previous_status"] == "BLOCKED"
     assert gitai(repo, "block", "INT-001").returncode == 2  # --reason is required
     shown = gitai_json(repo, "intent", "show", "INT-001")
-    assert shown["id"] == "INT-001" and shown["approved"] is False
+    assert shown["intent_id"] == "INT-001" and shown["approved"] is False
     assert not (repo / ".git/gitai/active").exists()  # show does not select
     gitai(repo, "select", "INT-001")
     gitai(repo, "lesson", "Tokens live in src/auth/tokens.py", env={"GITAI_AGENT": "claude-code"})
@@ -243,7 +243,7 @@ def test_person_commands_and_brain(repo: Path) -> None:
     brain = (repo / ".orchestration/AGENT.md").read_text()
     assert "# Shared brain" in brain and "[INT-001] agent:claude-code: Tokens live" in brain
     context = gitai_json(repo, "context")
-    assert context["intent"]["id"] == "INT-001" and context["lessons"][-1]["text"].startswith("Tokens")
+    assert context["intent"]["intent_id"] == "INT-001" and context["lessons"][-1]["text"].startswith("Tokens")
     assert [s["intent_id"] for s in gitai_json(repo, "context", "--intent", "nope")["selectable"]][0] == "INT-001"
     owners = gitai_json(repo, "owners", "src/auth/a.py", "src/auth/vendor/x.py", ".orchestration/AGENT.md")
     assert [p["owners"] for p in owners["paths"]] == [["INT-001"], [], []]

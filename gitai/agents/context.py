@@ -101,7 +101,7 @@ def render_text(data: dict[str, Any]) -> str:
         lines.append("Select one by running: gitai select INT-ID   (`gitai owners PATH` tells who owns a path)")
     else:
         i = data["intent"]
-        lines.append(f"Intent {i['id']}: {i['name']} ({i['status']})")
+        lines.append(f"Intent {i['intent_id']}: {i['name']} ({i['status']})")
         if i["description"]:
             lines.append(f"Description: {i['description']}")
         lines.append(f"Owned scope (write only here): {', '.join(i['owned_scope'])}")

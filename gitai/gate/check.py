@@ -68,7 +68,7 @@ class CheckResult:
     def to_json(self) -> dict[str, Any]:
         data = {"ok": self.ok, "intent_id": self.intent_id, f"{self.unit}_checked": self.checked,
                 "exempt": sorted(set(self.exempt)), "violations": [v.to_json() for v in self.violations]}
-        if self.scope_changes is not None:
+        if self.scope_changes:
             data["scope_changes"] = self.scope_changes
         return data
 
@@ -167,7 +167,7 @@ def check_range(layout: Layout, policy: Policy, revision_range: str, intent_over
             for changed, (old, new) in scope_changes(layout, parents[0] if parents else None, sha).items():
                 result.scope_changes.append({"commit": sha, "intent_id": changed, "before": old, "after": new,
                                              "committed_under": trailers.get(sha)})
-                if changed == intent_id:
+                if changed == intent_id and old:  # an existing intent's scope, changed under itself
                     result.violations.append(Violation(CATALOGUE_PATH, [changed], SCOPE_SELF_CHANGE, sha, intent_id))
         if intent_id is None:
             reason = NO_TRAILER

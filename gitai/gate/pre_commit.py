@@ -32,6 +32,7 @@ def run_gate(layout: Layout, out: TextIO = sys.stderr) -> int:
     """Exit status for the pre-commit hook; explains a refusal on `out`."""
     paths = staged_paths(layout)
     if CATALOGUE_PATH in paths:
+        load_policy(layout)  # a malformed catalogue is reported first, naming its line
         refusal = _scope_self_change(layout)
         if refusal:
             out.write(refusal)
@@ -67,6 +68,8 @@ def _scope_self_change(layout: Layout) -> str | None:
     if active.id not in changes:
         return None
     before, after = changes[active.id]
+    if not before:
+        return None  # the intent is new (e.g. a repository's first commit): no scope to widen
     from gitai.intents.events import record_event
 
     record_event(layout, "refusal", intent_id=active.id, reason="scope_changed_under_own_intent",
