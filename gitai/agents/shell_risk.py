@@ -107,7 +107,7 @@ def classify(command: str, cwd: str, root: str, git_dir: str | None = None) -> R
 def _word(node: Any) -> str | None:
     """The literal value of a word-like node, or None when it depends on expansion."""
     kind = node.type
-    text = node.text.decode("utf-8", "surrogateescape")
+    text: str = node.text.decode("utf-8", "surrogateescape")
     if kind in ("word", "number"):
         return None if any(c in text for c in "$`") else text.replace("\\", "")
     if kind == "raw_string":
