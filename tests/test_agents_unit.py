@@ -292,3 +292,15 @@ def test_init_writes_the_agent_instructions_once(repo: Path) -> None:
     assert gitai_json(repo, "init")["agent_instructions"] == []  # idempotent
     claude = (repo / "CLAUDE.md").read_text()
     assert claude.startswith("# Project notes\nKeep it short.\n\n<!-- gitai:begin") and claude.count("gitai:end") == 1
+
+
+def test_no_writes_through_cloned_links(repo: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (repo / "AGENTS.md").unlink()
+    (repo / "AGENTS.md").symlink_to(outside / "AGENTS.md")
+    (repo / ".claude").symlink_to(outside, target_is_directory=True)
+    for argv in (("init",), ("agents", "install", "claude-code")):
+        proc = gitai(repo, *argv)
+        assert proc.returncode == 2 and "symbolic link" in proc.stderr, proc.stderr
+    assert list(outside.iterdir()) == []
