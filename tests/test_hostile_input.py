@@ -121,6 +121,7 @@ def assert_refused(tmp_path: Path, base: Path, damage: Damage | None, argv: list
 COMMANDS = [["init"], ["hooks", "install"], ["hooks", "status"], ["hooks", "uninstall"], ["intents"], ["select", "INT-001"],
             ["clear"], ["status"], ["check"], ["show"], ["log"], ["backfill"], ["trace", "verify"], ["trace", "rebuild"],
             ["trace", "recover"], ["sync"], ["classify"], ["map"], ["blame-intent", "src/auth/login.py"], ["help"],
+            ["carry", "HEAD~1..HEAD", "--to", "HEAD"], ["ci", "github"], ["gc"],
             ["agents", "install"], ["agents", "status"], ["agents", "uninstall"], ["owners", "src/x"],
             ["intent", "show", "INT-001"], ["context"], ["lesson", "x"], ["approve", "INT-001"], ["done", "INT-001"],
             ["block", "INT-001", "--reason", "x"]]
@@ -148,6 +149,9 @@ BAD_ARGUMENTS = [
     ["hook", "vim"], ["hook", "--no-such-option"], ["owners", "../outside.txt"], ["owners"], ["intent", "show", "NOPE"],
     ["context", "--intent"], ["lesson", ""], ["lesson", "x", "--intent", "NOPE"], ["approve", "NOPE"],
     ["done", "NOPE"], ["block", "INT-001"], ["block", "NOPE", "--reason", "x"],
+    ["carry", "HEAD", "--to", "HEAD"], ["carry", "nope..HEAD", "--to", "HEAD"], ["carry", "-x..HEAD", "--to", "HEAD"],
+    ["carry", "HEAD~1..HEAD", "--to", "--upload-pack=x"], ["carry", "HEAD~1..HEAD"], ["carry", "HEAD..HEAD", "--to", "HEAD"],
+    ["ci", "bitbucket"], ["ci"], ["gc", "--max-size", "lots"], ["gc", "--max-size", "-1"], ["gc", "--max-size", ""],
     ["trace"], ["hooks"], ["agents"], ["intent"], ["no-such-command"], ["help", "no-such-command"], ["help", "trace", "bogus"],
 ]
 

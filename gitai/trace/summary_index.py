@@ -22,8 +22,11 @@ from gitai.trace.record import (
     FileMeta,
     Record,
     classification_of,
+    file_intents,
     file_meta,
+    intent_spans,
     intent_of,
+    intent_source_of,
     is_backfilled,
     own_records,
     parse_note,
@@ -33,8 +36,10 @@ from gitai.util.files import write_atomic
 
 INDEX_NAME = "notes-index.json"
 DEFINITIONS_NAME = "notes-definitions.json"
-VERSION = f"{__version__}/2"  # bump the suffix when summarize() changes
-CommitInfo = dict[str, Any]  # {"intent": str|None, "class": str|None, "files": {path: {"class": str, ...}}}
+VERSION = f"{__version__}/3"  # bump the suffix when summarize() changes
+CommitInfo = dict[str, Any]
+"""{"intent": str|None, "source": str|None, "class": str|None, "files": {path: {"class": str, ...}},
+"intents": {path: str|None} (only when the files serve different intents)}"""
 
 
 def choose_record(records: list[Record]) -> Record | None:
@@ -65,7 +70,20 @@ def summarize(record: Record) -> tuple[CommitInfo, dict[str, list[dict[str, Any]
                              "moved_from": d.get("moved_from")})
         if defs:
             definitions[path] = defs
-    return {"intent": intent_of(record), "class": classification_of(record), "files": files}, definitions
+    summary: CommitInfo = {"intent": intent_of(record), "source": intent_source_of(record),
+                           "class": classification_of(record), "files": files}
+    intents = file_intents(record)
+    if intents is not None:
+        summary["intents"] = intents
+        for path, spans in intent_spans(record).items():  # a carried file whose lines serve several intents
+            files.setdefault(path, {})["spans"] = spans
+    return summary, definitions
+
+
+def info_intent(info: CommitInfo, path: str) -> str | None:
+    """The intent a summarized commit gives the lines of `path`."""
+    intents = info.get("intents")
+    return intents.get(path) if isinstance(intents, dict) else info.get("intent")
 
 
 def _moved_source_lines(files: dict[str, FileMeta], path: str, definition: DefinitionMeta) -> list[int] | None:
