@@ -1,5 +1,5 @@
 """`python -m gitai`: the same as the `gitai` command."""
 
-from gitai.cli import main
+from gitai.entry import main
 
 main()

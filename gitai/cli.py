@@ -13,20 +13,27 @@ import sys
 import click
 
 from gitai import __version__
+from gitai.commands.agents import agents
+from gitai.commands.approve import approve, block, done
 from gitai.commands.backfill import backfill
 from gitai.commands.blame_intent import blame_intent_cmd
 from gitai.commands.carry import carry_cmd
 from gitai.commands.check import check
 from gitai.commands.ci import ci_cmd
 from gitai.commands.classify import classify_cmd
+from gitai.commands.context import context
 from gitai.commands.export import export_cmd
+from gitai.commands.hook import hook
 from gitai.commands.gc import gc_cmd
 from gitai.commands.help import help_cmd
 from gitai.commands.hooks import hooks
 from gitai.commands.init import init
+from gitai.commands.intent import intent
 from gitai.commands.intents import intents
+from gitai.commands.lesson import lesson
 from gitai.commands.log import log_cmd
 from gitai.commands.map import map_cmd
+from gitai.commands.owners import owners
 from gitai.commands.report import report_cmd
 from gitai.commands.select import clear, select
 from gitai.commands.show import show
@@ -52,7 +59,8 @@ def cli() -> None:
 
 
 for _command in (init, hooks, intents, select, clear, status, check, show, log_cmd, backfill, trace, sync, classify_cmd,
-                 map_cmd, blame_intent_cmd, carry_cmd, ci_cmd, gc_cmd, export_cmd, report_cmd, help_cmd):
+                 map_cmd, blame_intent_cmd, carry_cmd, ci_cmd, gc_cmd, help_cmd, agents, hook, owners, intent,
+                 context, lesson, approve, done, block, export_cmd, report_cmd):
     cli.add_command(_command)
 
 

@@ -105,6 +105,12 @@ def main(argv: list[str]) -> int:
     hook, args = argv[0], argv[1:]
     if hook == "pre-receive":
         return _pre_receive()
+    if hook == "pre-commit" and os.environ.get("GITAI_HOOKS", "").lower() == "off":
+        from gitai.intents.approval import agent_variable
+
+        if agent_variable() is None:  # a person's escape hatch; never an agent's (docs/agents.md)
+            print("gitai: warning: GITAI_HOOKS=off: the scope gate is skipped for this commit", file=sys.stderr)
+            return 0
     never_fail = hook.startswith("post-") or hook == "pre-push"  # notes travel never stops a push
     layout: Layout | None = None
     try:

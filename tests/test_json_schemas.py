@@ -63,6 +63,18 @@ def traced(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return repo
 
 
+def _hook(repo: Path, host: str, payload: dict[str, Any], event: str | None = None) -> Any:
+    """`gitai hook` answers in the host's protocol: one JSON object on stdout."""
+    import subprocess
+
+    from conftest import GITAI
+
+    proc = subprocess.run([GITAI, "hook", host, *([event] if event else [])], cwd=repo, capture_output=True,
+                          text=True, input=json.dumps({"cwd": str(repo), **payload}))
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
 def test_every_command_output_matches_its_schema(traced: Path) -> None:
     repo = traced
     head = git(repo, "rev-parse", "HEAD").stdout.strip()
@@ -90,6 +102,23 @@ def test_every_command_output_matches_its_schema(traced: Path) -> None:
         "report": [gitai_json(repo, "report", "-o", str(repo.parent / "r.html"))],
         "blame-intent": [gitai_json(repo, "blame-intent", "src/auth/a.py")],
         "blame-intent-summary": [gitai_json(repo, "blame-intent", "src/auth/a.py", "--summary")],
+        "agents": [gitai_json(repo, "agents", "install", "claude-code"), gitai_json(repo, "agents", "status"),
+                   gitai_json(repo, "agents", "uninstall", "claude-code")],
+        "owners": [gitai_json(repo, "owners", "src/auth/a.py", ".orchestration/AGENT.md")],
+        "intent-show": [gitai_json(repo, "intent", "show", "INT-001")],
+        "context": [gitai_json(repo, "context"), gitai_json(repo, "context", "--intent", "INT-001")],
+        "lesson": [gitai_json(repo, "lesson", "Keep login() stable")],
+        "approve": [gitai_json(repo, "approve", "INT-003")],
+        "block": [gitai_json(repo, "block", "INT-003", "--reason", "waiting")],
+        "done": [gitai_json(repo, "done", "INT-003")],
+        "hook": [_hook(repo, "claude-code", {"hook_event_name": "PreToolUse", "tool_name": "Write",
+                                             "tool_input": {"file_path": "docs/x.md"}}),
+                 _hook(repo, "claude-code", {"hook_event_name": "SessionStart"}),
+                 _hook(repo, "cursor", {"hook_event_name": "preToolUse", "tool_name": "Shell",
+                                        "tool_input": {"command": "git commit -n"}}),
+                 _hook(repo, "gemini", {"hook_event_name": "BeforeTool", "tool_name": "write_file",
+                                        "tool_input": {"file_path": "docs/x.md"}}),
+                 _hook(repo, "copilot", {"toolName": "edit", "toolArgs": '{"path": "docs/x.md"}'}, "preToolUse")],
         "carry": [gitai_json(repo, "carry", "HEAD~1..HEAD", "--to", "HEAD")],
         "gc": [gitai_json(repo, "gc")],
         "ci": [gitai_json(repo, "ci", "github")],
@@ -105,6 +134,7 @@ def test_every_command_output_matches_its_schema(traced: Path) -> None:
 def test_every_command_has_a_schema() -> None:
     """A new command comes with the schema of its --json output."""
     names = {p.name.removesuffix(".schema.json") for p in SCHEMAS.glob("*.schema.json")}
-    grouped = {"hooks install": "hooks", "hooks uninstall": "hooks", "hooks status": "hooks"}
+    grouped = {"hooks install": "hooks", "hooks uninstall": "hooks", "hooks status": "hooks",
+               "agents install": "agents", "agents uninstall": "agents", "agents status": "agents"}
     missing = [name for name in leaf_commands(cli) if grouped.get(name, name.replace(" ", "-")) not in names]
     assert not missing, f"commands without a schema in docs/schemas/: {missing}"

@@ -35,7 +35,12 @@ def check(mode: str | None, revision_range: str | None, intent_id: str | None, p
         result = check_paths(policy, intent_id, targets)
     if as_json:
         emit_json(result.to_json())
-    elif result.ok:
+        return EXIT_OK if result.ok else EXIT_PROBLEM
+    for change in result.scope_changes or []:
+        click.echo(f"{change['commit'][:12]} scope of {change['intent_id']} changed (committed under "
+                   f"{change['committed_under'] or 'no intent'}): {', '.join(change['before']) or '(none)'} -> "
+                   f"{', '.join(change['after']) or '(none)'}")
+    if result.ok:
         click.echo(f"ok: {result.checked} {result.unit} checked")
     else:
         for v in result.violations:

@@ -16,7 +16,8 @@ from gitai.errors import EXIT_OK
 @click.option("--no-notes-travel", is_flag=True, help="Do not make the notes travel with git push and git pull.")
 @json_option
 def init(no_hooks: bool, no_notes_travel: bool, as_json: bool) -> int:
-    """Create the .orchestration/ skeleton and install the hooks (idempotent)."""
+    """Create the .orchestration/ skeleton, the gitai section of AGENTS.md and the hooks (idempotent)."""
+    from gitai.agents.instructions import write_instructions
     from gitai.hooks.install import install_hooks
     from gitai.intents.skeleton import check_orchestration_dir, init_orchestration
 
@@ -24,6 +25,7 @@ def init(no_hooks: bool, no_notes_travel: bool, as_json: bool) -> int:
     check_orchestration_dir(lay)
     hooks = [] if no_hooks else install_hooks(lay)  # first: it may refuse, and then nothing is created
     created = init_orchestration(lay)
+    instructions = write_instructions(lay.root)
     travel = None
     if hooks and not no_notes_travel:
         from gitai.trace.travel import enable
@@ -33,12 +35,14 @@ def init(no_hooks: bool, no_notes_travel: bool, as_json: bool) -> int:
         warn_shared_hooks(lay)
     if as_json:
         emit_json({"created": [os.path.relpath(p, lay.root) for p in created], "hooks": [h.to_json() for h in hooks],
-                   "notes_travel": travel is not None})
+                   "notes_travel": travel is not None, "agent_instructions": instructions})
         return EXIT_OK
     for path in created:
         click.echo(f"created {os.path.relpath(path, lay.root)}")
     if not created:
         click.echo(".orchestration/ already set up; nothing overwritten")
+    for name in instructions:
+        click.echo(f"wrote the gitai section of {name} (the loop agents follow)")
     for hook in hooks:
         click.echo(f"hook {hook.name}: {hook.state}{' (chained to the previous hook)' if hook.chained else ''}")
     if travel is not None:

@@ -18,6 +18,8 @@ NO_ACTIVE_INTENT = "no_active_intent"
 CLOSED_INTENT = "intent_closed"  # DONE or BLOCKED: no new work under it
 NO_TRAILER = "no_intent_trailer"
 UNKNOWN_INTENT = "unknown_intent"
+SCOPE_SELF_CHANGE = "scope_changed_under_own_intent"  # a commit widens (or narrows) the scope it is checked against
+CATALOGUE_PATH = ".orchestration/active_intents.yaml"
 
 
 TYPE_CHECKING = False  # no typing import on the hook path
@@ -57,14 +59,45 @@ class CheckResult:
         self.violations: list[Violation] = []
         self.checked = 0
         self.exempt: list[str] = []  # paths no intent needs to own (.orchestration/**, .intentignore)
+        self.scope_changes: list[dict[str, Any]] | None = None  # a range: commits that changed an owned_scope
 
     @property
     def ok(self) -> bool:
         return not self.violations
 
     def to_json(self) -> dict[str, Any]:
-        return {"ok": self.ok, "intent_id": self.intent_id, f"{self.unit}_checked": self.checked,
+        data = {"ok": self.ok, "intent_id": self.intent_id, f"{self.unit}_checked": self.checked,
                 "exempt": sorted(set(self.exempt)), "violations": [v.to_json() for v in self.violations]}
+        if self.scope_changes:
+            data["scope_changes"] = self.scope_changes
+        return data
+
+
+def _scopes_at(root: str, revision: str) -> dict[str, list[str]]:
+    """Each intent's owned_scope in the catalogue at `revision` (`:` for the index); {} when absent or unreadable."""
+    import yaml
+
+    proc = git_process(["show", f"{revision}:{CATALOGUE_PATH}"], root)
+    if proc.returncode != 0:
+        return {}
+    try:
+        data = yaml.safe_load(proc.stdout.decode("utf-8", "replace"))
+    except yaml.YAMLError:
+        return {}
+    entries = data.get("active_intents", data.get("intents")) if isinstance(data, dict) else None
+    scopes = {}
+    for entry in entries if isinstance(entries, list) else []:
+        if isinstance(entry, dict) and isinstance(entry.get("id"), str):
+            scope = entry.get("owned_scope")
+            scopes[entry["id"]] = [str(p) for p in scope] if isinstance(scope, list) else []
+    return scopes
+
+
+def scope_changes(root: str, before: str | None, after: str) -> dict[str, tuple[list[str], list[str]]]:
+    """Intents whose owned_scope differs between two catalogue versions: id -> (before, after)."""
+    old = _scopes_at(root, before) if before else {}
+    new = _scopes_at(root, after)
+    return {i: (old.get(i, []), new.get(i, [])) for i in dict.fromkeys([*old, *new]) if old.get(i) != new.get(i)}
 
 
 def staged_paths(layout: Layout) -> list[str]:
@@ -131,10 +164,17 @@ def check_commits(root: str, policy: Policy, commits: list[str], intent_override
     `root` may be a bare repository (the server gate)."""
     trailers = {} if intent_override else commit_intents(root, [line.split()[0] for line in commits])
     result = CheckResult(intent_override, unit="commits")
+    result.scope_changes = []
     for sha, *parents in (line.split() for line in commits):
         result.checked += 1
         paths = _changed_paths(root, sha, parents)
         intent_id = intent_override or trailers.get(sha)
+        if CATALOGUE_PATH in paths:
+            for changed, (old, new) in scope_changes(root, parents[0] if parents else None, sha).items():
+                result.scope_changes.append({"commit": sha, "intent_id": changed, "before": old, "after": new,
+                                             "committed_under": trailers.get(sha)})
+                if changed == intent_id and old:  # an existing intent's scope, changed under itself
+                    result.violations.append(Violation(CATALOGUE_PATH, [changed], SCOPE_SELF_CHANGE, sha, intent_id))
         if intent_id is None:
             reason = NO_TRAILER
         elif intent_id not in policy.intents:

@@ -27,20 +27,25 @@ if TYPE_CHECKING:
 class IntentScope:
     """What the gate needs to know of one intent."""
 
-    __slots__ = ("id", "name", "status", "patterns")
+    __slots__ = ("id", "name", "status", "patterns", "scope", "requires_approval")
 
-    def __init__(self, intent_id: str, name: str, status: str, patterns: list[CompiledPattern]) -> None:
+    def __init__(self, intent_id: str, name: str, status: str, patterns: list[CompiledPattern],
+                 scope: list[str] | None = None, requires_approval: bool = False) -> None:
         self.id = intent_id
         self.name = name
         self.status = status
         self.patterns = patterns
+        self.scope = scope or []  # the owned_scope as written, for messages
+        self.requires_approval = requires_approval
 
 
 class Policy:
     """Answers: is a path exempt, which intents own it, is it in an intent's scope."""
 
-    def __init__(self, intents: list[IntentScope], ignore: list[CompiledPattern]) -> None:
+    def __init__(self, intents: list[IntentScope], ignore: list[CompiledPattern],
+                 agent_policy: dict[str, str] | None = None) -> None:
         self.intents = {i.id: i for i in intents}
+        self.agent_policy = agent_policy or {}  # the catalogue's `agent_policy:` (gitai/agents/shell_risk.py)
         self._matchers = {i.id: Matcher(i.patterns) for i in intents}
         self._ignore = Matcher(ignore)
 
@@ -83,24 +88,25 @@ def load_policy(layout: Layout) -> Policy:
     cached = _load_cache(cache_path, key)
     if cached is not None:
         return cached
-    intents, ignore = _compile(layout, ignore_bytes)
-    _store_cache(cache_path, key, intents, ignore)
-    return Policy(intents, ignore)
+    intents, ignore, agent_policy = _compile(layout, ignore_bytes)
+    _store_cache(cache_path, key, intents, ignore, agent_policy)
+    return Policy(intents, ignore, agent_policy)
 
 
-def _compile(layout: Layout, ignore_bytes: bytes | None) -> tuple[list[IntentScope], list[CompiledPattern]]:
+def _compile(layout: Layout, ignore_bytes: bytes | None) -> tuple[list[IntentScope], list[CompiledPattern], dict[str, str]]:
     return compile_policy(layout.catalogue, layout.root, ignore_bytes, layout.relative(layout.intentignore))
 
 
 def compile_policy(catalogue_path: str, root: str | None, ignore_bytes: bytes | None,
-                   ignore_name: str) -> tuple[list[IntentScope], list[CompiledPattern]]:
-    """The intents' compiled scopes and the compiled `.intentignore` (also for a bare repository's
-    server gate, which reads both from a commit)."""
+                   ignore_name: str) -> tuple[list[IntentScope], list[CompiledPattern], dict[str, str]]:
+    """The intents' compiled scopes, the compiled `.intentignore` and the catalogue's `agent_policy` (also
+    for a bare repository's server gate, which reads both from a commit)."""
     from gitai.intents.catalogue import load_catalogue
     from gitai.intents.patterns import PatternError, compile_pattern, compile_patterns
 
     catalogue = load_catalogue(catalogue_path, root)
-    intents = [IntentScope(i.id, i.name, i.status, compile_patterns(i.owned_scope)) for i in catalogue.intents]
+    intents = [IntentScope(i.id, i.name, i.status, compile_patterns(i.owned_scope), list(i.owned_scope),
+                           i.requires_approval) for i in catalogue.intents]
     ignore: list[CompiledPattern] = []
     text = (ignore_bytes or b"").decode("utf-8", "replace")
     for number, line in enumerate(text.splitlines(), start=1):
@@ -110,7 +116,7 @@ def compile_policy(catalogue_path: str, root: str | None, ignore_bytes: bytes | 
             raise GitaiError(f"{ignore_name}:{number}: {exc}") from None
         if compiled:
             ignore.append(compiled)
-    return intents, ignore
+    return intents, ignore, catalogue.agent_policy
 
 
 def _load_cache(path: str, key: str) -> Policy | None:
@@ -122,19 +128,23 @@ def _load_cache(path: str, key: str) -> Policy | None:
         if cached.get("key") != key:
             return None
         intents = [
-            IntentScope(i["id"], i["name"], i["status"], [(r, bool(inc)) for r, inc in i["patterns"]])
+            IntentScope(i["id"], i["name"], i["status"], [(r, bool(inc)) for r, inc in i["patterns"]],
+                        i["scope"], bool(i["requires_approval"]))
             for i in cached["intents"]
         ]
-        return Policy(intents, [(r, bool(inc)) for r, inc in cached["ignore"]])
+        return Policy(intents, [(r, bool(inc)) for r, inc in cached["ignore"]], cached["agent_policy"])
     except (ValueError, KeyError, TypeError):
         return None
 
 
-def _store_cache(path: str, key: str, intents: list[IntentScope], ignore: list[CompiledPattern]) -> None:
+def _store_cache(path: str, key: str, intents: list[IntentScope], ignore: list[CompiledPattern],
+                 agent_policy: dict[str, str]) -> None:
     data = {
         "key": key,
-        "intents": [{"id": i.id, "name": i.name, "status": i.status, "patterns": i.patterns} for i in intents],
+        "intents": [{"id": i.id, "name": i.name, "status": i.status, "patterns": i.patterns, "scope": i.scope,
+                     "requires_approval": i.requires_approval} for i in intents],
         "ignore": ignore,
+        "agent_policy": agent_policy,
     }
     try:
         write_atomic(path, json.dumps(data))

@@ -10,6 +10,7 @@ import sys
 
 from gitai.errors import EXIT_OK, EXIT_PROBLEM
 from gitai.gate.check import (
+    CATALOGUE_PATH,
     CLOSED_INTENT,
     NO_ACTIVE_INTENT,
     CheckResult,
@@ -30,6 +31,12 @@ if TYPE_CHECKING:
 def run_gate(layout: Layout, out: TextIO = sys.stderr) -> int:
     """Exit status for the pre-commit hook; explains a refusal on `out`."""
     paths = staged_paths(layout)
+    if CATALOGUE_PATH in paths:
+        load_policy(layout)  # a malformed catalogue is reported first, naming its line
+        refusal = _scope_self_change(layout)
+        if refusal:
+            out.write(refusal)
+            return EXIT_PROBLEM
     if all(is_exempt(p) for p in paths):
         return EXIT_OK  # e.g. the team's first commit of its catalogue
     policy = load_policy(layout)
@@ -47,6 +54,30 @@ def run_gate(layout: Layout, out: TextIO = sys.stderr) -> int:
         violations=[v.to_json() for v in result.violations],
     )
     return EXIT_PROBLEM
+
+
+def _scope_self_change(layout: Layout) -> str | None:
+    """Refuse a commit that changes the owned_scope of the intent it is committed under: that is
+    how an agent would widen its own scope."""
+    from gitai.gate.check import scope_changes
+
+    active = active_intent(layout)
+    if active is None:
+        return None
+    changes = scope_changes(layout.root, "HEAD", "")
+    if active.id not in changes:
+        return None
+    before, after = changes[active.id]
+    if not before:
+        return None  # the intent is new (e.g. a repository's first commit): no scope to widen
+    from gitai.intents.events import record_event
+
+    record_event(layout, "refusal", intent_id=active.id, reason="scope_changed_under_own_intent",
+                 before=before, after=after)
+    return (f"gitai: commit refused: it changes the owned_scope of {active.id}, the intent it is committed under\n"
+            f"  before: {', '.join(before) or '(none)'}\n  after:  {', '.join(after) or '(none)'}\n"
+            "How to fix: a scope change is a person's decision, committed on its own: unstage the other paths, "
+            "'gitai clear', commit the catalogue, then 'gitai select' again.\n")
 
 
 def refusal_message(policy: Policy, result: CheckResult) -> str:

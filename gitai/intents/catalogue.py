@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,8 @@ from gitai.intents.statuses import STATUSES
 ID_RE = re.compile(r"^[A-Za-z0-9._-]+$")
 LIST_KEYS = ("owned_scope", "constraints", "acceptance_criteria", "related_specs")
 TEXT_KEYS = ("description", "blocked_reason", "parent_intent")
+RISK_CLASSES = ("read_only", "writes", "destructive", "circumvention")
+DECISIONS = ("allow", "ask", "deny")
 MAX_BYTES = 4 * 1024 * 1024  # a catalogue is a few KB; bigger is refused before parsing
 MAX_DEPTH = 32  # the catalogue needs 4 levels; deeper nesting is refused before the (recursive) composer
 
@@ -69,6 +71,8 @@ class Catalogue:
     path: Path
     intents: tuple[Intent, ...]
     list_key: str  # "active_intents" or "intents", as written in the file
+    # Top-level `agent_policy:` (docs/agents.md): decision per command-risk class for agents.
+    agent_policy: dict[str, str] = field(default_factory=dict, compare=False)
 
     def get(self, intent_id: str) -> Intent:
         for intent in self.intents:
@@ -171,7 +175,21 @@ def _validate(path: Path, root: str | Path | None, node: yaml.Node | None, data:
             raise fail(entry_node, f"key 'id': duplicate intent id '{intent.id}' (first at line {seen[intent.id]})")
         seen[intent.id] = intent.line
         intents.append(intent)
-    return Catalogue(path, tuple(intents), list_key)
+    return Catalogue(path, tuple(intents), list_key, _agent_policy(data.get("agent_policy"), top, fail))
+
+
+def _agent_policy(value: Any, top: dict[str, tuple[yaml.Node, yaml.Node]], fail: Any) -> dict[str, str]:
+    at = top["agent_policy"][1] if "agent_policy" in top else None
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise fail(at, f"key 'agent_policy' must be a mapping of {', '.join(RISK_CLASSES)} to allow, ask or deny")
+    for key, decision in value.items():
+        if key not in RISK_CLASSES:
+            raise fail(at, f"key 'agent_policy': unknown class {key!r} (known: {', '.join(RISK_CLASSES)})")
+        if decision not in DECISIONS:
+            raise fail(at, f"key 'agent_policy.{key}': {decision!r} is not one of {', '.join(DECISIONS)}")
+    return dict(value)
 
 
 def _validate_intent(entry: Any, node: yaml.Node | None, fail: Any) -> Intent:

@@ -1,0 +1,136 @@
+"""`gitai context`: what the hooks inject at session start, and what an agent reads to orient itself.
+
+With an intent: its context (scope, constraints, the parent intent's constraints, acceptance
+criteria, related specs and who owns them), the exempt paths, its recent commits, the latest
+lessons for it, and recent refusals. Without: the selectable intents and how to select one.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from gitai.layout import Layout
+
+LESSON_LINE = re.compile(r"^- (\S+) \[([^\]]*)\] (\S+(?: \([^)]*\))?): (.*)$")
+
+
+def lessons(layout: Layout, intent_id: str | None = None, limit: int = 5) -> list[dict[str, str]]:
+    """The latest lessons of `.orchestration/AGENT.md` (for `intent_id` and general ones)."""
+    import os
+
+    path = os.path.join(layout.orchestration, "AGENT.md")
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            lines = handle.read().splitlines()
+    except OSError:
+        return []
+    found = []
+    for line in lines:
+        match = LESSON_LINE.match(line)
+        if match and (intent_id is None or match.group(2) in (intent_id, "general")):
+            found.append({"timestamp": match.group(1), "intent_id": match.group(2), "author": match.group(3),
+                          "text": match.group(4)})
+    return found[-limit:]
+
+
+def recent_refusals(layout: Layout, limit: int = 5) -> list[dict[str, Any]]:
+    from gitai.util.jsonl import read_jsonl
+
+    events = [e for _, e in read_jsonl(layout.events).records if e.get("event") == "agent-denied"]
+    return [{k: e.get(k) for k in ("timestamp", "intent_id", "host", "session", "reason")} for e in events[-limit:]]
+
+
+def recent_commits(layout: Layout, intent_id: str, limit: int = 5) -> list[dict[str, str]]:
+    from gitai.git.runner import git_process
+
+    proc = git_process(["log", f"-n{limit}", "--format=%h%x00%s", "-E", "-i",
+                        f"--grep=^intent: *{re.escape(intent_id)} *$"], layout.root)
+    if proc.returncode != 0:
+        return []
+    rows = proc.stdout.decode("utf-8", "replace").splitlines()
+    return [{"commit": r.split("\0", 1)[0], "subject": r.split("\0", 1)[-1]} for r in rows if "\0" in r]
+
+
+def build_context(layout: Layout, intent_id: str | None) -> dict[str, Any]:
+    """The context as data (`gitai context --json`)."""
+    from gitai.intents.statuses import CLOSED
+    from gitai.gate.policy import load_policy
+    from gitai.intents.catalogue import load_catalogue
+    from gitai.intents.selection import intent_context
+
+    catalogue = load_catalogue(layout.catalogue, layout.root)
+    policy = load_policy(layout)
+    exempt = [".orchestration/** (exempt at commit time, but agents do not edit it: use `gitai lesson`)"]
+    try:
+        with open(layout.intentignore, encoding="utf-8", errors="replace") as handle:
+            exempt += [line.strip() for line in handle if line.strip() and not line.startswith("#")]
+    except OSError:
+        pass
+    data: dict[str, Any] = {"intent_id": intent_id, "exempt_paths": exempt,
+                            "recent_refusals": recent_refusals(layout)}
+    by_id = {i.id: i for i in catalogue.intents}
+    intent = by_id.get(intent_id) if intent_id else None
+    if intent is None:
+        data["intent_id"] = None
+        data["selectable"] = [{"intent_id": i.id, "name": i.name, "status": i.status, "owned_scope": list(i.owned_scope),
+                               "requires_approval": i.requires_approval}
+                              for i in catalogue.intents if i.status not in CLOSED]
+        data["how_to_select"] = "gitai select INT-ID"
+        data["lessons"] = lessons(layout)
+        return data
+    data["intent"] = intent_context(intent)
+    parent = by_id.get(intent.parent_intent) if intent.parent_intent else None
+    data["parent_intent"] = ({"intent_id": parent.id, "name": parent.name, "constraints": list(parent.constraints)}
+                             if parent else None)
+    data["related_specs"] = [{"path": spec, "owners": policy.owners(spec)} for spec in intent.related_specs]
+    data["recent_commits"] = recent_commits(layout, intent.id)
+    data["lessons"] = lessons(layout, intent.id)
+    return data
+
+
+def render_text(data: dict[str, Any]) -> str:
+    lines = ["<gitai_context>"]
+    if data.get("intent") is None:
+        lines.append("No intent is selected: every write is refused until you select the intent your work serves.")
+        lines.append("Selectable intents:")
+        for i in data.get("selectable", []):
+            note = ", needs a person's approval (`gitai approve`)" if i["requires_approval"] else ""
+            lines.append(f"  {i['intent_id']}  {i['name']} ({i['status']}{note}): {', '.join(i['owned_scope'])}")
+        if not data.get("selectable"):
+            lines.append("  (none: ask a person to add one to .orchestration/active_intents.yaml)")
+        lines.append("Select one by running: gitai select INT-ID   (`gitai owners PATH` tells who owns a path)")
+    else:
+        i = data["intent"]
+        lines.append(f"Intent {i['intent_id']}: {i['name']} ({i['status']})")
+        if i["description"]:
+            lines.append(f"Description: {i['description']}")
+        lines.append(f"Owned scope (write only here): {', '.join(i['owned_scope'])}")
+        for key, label in (("constraints", "Constraints"), ("acceptance_criteria", "Acceptance criteria")):
+            if i[key]:
+                lines.append(f"{label}:")
+                lines.extend(f"  - {c}" for c in i[key])
+        parent = data.get("parent_intent")
+        if parent and parent["constraints"]:
+            lines.append(f"Constraints inherited from {parent['intent_id']} ({parent['name']}):")
+            lines.extend(f"  - {c}" for c in parent["constraints"])
+        if data.get("related_specs"):
+            lines.append("Related specs:")
+            lines.extend(f"  - {s['path']} (owned by {', '.join(s['owners']) or 'no intent'})" for s in data["related_specs"])
+        if data.get("recent_commits"):
+            lines.append("Recent commits under this intent:")
+            lines.extend(f"  {c['commit']} {c['subject']}" for c in data["recent_commits"])
+    lines.append("Exempt paths (no intent needed): " + "; ".join(data.get("exempt_paths", [])))
+    if data.get("lessons"):
+        lines.append("Lessons (.orchestration/AGENT.md):")
+        lines.extend(f"  - {x['timestamp'][:10]} [{x['intent_id']}] {x['text']}" for x in data["lessons"])
+    if data.get("recent_refusals"):
+        lines.append("Recent refusals by gitai:")
+        lines.extend(f"  - {r['timestamp']} {r.get('host') or ''}: {r['reason']}" for r in data["recent_refusals"])
+    lines.append("Loop: gitai owners PATH -> gitai select ID -> work in scope -> gitai lesson \"what you learned\"")
+    lines.append("</gitai_context>")
+    return "\n".join(lines)
+
+
+def context_text(layout: Layout, intent_id: str | None) -> str:
+    return render_text(build_context(layout, intent_id))

@@ -1,0 +1,281 @@
+"""`gitai hook HOST [EVENT]`: the one command every host's hook configuration calls.
+
+Reads the host's payload on stdin, normalizes it (gitai/agents/normalize.py), decides, and answers
+in the host's protocol (gitai/agents/protocol.py). Reached without click (gitai/entry.py), and
+imports only lean modules, plus tree-sitter-bash for shell commands.
+
+Fail closed: an internal error denies with a one-line reason and logs the traceback in
+`<git common dir>/gitai/errors.log`. A person who must get past a broken hook starts the agent
+with `GITAI_HOOKS=off` in its environment (docs/agents.md); an agent cannot set it for the hooks.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from gitai.agents import normalize as ev
+from gitai.agents.protocol import ALLOW, DENY, Answer, render, render_failure
+
+USAGE = """\
+usage: gitai hook HOST [EVENT]
+
+The command the agent hosts' hook configurations call (`gitai agents install` writes them).
+Reads the host's hook payload (JSON) on stdin and answers in the host's protocol.
+HOST: claude-code, cursor, gemini, codex, copilot. EVENT: the host's event name, for hosts
+whose payload does not carry it (Copilot).
+
+Example: echo '{"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"x"}}' | gitai hook claude-code
+"""
+MAX_PAYLOAD = 8 * 1024 * 1024
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gitai.agents.sessions import Session
+    from gitai.layout import Layout
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] in ("-h", "--help"):
+        sys.stdout.write(USAGE)
+        return 0 if argv else 2
+    host = argv[0]
+    if host not in ev.HOSTS:
+        sys.stderr.write(f"gitai: error: unknown host {host!r} (known: {', '.join(ev.HOSTS)})\n")
+        return 2
+    event_arg = argv[1] if len(argv) > 1 else None
+    out, err, code = run(host, event_arg, sys.stdin.buffer.read(MAX_PAYLOAD + 1))
+    if out:
+        sys.stdout.write(out)
+    if err:
+        sys.stderr.write(err)
+    sys.stdout.flush()
+    return code
+
+
+def run(host: str, event_arg: str | None, data: bytes) -> tuple[str, str, int]:
+    """The whole hook: payload bytes in, (stdout, stderr, exit code) out; never raises."""
+    layout = None
+    hook_event = event_arg or ""
+    try:
+        if len(data) > MAX_PAYLOAD:
+            raise ev.PayloadError(f"the hook payload is larger than {MAX_PAYLOAD} bytes")
+        payload = ev.parse_payload(data.decode("utf-8", "surrogateescape"))
+        event = ev.normalize(host, payload, event_arg)
+        hook_event = event.hook_event
+        if event.kind == ev.OTHER or os.environ.get("GITAI_HOOKS", "").lower() == "off":
+            return render(event, Answer(ALLOW))
+        if host == "claude-code" and _handled_elsewhere(payload):
+            return render(event, Answer(ALLOW))
+        from gitai.errors import GitaiError
+        from gitai.layout import find_layout
+
+        try:
+            layout = find_layout(event.cwd if os.path.isdir(event.cwd) else None)
+        except GitaiError:
+            return render(event, Answer(ALLOW))  # not in a git repository: nothing of gitai's to govern
+        if not (os.path.isdir(layout.orchestration) or os.path.isfile(layout.installed_marker)):
+            return render(event, Answer(ALLOW))
+        try:
+            answer = handle(layout, event)
+        except GitaiError as exc:  # e.g. a malformed catalogue: say so, and refuse what needs it
+            answer = Answer(DENY if event.kind in (ev.BEFORE_WRITE, ev.BEFORE_SHELL) else ALLOW,
+                            f"gitai: {_one_line(str(exc))}")
+        return render(event, answer)
+    except ev.PayloadError as exc:
+        return render_failure(host, hook_event, f"gitai: refused: {exc} (fail closed)")
+    except Exception as exc:  # noqa: BLE001 - fail closed, one line, traceback logged
+        from gitai.util.crash import log_traceback
+
+        logged = log_traceback(layout.shared_state_dir if layout else None, f"hook {host} {hook_event}")
+        where = f"; traceback in {logged}" if logged else ""
+        reason = (f"gitai: refused: internal error in the gitai hook ({exc.__class__.__name__}: {_one_line(str(exc))})"
+                  f"{where}. A person can bypass gitai by starting the agent with GITAI_HOOKS=off.")
+        return render_failure(host, hook_event, reason)
+
+
+def _one_line(text: str) -> str:
+    from gitai.util.text import one_line
+
+    return one_line(text)
+
+
+def _handled_elsewhere(payload: dict[str, object]) -> bool:
+    """Cursor and VS Code's Copilot also run `.claude/settings.json` hooks: when their own gitai
+    hooks are installed, leave the call to them so that it is not handled twice."""
+    transcript = str(payload.get("transcript_path") or "")
+    if "cursor_version" in payload or "/.cursor/" in transcript:
+        config = ".cursor/hooks.json"
+    elif "github.copilot" in transcript:
+        config = ".github/hooks/gitai.json"
+    else:
+        return False
+    roots = payload.get("workspace_roots")
+    base = str(payload.get("cwd") or (roots[0] if isinstance(roots, list) and roots else "") or os.getcwd())
+    for folder in (base, os.path.expanduser("~")):
+        try:
+            with open(os.path.join(folder, config), encoding="utf-8") as handle:
+                if "gitai hook" in handle.read():
+                    return True
+        except OSError:
+            continue
+    return False
+
+
+def session_intent(layout: Layout, session: Session) -> str | None:
+    """The intent a session works under: the one it selected, else GITAI_INTENT, else the worktree's."""
+    if session.intent:
+        return session.intent
+    from gitai.intents.active import active_intent
+
+    active = active_intent(layout)
+    return active.id if active else None
+
+
+def handle(layout: Layout, event: ev.AgentEvent) -> Answer:
+    from gitai.agents.sessions import Session
+
+    session = Session(layout, event.host, event.session_id)
+    if event.model and session.data.get("model") != event.model:
+        session.data["model"] = event.model
+    kind = event.kind
+    if kind == ev.BEFORE_WRITE:
+        return _before_write(layout, event, session)
+    if kind == ev.BEFORE_SHELL:
+        return _before_shell(layout, event, session)
+    if kind == ev.AFTER_WRITE:
+        from gitai.agents.after_write import on_after_write
+
+        on_after_write(layout, event, session)
+        session.save()
+        return Answer(ALLOW)
+    if kind == ev.AFTER_READ:
+        from gitai.agents.after_write import remember_seen
+
+        remember_seen(layout, session, event.paths)
+        session.save()
+        return Answer(ALLOW)
+    if kind == ev.AFTER_SHELL:
+        _after_shell(layout, event, session)
+        return Answer(ALLOW)
+    if kind == ev.SESSION_START:
+        from gitai.agents.context import context_text
+        from gitai.agents.sessions import prune_stale
+
+        prune_stale(layout)
+        session.data.setdefault("started", _now())
+        session.data.setdefault("cwd", event.cwd)
+        session.save()
+        return Answer(ALLOW, context=context_text(layout, session_intent(layout, session)))
+    if kind == ev.PROMPT_SUBMIT:
+        return Answer(ALLOW, context=_reminder(layout, session))
+    if kind == ev.SESSION_END:
+        session.remove()
+    return Answer(ALLOW)
+
+
+def _now() -> str:
+    from gitai.util.time import utc_now
+
+    return utc_now()
+
+
+def _policy(layout: Layout):  # type: ignore[no-untyped-def]
+    from gitai.gate.policy import load_policy
+
+    return load_policy(layout)
+
+
+def _denied(layout: Layout, event: ev.AgentEvent, session: Session, intent_id: str | None, answer: Answer,
+            **fields: object) -> Answer:
+    """A refusal leaves one line in the events, which `gitai context` summarizes later."""
+    from gitai.intents.events import record_event
+
+    record_event(layout, "agent-denied", False, actor=f"agent:{event.host}", intent_id=intent_id, host=event.host, session=session.key,
+                 model=session.data.get("model"), tool=event.tool, decision=answer.decision,
+                 reason=answer.reason.split("\n", 1)[0], **fields)
+    return answer
+
+
+def _before_write(layout: Layout, event: ev.AgentEvent, session: Session) -> Answer:
+    from gitai.agents.gate import check_stale, check_write_paths, repo_relative
+
+    rel_paths = [r for r in (repo_relative(layout, p) for p in event.paths) if r is not None]
+    if not event.paths:
+        return Answer(ALLOW)  # a write tool without a path we can see: nothing to check
+    intent_id = session_intent(layout, session)
+    answer = check_write_paths(layout, _policy(layout), intent_id, rel_paths)
+    if answer.decision == ALLOW:
+        answer = check_stale(layout, session, rel_paths)
+    if answer.decision != ALLOW:
+        return _denied(layout, event, session, intent_id, answer, paths=rel_paths)
+    return answer
+
+
+def _before_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> Answer:
+    from gitai.agents.gate import check_shell
+
+    if not event.command:
+        return Answer(ALLOW)
+    intent_id = session_intent(layout, session)
+    policy = _policy(layout)
+    answer, risk = check_shell(layout, policy, intent_id, event.command, event.cwd)
+    if answer.decision != ALLOW:
+        return _denied(layout, event, session, intent_id, answer, command=event.command[:500])
+    if getattr(risk, "commits", False):
+        from gitai.agents.sessions import note_commit
+
+        note_commit(layout, session)
+        if session.intent:
+            _commit_under_session(layout, session)
+    return answer
+
+
+def _commit_under_session(layout: Layout, session: Session) -> None:
+    """The session is about to `git commit`: the worktree's selection becomes the session's intent,
+    so that the git hooks (pre-commit gate, Intent trailer, record) see the session's intent."""
+    from gitai.intents.active import selected_intent, write_active
+    from gitai.intents.events import record_event
+
+    current = selected_intent(layout)
+    if current is None or current.id != session.intent:
+        write_active(layout, session.intent)
+        record_event(layout, "select", intent_id=session.intent, previous_intent_id=current.id if current else None,
+                     reason="agent session commits", session=session.key, host=session.data.get("host"),
+                     model=session.data.get("model"))
+
+
+def _after_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> None:
+    command = event.command or ""
+    changed = False
+    if "gitai" in command and ("select" in command or "clear" in command):
+        from gitai.intents.active import selected_intent
+
+        selected = selected_intent(layout)
+        if event.exit_code in (None, 0):
+            if "select" in command and selected is not None and selected.id in command.split("select", 1)[1]:
+                changed = session.data.get("intent_id") != selected.id
+                session.data["intent_id"] = selected.id
+            elif "clear" in command and selected is None:
+                changed = session.data.pop("intent_id", None) is not None
+    if session.data.get("files") and (any(c in command for c in ">|") or any(
+            w in command for w in ("sed", "mv", "cp", "tee", "rm", "touch", "truncate"))):
+        from gitai.agents.after_write import remember_seen
+        from gitai.agents.shell_risk import classify
+
+        targets = classify(command, event.cwd, layout.root).targets
+        known = session.files()
+        mine = [os.path.join(layout.root, t) for t in targets if t in known]
+        changed = bool(remember_seen(layout, session, mine)) or changed
+    if changed or not session.exists:
+        session.save()
+
+
+def _reminder(layout: Layout, session: Session) -> str:
+    """One line per prompt: cheap (the policy cache), so every prompt carries the intent."""
+    policy = _policy(layout)
+    intent_id = session_intent(layout, session)
+    intent = policy.intents.get(intent_id or "")
+    if intent is None:
+        return "gitai: no intent is selected for this session: writes are refused until you run `gitai select INT-ID` (`gitai context` lists them)."
+    return f"gitai: this session works under {intent.id} ({intent.name}); scope: {', '.join(intent.scope)}."

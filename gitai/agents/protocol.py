@@ -1,0 +1,95 @@
+"""Answering each host in its own protocol (PROTOCOLS.md): a deny that the host really enforces,
+with a reason the model reads; context for session-start and prompt-submit.
+
+Every answer is (stdout text, stderr text, exit code). A deny is always exit 0 with the host's
+deny JSON, which every host reads (and which, unlike exit 2, carries the reason everywhere).
+"""
+
+from __future__ import annotations
+
+import json
+
+from gitai.agents.normalize import PROMPT_SUBMIT, SESSION_START
+
+ALLOW = "allow"
+ASK = "ask"
+DENY = "deny"
+# Hosts with a real "ask the person" answer; elsewhere an ask is a deny that says so.
+ASKING_HOSTS = ("claude-code", "cursor")
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gitai.agents.normalize import AgentEvent
+
+
+class Answer:
+    """What gitai decided for one event."""
+
+    __slots__ = ("decision", "reason", "context")
+
+    def __init__(self, decision: str = ALLOW, reason: str = "", context: str = "") -> None:
+        self.decision = decision
+        self.reason = reason
+        self.context = context
+
+
+def render(event: AgentEvent, answer: Answer) -> tuple[str, str, int]:
+    """stdout, stderr and exit code for `answer` to `event`, in `event.host`'s protocol."""
+    host = event.host
+    decision = answer.decision
+    reason = answer.reason
+    if decision == ASK and host not in ASKING_HOSTS:
+        decision = DENY
+        reason = f"{reason}\n(this host cannot ask the person from a hook: ask them to run it, or to allow it)"
+    if decision == DENY and not reason.strip():
+        reason = "gitai: refused"  # a deny never goes out without a reason (Codex would fail open)
+    if decision in (DENY, ASK):
+        return _dumps(_refusal(event, decision, reason)), "", 0
+    if answer.context and event.kind in (SESSION_START, PROMPT_SUBMIT):
+        return _dumps(_context(event, answer.context)), "", 0
+    if host == "cursor" and event.kind not in (SESSION_START, PROMPT_SUBMIT) and event.hook_event.startswith(("pre", "before")):
+        return _dumps({"permission": "allow"}), "", 0
+    return "", "", 0
+
+
+def _dumps(data: object) -> str:
+    return json.dumps(data, ensure_ascii=False) + "\n"
+
+
+def _refusal(event: AgentEvent, decision: str, reason: str) -> dict[str, object]:
+    host = event.host
+    if host == "cursor":
+        if event.kind == PROMPT_SUBMIT:
+            return {"continue": False, "user_message": reason}
+        return {"permission": decision, "user_message": reason.split("\n", 1)[0], "agent_message": reason}
+    if host == "gemini":
+        return {"decision": decision, "reason": reason}
+    if host == "copilot":
+        return {"permissionDecision": decision, "permissionDecisionReason": reason}
+    # Claude Code and Codex
+    return {"hookSpecificOutput": {"hookEventName": event.hook_event or "PreToolUse", "permissionDecision": decision,
+                                   "permissionDecisionReason": reason}}
+
+
+def _context(event: AgentEvent, text: str) -> dict[str, object]:
+    host = event.host
+    if host == "cursor":
+        return {"additional_context": text} if event.kind == SESSION_START else {"continue": True}
+    if host == "gemini":
+        return {"hookSpecificOutput": {"hookEventName": event.hook_event, "additionalContext": text}}
+    if host == "copilot":
+        return {"additionalContext": text}
+    return {"hookSpecificOutput": {"hookEventName": event.hook_event, "additionalContext": text}}
+
+
+def render_failure(host: str, hook_event: str, reason: str) -> tuple[str, str, int]:
+    """Fail closed when the payload could not even be read: the host's deny JSON and, for the
+    hosts that read it, exit 2 with the reason on stderr as well."""
+    reason = reason or "gitai: internal error"
+    if host == "cursor":
+        return _dumps({"permission": DENY, "user_message": reason, "agent_message": reason}), "", 0
+    if host == "gemini":
+        return _dumps({"decision": DENY, "reason": reason}), "", 0
+    if host == "copilot":
+        return _dumps({"permissionDecision": DENY, "permissionDecisionReason": reason}), "", 0
+    return "", reason + "\n", 2  # Claude Code / Codex: exit 2 + non-empty stderr blocks any event

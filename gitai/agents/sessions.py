@@ -1,0 +1,158 @@
+"""Per-session state of agent sessions: `<git dir>/gitai/sessions/<host>-<session id>.json`.
+
+A session remembers the intent it selected (bound by a successful `gitai select` through its own
+shell), its agent and model, and a fingerprint of every file as it last read or wrote it (the
+stale-write lock). Files untouched for STALE_AFTER seconds are ignored and removed at the next
+session start; session end removes the session's own file. Lean: hooks import this.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+import zlib
+
+from gitai.util.files import write_atomic
+
+STALE_AFTER = 12 * 3600
+COMMIT_FILE = "agent-commit.json"  # the agent session about to commit (before-shell saw `git commit`)
+COMMIT_FRESH = 600
+SAFE_ID = re.compile(r"[^A-Za-z0-9._-]")
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from gitai.layout import Layout
+
+
+def sessions_dir(layout: Layout) -> str:
+    return os.path.join(layout.state_dir, "sessions")
+
+
+def session_key(host: str, session_id: str) -> str:
+    """A file name for the session; a host that sends no session id (Copilot) has one session per worktree."""
+    sid = session_id or "default"
+    return SAFE_ID.sub("_", f"{host}-{sid}")[:200]
+
+
+class Session:
+    """One agent session's state, loaded from and saved to its file."""
+
+    def __init__(self, layout: Layout, host: str, session_id: str) -> None:
+        self.key = session_key(host, session_id)
+        self.path = os.path.join(sessions_dir(layout), self.key + ".json")
+        self.data: dict[str, Any] = {"host": host, "session_id": session_id}
+        self.exists = False
+        try:
+            with open(self.path, encoding="utf-8") as handle:
+                loaded = json.load(handle)
+            if isinstance(loaded, dict) and time.time() - os.path.getmtime(self.path) < STALE_AFTER:
+                self.data = loaded
+                self.exists = True
+        except (OSError, ValueError):
+            pass
+
+    @property
+    def intent(self) -> str | None:
+        value = self.data.get("intent_id")
+        return value if isinstance(value, str) and value else None
+
+    def files(self) -> dict[str, str]:
+        files = self.data.get("files")
+        if not isinstance(files, dict):
+            files = self.data["files"] = {}
+        return files
+
+    def save(self) -> None:
+        self.data["updated"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        write_atomic(self.path, json.dumps(self.data, ensure_ascii=False))
+        self.exists = True
+
+    def remove(self) -> None:
+        try:
+            os.unlink(self.path)
+        except FileNotFoundError:
+            pass
+
+
+def fingerprint(path: str) -> str:
+    """Size and CRC-32 of a file's content ("absent" when it does not exist): enough to notice
+    that someone changed it since this session looked."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        return "absent"
+    except OSError:
+        return "unreadable"
+    return f"{len(data)}:{zlib.crc32(data):08x}"
+
+
+def live_sessions(layout: Layout) -> list[dict[str, Any]]:
+    """Every live session's data (with its `key`), newest first."""
+    directory = sessions_dir(layout)
+    try:
+        names = os.listdir(directory)
+    except FileNotFoundError:
+        return []
+    now = time.time()
+    found = []
+    for name in names:
+        if not name.endswith(".json"):
+            continue
+        path = os.path.join(directory, name)
+        try:
+            mtime = os.path.getmtime(path)
+            if now - mtime >= STALE_AFTER:
+                continue
+            with open(path, encoding="utf-8") as handle:
+                data = json.load(handle)
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict):
+            data["key"] = name[:-5]
+            found.append((mtime, data))
+    return [d for _, d in sorted(found, key=lambda item: -item[0])]
+
+
+def prune_stale(layout: Layout) -> None:
+    """Remove session files older than STALE_AFTER (sessions that never said goodbye)."""
+    directory = sessions_dir(layout)
+    try:
+        names = os.listdir(directory)
+    except FileNotFoundError:
+        return
+    now = time.time()
+    for name in names:
+        path = os.path.join(directory, name)
+        try:
+            if now - os.path.getmtime(path) >= STALE_AFTER:
+                os.unlink(path)
+        except OSError:
+            pass
+
+
+def note_commit(layout: Layout, session: Session) -> None:
+    """The session is about to run `git commit`: the post-commit hook reads its model from here
+    (an agent's shell carries no model variable)."""
+    data = {key: session.data.get(key) for key in ("host", "session_id", "model", "intent_id")}
+    data["at"] = time.time()
+    try:
+        write_atomic(os.path.join(layout.state_dir, COMMIT_FILE), json.dumps(data))
+    except OSError:
+        pass
+
+
+def committing_model(layout: Layout) -> str | None:
+    """The model of the agent session that announced a commit in the last COMMIT_FRESH seconds."""
+    try:
+        with open(os.path.join(layout.state_dir, COMMIT_FILE), encoding="utf-8") as handle:
+            data = json.load(handle)
+        fresh = time.time() - float(data.get("at", 0)) < COMMIT_FRESH
+    except (OSError, ValueError, TypeError, AttributeError):
+        return None
+    model = data.get("model") if fresh else None
+    return model if isinstance(model, str) and model else None

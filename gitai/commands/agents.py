@@ -1,0 +1,86 @@
+"""`gitai agents install | status | uninstall`: the coding agents' hook configurations."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from gitai.commands.output import emit_json, json_option, layout
+from gitai.errors import EXIT_OK
+
+HOST_HELP = "HOSTS: claude-code cursor gemini codex copilot (default: all)."
+
+
+@click.group(epilog="Example: gitai agents status")
+def agents() -> None:
+    """Install, inspect or remove the agent hooks (Claude Code, Cursor, Gemini CLI, Codex, Copilot)."""
+
+
+def _report(rows: list[dict[str, Any]], as_json: bool, manual: bool) -> None:
+    if as_json:
+        emit_json(rows)
+        return
+    for row in rows:
+        changed = {True: " (written)", False: " (unchanged)"}.get(bool(row["changed"])) if "changed" in row else ""
+        click.echo(f"{row['host']:<12} {row['state']:<10} {row['path']}{changed}")
+    if manual:
+        todo = [row for row in rows if row["state"] == "installed"]
+        if todo:
+            click.echo("Still to do by hand:")
+            for row in todo:
+                click.echo(f"  {row['host']}: {row['manual']}")
+
+
+@agents.command("install", epilog="Example: gitai agents install claude-code codex")
+@click.argument("hosts", nargs=-1)
+@click.option("--all", "all_hosts", is_flag=True, help="Every supported host.")
+@click.option("--user", is_flag=True, help="Your user-level configuration (~/...) instead of this project's.")
+@json_option
+def agents_install(hosts: tuple[str, ...], all_hosts: bool, user: bool, as_json: bool) -> int:
+    """Write gitai's hooks into each host's configuration, keeping everything else in it. HOSTS: claude-code cursor gemini codex copilot (default: all)."""
+    from gitai.agents.install import install_host, resolve_hosts
+
+    root = layout().root
+    rows = []
+    for host in resolve_hosts(hosts, all_hosts):
+        state, changed = install_host(host, root, user)
+        rows.append({**state.to_json(), "changed": changed})
+    _report(rows, as_json, manual=True)
+    return EXIT_OK
+
+
+@agents.command("status", epilog="Example: gitai agents status --json")
+@click.argument("hosts", nargs=-1)
+@click.option("--user", is_flag=True, help="Look at your user-level configuration instead of this project's.")
+@json_option
+def agents_status(hosts: tuple[str, ...], user: bool, as_json: bool) -> int:
+    """Show per host whether gitai's hooks are installed, stale (differ from this gitai's) or missing."""
+    from gitai.agents.install import host_status, resolve_hosts
+
+    root = layout().root
+    names = resolve_hosts(hosts, False)
+    rows = [host_status(h, root, user).to_json() for h in names if not (user and h == "copilot")]
+    _report(rows, as_json, manual=False)
+    return EXIT_OK
+
+
+@agents.command("uninstall", epilog="Example: gitai agents uninstall cursor")
+@click.argument("hosts", nargs=-1)
+@click.option("--user", is_flag=True, help="Your user-level configuration instead of this project's.")
+@json_option
+def agents_uninstall(hosts: tuple[str, ...], user: bool, as_json: bool) -> int:
+    """Remove only gitai's entries from each host's configuration (default: all hosts)."""
+    from gitai.agents.install import resolve_hosts, uninstall_host
+    from gitai.intents.approval import require_person
+
+    require_person("agents uninstall")
+    root = layout().root
+    rows = []
+    for host in resolve_hosts(hosts, False):
+        if user and host == "copilot":
+            continue
+        state, changed = uninstall_host(host, root, user)
+        rows.append({**state.to_json(), "changed": changed})
+    _report(rows, as_json, manual=False)
+    return EXIT_OK
