@@ -298,7 +298,7 @@
     const kinds = new Map();
     for (const e of events) kinds.set(e[1], (kinds.get(e[1]) || 0) + 1);
     $("count-refusals").textContent = String(kinds.get("refusal") || 0);
-    $("count-approvals").textContent = String(kinds.get("approval") || 0);
+    $("count-approvals").textContent = String(kinds.get("approve") || 0);  // gitai approve (a person)
     const shown = events.filter((e) => e[1] !== "select" && e[1] !== "clear").slice(-50).reverse();
     const list = shown.length ? el("table", { class: "events" }, el("tr", {}, el("th", {}, "when"), el("th", {}, "event"), el("th", {}, "intent"), el("th", {}, "actor"))) : el("div");
     for (const e of shown)
