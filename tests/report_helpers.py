@@ -1,5 +1,5 @@
 """A small traced history for the export, report, map and log tests: two intents, an agent and a
-person, a refactor, a refusal, a file owned by nobody, a file owned by two intents, a merge."""
+person, a refactor, a refusal, an approval, a file owned by nobody, a file owned by two intents, a merge."""
 
 from __future__ import annotations
 
@@ -43,6 +43,7 @@ def make_history(repo: Path) -> None:
     git(repo, "merge", "-q", "--no-ff", "-m", "merge side", "side")
     write(repo, "misc/notes.txt", "nobody owns this\n")
     commit(repo, "unowned file", extra=("--no-verify",))
+    gitai_ok(repo, "approve", "INT-003")  # a person's approval: an event
 
 
 def history_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:

@@ -53,10 +53,14 @@ def test_report_renders_in_chromium_and_filters(history: Path, tmp_path: Path) -
         assert _text(driver, "count-commits") == "11"
         assert _text(driver, "count-unowned") == "1" and _text(driver, "count-shared") == "1"
         assert [e.text for e in css("css selector", "#ownership tr.unowned code")] == ["misc/notes.txt"]
-        # .orchestration/ is left out: the unattributed catalogue commits show no file
-        assert {e.get_attribute("data-intent") for e in css("css selector", "#treemap g.tm-intent")} == {"0", "2"}
+        # .orchestration/ is left out; the unattributed first commit's AGENTS.md (from gitai init) is not
+        assert {e.get_attribute("data-intent") for e in css("css selector", "#treemap g.tm-intent")} == {"-1", "0", "2"}
+        assert [e.get_attribute("data-path") for e in css("css selector", '#treemap g[data-intent="-1"] rect.tm-file')] == [
+            "AGENTS.md"]
         assert len(css("css selector", "#intent-cards .intent-card")) == 5
-        assert _text(driver, "count-refusals") == "1" and len(css("css selector", "#events tr.event-row")) == 1
+        assert _text(driver, "count-refusals") == "1" and _text(driver, "count-approvals") == "1"
+        assert sorted(e.find_elements("tag name", "td")[1].text for e in css("css selector", "#events tr.event-row")) == [
+            "approve", "refusal"]
         assert _text(driver, "count-refactor") == "2"  # the reformat and the merge
         providers = [e.text for e in css("css selector", "#prov-legend span")]
         assert providers == ["ai:claude-sonnet-4", "human"]
