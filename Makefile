@@ -27,7 +27,7 @@ bench: $(STAMP)
 
 typecheck: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[dev]' --config-settings editable_mode=compat
-	$(PY) -m mypy gitai --ignore-missing-imports
+	$(PY) -m mypy gitai
 
 clean:
 	rm -rf $(VENV) build *.egg-info

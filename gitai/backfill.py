@@ -20,9 +20,9 @@ from gitai.layout import Layout
 from gitai.recording import record_commit
 from gitai.trace.changes import commit_changes
 from gitai.trace.notes_reader import all_notes, open_repository
-from gitai.trace.record import own_records, revision
+from gitai.trace.record import Contributor, own_records, revision
 
-UNKNOWN_CONTRIBUTOR = {"type": "unknown"}
+UNKNOWN_CONTRIBUTOR: Contributor = {"type": "unknown"}
 
 
 @dataclass

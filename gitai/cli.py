@@ -20,6 +20,7 @@ from gitai.commands.check import check
 from gitai.commands.classify import classify_cmd
 from gitai.commands.context import context
 from gitai.commands.hook import hook
+from gitai.commands.help import help_cmd
 from gitai.commands.hooks import hooks
 from gitai.commands.init import init
 from gitai.commands.intent import intent
@@ -45,14 +46,15 @@ from gitai.util.crash import log_traceback
 from gitai.util.text import one_line
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog="Example: gitai help select")
 @click.version_option(__version__, prog_name="gitai")
 def cli() -> None:
     """Tie every change in a git repository to the intent it serves."""
 
 
 for _command in (init, hooks, intents, select, clear, status, check, show, log_cmd, backfill, trace, sync, classify_cmd,
-                 map_cmd, blame_intent_cmd, agents, hook, owners, intent, context, lesson, approve, done, block):
+                 map_cmd, blame_intent_cmd, agents, hook, owners, intent, context, lesson, approve, done, block,
+                 help_cmd):
     cli.add_command(_command)
 
 

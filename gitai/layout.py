@@ -1,4 +1,4 @@
-"""Where gitai keeps its files (CONTRACT section 1). Paths are absolute str (lean: hooks import this)."""
+"""Where gitai keeps its files (docs/concepts.md, "Where things live"). Paths are absolute str (lean: hooks import this)."""
 
 from __future__ import annotations
 

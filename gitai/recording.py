@@ -11,7 +11,7 @@ from gitai.git.trailers import commit_intent
 from gitai.layout import Layout
 from gitai.trace.changes import CommitChanges, commit_changes
 from gitai.trace.classify_commit import classify
-from gitai.trace.record import Record, build_record
+from gitai.trace.record import Contributor, Record, build_record
 from gitai.trace.store import store_record
 
 
@@ -19,7 +19,7 @@ def make_record(
     commit: str,
     changes: CommitChanges,
     intent_id: str | None,
-    contributor: dict[str, Any],
+    contributor: Contributor,
     extra_metadata: dict[str, Any] | None = None,
     cache_dir: str | None = None,
 ) -> Record:
@@ -35,7 +35,7 @@ def record_commit(
     parents: list[str],
     changes: CommitChanges,
     intent_id: str | None,
-    contributor: dict[str, Any],
+    contributor: Contributor,
     extra_metadata: dict[str, Any] | None = None,
 ) -> Record:
     """Build and store the commit's record (note and ledger line), then extend its files' line origins."""
@@ -50,7 +50,7 @@ def trace_commit(
     reader: ObjectReader,
     commit: str,
     fallback_intent: str | None,
-    contributor: dict[str, Any],
+    contributor: Contributor,
     extra_metadata: dict[str, Any] | None = None,
 ) -> Record:
     """Trace `commit`; its intent is the `Intent:` trailer, else `fallback_intent` (may be None)."""

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -44,21 +45,43 @@ active_intents:
 """
 
 
-@pytest.fixture(autouse=True)
-def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
-    """Each test sees git with no user or system config, and no gitai variables."""
-    home = tmp_path_factory.mktemp("home")
+def _agent_variables() -> set[str]:
+    """The variables by which gitai recognises an agent, from gitai's own list (a suite run inside
+    an agent must not look like one)."""
+    from gitai.trace.contributor import KNOWN_AGENT_VARIABLES
+
+    return set(KNOWN_AGENT_VARIABLES) | {"CODEX_HOME"}
+
+
+def _hermetic(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
+    """git with no user, global or system config and no inherited repository (GIT_DIR,
+    GIT_WORK_TREE, GIT_INDEX_FILE ...), no gitai or agent variables, a fixed HOME."""
+    for name in list(os.environ):
+        if name.startswith(("GIT_", "GITAI_")) or name in _agent_variables():
+            monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("GIT_AUTHOR_NAME", "Test Author")
     monkeypatch.setenv("GIT_AUTHOR_EMAIL", "author@example.com")
     monkeypatch.setenv("GIT_COMMITTER_NAME", "Test Committer")
     monkeypatch.setenv("GIT_COMMITTER_EMAIL", "committer@example.com")
     monkeypatch.setenv("NO_COLOR", "1")
-    for name in list(os.environ):
-        if name.startswith("GITAI_") or name in ("CLAUDECODE", "CURSOR_AGENT", "CODEX_HOME"):
-            monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def hermetic_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The same environment for fixtures wider than one test (set up before function fixtures)."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        _hermetic(monkeypatch, tmp_path_factory.mktemp("session-home"))
+        yield
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Each test gets its own HOME, so a test that writes global git config changes no other."""
+    _hermetic(monkeypatch, tmp_path_factory.mktemp("home"))
 
 
 def git(cwd: Path, *args: str, check: bool = True, env: dict[str, str] | None = None,
@@ -73,6 +96,14 @@ def git(cwd: Path, *args: str, check: bool = True, env: dict[str, str] | None = 
 def gitai(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([GITAI, *args], cwd=cwd, capture_output=True, text=True,
                           env={**os.environ, **(env or {})}, stdin=subprocess.DEVNULL)
+
+
+def gitai_ok(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """A setup step through gitai: it must succeed."""
+    proc = gitai(cwd, *args, env=env)
+    if proc.returncode != 0:
+        raise AssertionError(f"gitai {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
+    return proc
 
 
 def gitai_json(cwd: Path, *args: str, env: dict[str, str] | None = None, code: int = 0) -> Any:
@@ -117,7 +148,7 @@ def bare_repo(tmp_path: Path) -> Path:
 def repo(tmp_path: Path) -> Path:
     """A repository with gitai initialised, the test catalogue committed, no intent active."""
     path = new_repo(tmp_path / "repo")
-    assert gitai(path, "init").returncode == 0
+    gitai_ok(path, "init")
     write(path, ".orchestration/active_intents.yaml", CATALOGUE)
     commit(path, "add catalogue")
     return path

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import commit, git, gitai, gitai_json, head, write
+from conftest import commit, git, gitai, gitai_json, gitai_ok, head, write
 
 CATALOGUE = """\
 active_intents:
@@ -49,7 +49,7 @@ def logout( user ):
 @pytest.fixture
 def history(bare_repo: Path) -> Path:
     repo = bare_repo
-    gitai(repo, "init")
+    gitai_ok(repo, "init")
     write(repo, ".orchestration/active_intents.yaml", CATALOGUE)
     commit(repo, "catalogue")
     write(repo, "src/auth.py", ORIGINAL)
@@ -109,7 +109,7 @@ def test_function_moved_to_another_file_keeps_its_intent(history: Path) -> None:
 
 
 def test_trailer_only_commits_and_untraced_history(history: Path) -> None:
-    gitai(history, "hooks", "uninstall")
+    gitai_ok(history, "hooks", "uninstall")
     write(history, "src/auth.py", (history / "src/auth.py").read_text() + "\nEXTRA = 1\n")
     commit(history, "plain git, with trailer\n\nIntent: B")
     write(history, "src/auth.py", (history / "src/auth.py").read_text() + "OTHER = 2\n")
@@ -120,7 +120,7 @@ def test_trailer_only_commits_and_untraced_history(history: Path) -> None:
 
 
 def test_uncommitted_lines_get_the_active_intent(history: Path) -> None:
-    gitai(history, "select", "C")
+    gitai_ok(history, "select", "C")
     write(history, "src/auth.py", (history / "src/auth.py").read_text() + "PENDING = True\n")
     rows = blame(history, "src/auth.py")
     assert rows[-1] == {"line": 13, "intent_id": "C", "commit": None, "classification": None,
@@ -143,7 +143,7 @@ def test_range_revision_and_porcelain(history: Path) -> None:
     porcelain = gitai(history, "blame-intent", "src/auth.py", "--porcelain", "-L", "1,2").stdout
     sha = git(history, "rev-parse", "HEAD~1").stdout.strip()
     assert porcelain == f"1\tA\t{sha}\tINTENT_EVOLUTION\tdef login(user):\n2\tA\t{sha}\tINTENT_EVOLUTION\t    token = make_token(user)\n"
-    gitai(history, "select", "C")
+    gitai_ok(history, "select", "C")
     write(history, "src/auth.py", (history / "src/auth.py").read_text() + "x = 1\n")
     last = gitai(history, "blame-intent", "src/auth.py", "--porcelain", "-L", "13,13").stdout
     assert last == "13\tC\t\t\tx = 1\n"
@@ -174,7 +174,7 @@ def test_bad_input(history: Path, args: tuple[str, ...], fragment: str) -> None:
 
 def test_refactor_is_looked_through_in_a_file_with_an_unusual_name(bare_repo: Path) -> None:
     repo = bare_repo
-    gitai(repo, "init")
+    gitai_ok(repo, "init")
     write(repo, ".orchestration/active_intents.yaml", CATALOGUE)
     commit(repo, "catalogue")
     name = "src/é b.py"
@@ -188,7 +188,7 @@ def test_refactor_is_looked_through_in_a_file_with_an_unusual_name(bare_repo: Pa
 
 def test_uncommitted_lines_do_not_spread_to_committed_neighbours(bare_repo: Path) -> None:
     repo = bare_repo
-    gitai(repo, "init")
+    gitai_ok(repo, "init")
     write(repo, ".orchestration/active_intents.yaml", CATALOGUE)
     commit(repo, "catalogue")
     write(repo, "src/m.py", "def f():\n    return 1\n\n\ndef g():\n    return 2\n")

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import commit, git, gitai, gitai_json, write
+from conftest import commit, git, gitai, gitai_json, gitai_ok, write
 from trace_helpers import note
 
 APP = "def area(w, h):\n    return w * h\n\n\ndef perimeter(w, h):\n    return 2 * (w + h)\n"
 
 
 def test_records_carry_classes_per_commit_file_and_definition(repo: Path) -> None:
-    gitai(repo, "select", "INT-001")
+    gitai_ok(repo, "select", "INT-001")
     write(repo, "src/auth/geo.py", APP)
     write(repo, "src/auth/ui.js", "export function greet(name) { return 'hi ' + name; }\n")
     commit(repo, "add")
@@ -43,7 +43,7 @@ def test_records_carry_classes_per_commit_file_and_definition(repo: Path) -> Non
 
 
 def test_move_between_files_and_syntax_error(repo: Path) -> None:
-    gitai(repo, "select", "INT-001")
+    gitai_ok(repo, "select", "INT-001")
     write(repo, "src/auth/geo.py", APP)
     commit(repo, "add")
     write(repo, "src/auth/geo.py", "def area(w, h):\n    return w * h\n")
@@ -61,7 +61,7 @@ def test_move_between_files_and_syntax_error(repo: Path) -> None:
 
 
 def test_classify_staged_and_bad_revision(repo: Path) -> None:
-    gitai(repo, "select", "INT-001")
+    gitai_ok(repo, "select", "INT-001")
     write(repo, "src/auth/geo.py", APP)
     commit(repo, "add")
     write(repo, "src/auth/geo.py", APP.replace("return w * h", "return w*h  # same"))
@@ -90,5 +90,5 @@ def test_map_is_regenerated_deterministically(repo: Path) -> None:
     assert by_id["INT-001"]["name"] == "JWT auth migration"
     text = (repo / ".orchestration" / "intent_map.md").read_text()
     assert "## INT-001: JWT auth migration" in text and "`src/billing/b.py`" in text
-    gitai(repo, "map")
+    gitai_ok(repo, "map")
     assert (repo / ".orchestration" / "intent_map.md").read_text() == text

@@ -6,7 +6,7 @@ import json
 import os
 from pathlib import Path
 
-from conftest import commit, git, gitai, gitai_json, head, new_repo, write
+from conftest import commit, git, gitai, gitai_json, gitai_ok, head, new_repo, write
 
 
 def events(repo: Path) -> list[dict]:
@@ -28,7 +28,7 @@ def test_in_scope_commit_passes_and_gets_one_trailer(repo: Path) -> None:
 
 
 def test_existing_trailer_is_kept(repo: Path) -> None:
-    gitai(repo, "select", "INT-001")
+    gitai_ok(repo, "select", "INT-001")
     write(repo, ".orchestration/.intentignore", "*.txt\n")
     write(repo, "notes.txt", "x = 1\n")  # exempt: fits any intent
     commit(repo, "work\n\nIntent: INT-003")
@@ -37,7 +37,7 @@ def test_existing_trailer_is_kept(repo: Path) -> None:
 
 
 def test_out_of_scope_refused_naming_owners(repo: Path) -> None:
-    gitai(repo, "select", "INT-001")
+    gitai_ok(repo, "select", "INT-001")
     before = head(repo)
     write(repo, "src/auth/ok.py", "x = 1\n")
     write(repo, "docs/guide.md", "text\n")
@@ -55,10 +55,10 @@ def test_out_of_scope_refused_naming_owners(repo: Path) -> None:
 
 
 def test_deletion_and_both_sides_of_rename_are_checked(repo: Path) -> None:
-    gitai(repo, "select", "INT-002")
+    gitai_ok(repo, "select", "INT-002")
     write(repo, "docs/a.md", "a\n")
     commit(repo, "docs")
-    gitai(repo, "select", "INT-001")
+    gitai_ok(repo, "select", "INT-001")
     git(repo, "rm", "-q", "docs/a.md")
     proc = git(repo, "commit", "-m", "delete docs", check=False)
     assert proc.returncode != 0 and "docs/a.md" in proc.stderr
@@ -71,7 +71,7 @@ def test_deletion_and_both_sides_of_rename_are_checked(repo: Path) -> None:
 
 
 def test_negated_pattern_and_intentignore(repo: Path) -> None:
-    gitai(repo, "select", "INT-001")
+    gitai_ok(repo, "select", "INT-001")
     write(repo, "src/auth/vendor/lib.py", "x = 1\n")
     proc = commit(repo, "vendor", check=False)
     assert proc.returncode != 0 and "src/auth/vendor/lib.py" in proc.stderr
@@ -105,7 +105,7 @@ def test_empty_repository_first_commit_goes_through_the_gate(bare_repo: Path) ->
 
 
 def test_gitai_intent_env_overrides_worktree_selection(repo: Path) -> None:
-    gitai(repo, "select", "INT-001")
+    gitai_ok(repo, "select", "INT-001")
     write(repo, "src/billing/pay.py", "x = 1\n")
     assert commit(repo, "billing", check=False).returncode != 0
     commit(repo, "billing", env={"GITAI_INTENT": "INT-003"})
@@ -115,10 +115,10 @@ def test_gitai_intent_env_overrides_worktree_selection(repo: Path) -> None:
 def test_linked_worktree_has_its_own_selection(repo: Path, tmp_path: Path) -> None:
     other = tmp_path / "other"
     git(repo, "worktree", "add", "-q", "-b", "billing", str(other))
-    gitai(repo, "select", "INT-001")
+    gitai_ok(repo, "select", "INT-001")
     assert gitai(other, "status", "--json").returncode == 0
     assert gitai_json(other, "status")["intent_id"] is None
-    gitai(other, "select", "INT-003")
+    gitai_ok(other, "select", "INT-003")
     assert gitai_json(repo, "status")["intent_id"] == "INT-001"
     write(other, "src/billing/a.py", "x = 1\n")
     commit(other, "billing in worktree")
@@ -128,7 +128,7 @@ def test_linked_worktree_has_its_own_selection(repo: Path, tmp_path: Path) -> No
 
 
 def test_paths_with_spaces_unicode_and_newlines(repo: Path) -> None:
-    gitai(repo, "select", "INT-001")
+    gitai_ok(repo, "select", "INT-001")
     write(repo, "src/auth/with space.py", "a = 1\n")
     write(repo, "src/auth/ünïcode.py", "b = 1\n")
     write(repo, "src/auth/new\nline.py", "c = 1\n")
@@ -143,14 +143,14 @@ def test_paths_with_spaces_unicode_and_newlines(repo: Path) -> None:
 
 def test_detached_head_commit(repo: Path) -> None:
     git(repo, "checkout", "-q", "--detach")
-    gitai(repo, "select", "INT-001")
+    gitai_ok(repo, "select", "INT-001")
     write(repo, "src/auth/d.py", "x = 1\n")
     commit(repo, "detached")
     assert "Intent: INT-001" in git(repo, "log", "-1", "--format=%B").stdout
 
 
 def test_empty_message_still_aborts(repo: Path) -> None:
-    gitai(repo, "select", "INT-001")
+    gitai_ok(repo, "select", "INT-001")
     write(repo, "src/auth/e.py", "x = 1\n")
     git(repo, "add", "-A")
     proc = git(repo, "commit", "-m", "", check=False)
@@ -160,7 +160,7 @@ def test_empty_message_still_aborts(repo: Path) -> None:
 
 def test_check_range_flags_no_verify_commits(repo: Path) -> None:
     base = head(repo)
-    gitai(repo, "select", "INT-001")
+    gitai_ok(repo, "select", "INT-001")
     write(repo, "src/auth/a.py", "x = 1\n")
     commit(repo, "good")
     write(repo, "docs/sneaky.md", "x\n")
@@ -180,7 +180,7 @@ def test_check_range_flags_no_verify_commits(repo: Path) -> None:
 
 
 def test_check_paths_and_staged_with_custom_index(repo: Path) -> None:
-    gitai(repo, "select", "INT-001")
+    gitai_ok(repo, "select", "INT-001")
     assert gitai_json(repo, "check", "src/auth/x.py", ".orchestration/x") == {
         "ok": True, "intent_id": "INT-001", "paths_checked": 2, "exempt": [".orchestration/x"], "violations": []}
     out = gitai_json(repo, "check", "README.md", "--intent", "INT-001", code=1)
@@ -197,7 +197,7 @@ def test_check_paths_and_staged_with_custom_index(repo: Path) -> None:
 
 
 def test_status_lists_staged_paths(repo: Path) -> None:
-    gitai(repo, "select", "INT-001")
+    gitai_ok(repo, "select", "INT-001")
     write(repo, "src/auth/a.py", "x\n")
     write(repo, "docs/b.md", "x\n")
     git(repo, "add", "-A")
@@ -216,7 +216,7 @@ def test_missing_gitai_installation_fails_with_one_line(repo: Path) -> None:
         hook = repo / hook
     script = (hook / "pre-commit").read_text()
     (hook / "pre-commit").write_text(script.replace("GITAI_PYTHON='", "GITAI_PYTHON='/nonexistent"))
-    gitai(repo, "select", "INT-001")
+    gitai_ok(repo, "select", "INT-001")
     write(repo, "src/auth/a.py", "x\n")
     proc = commit(repo, "x", check=False)
     assert proc.returncode != 0
@@ -236,14 +236,14 @@ def test_submodule_gets_its_own_hooks(repo: Path, tmp_path: Path) -> None:
     assert "modules" in hooks_dir and os.path.exists(os.path.join(hooks_dir, "pre-commit"))
     write(sub, ".orchestration/active_intents.yaml", "intents:\n  - id: L\n    name: lib\n    owned_scope: ['*.py']\n")
     commit(sub, "catalogue")
-    gitai(sub, "select", "L")
+    gitai_ok(sub, "select", "L")
     write(sub, "lib.py", "x = 2\n")
     commit(sub, "lib change")
     assert "Intent: L" in git(sub, "log", "-1", "--format=%B").stdout
 
 
 def test_hand_written_trailer_must_fit_its_intent(repo: Path) -> None:
-    gitai(repo, "select", "INT-001")
+    gitai_ok(repo, "select", "INT-001")
     write(repo, "src/auth/a.py", "x = 1\n")
     before = head(repo)
     proc = commit(repo, "claims billing\n\nIntent: INT-003", check=False)
@@ -305,7 +305,7 @@ def test_closed_intents_take_no_commits(repo: Path) -> None:
 
 
 def test_intentignore_leading_slash_anchors(repo: Path) -> None:
-    gitai(repo, "select", "INT-001")
+    gitai_ok(repo, "select", "INT-001")
     write(repo, ".orchestration/.intentignore", "/dist/\n")
     write(repo, "dist/bundle.js", "x\n")
     commit(repo, "root dist is anyone's")
@@ -335,7 +335,7 @@ def test_clean_merge_of_a_file_both_sides_edited_is_not_the_merges_work(repo: Pa
 
 
 def test_merge_commit_made_by_git_merge_gets_a_real_trailer(repo: Path) -> None:
-    gitai(repo, "select", "INT-001")
+    gitai_ok(repo, "select", "INT-001")
     git(repo, "checkout", "-q", "-b", "feature")
     write(repo, "src/auth/f.py", "f\n")
     commit(repo, "feature")
@@ -347,7 +347,7 @@ def test_merge_commit_made_by_git_merge_gets_a_real_trailer(repo: Path) -> None:
 
 
 def test_blank_gitai_intent_is_no_intent(repo: Path) -> None:
-    gitai(repo, "select", "INT-001")
+    gitai_ok(repo, "select", "INT-001")
     write(repo, "src/auth/a.py", "a\n")
     commit(repo, "work", env={"GITAI_INTENT": "   "})
     assert git(repo, "log", "-1", "--format=%(trailers:key=Intent,valueonly)").stdout.split() == ["INT-001"]

@@ -6,7 +6,7 @@ import os
 import stat
 from pathlib import Path
 
-from conftest import commit, git, gitai, gitai_json, write
+from conftest import commit, git, gitai, gitai_json, gitai_ok, write
 
 FOREIGN = "#!/bin/sh\necho foreign-hook-ran >> \"$(git rev-parse --git-dir)/foreign.log\"\nexit ${FOREIGN_EXIT:-0}\n"
 
@@ -25,13 +25,13 @@ def test_foreign_hook_is_chained_and_restored_byte_for_byte(bare_repo: Path) -> 
     commit(bare_repo, "catalogue")
     assert (bare_repo / ".git" / "foreign.log").read_text() == "foreign-hook-ran\n"
     # a failing foreign hook still blocks the commit
-    gitai(bare_repo, "select", "A")
+    gitai_ok(bare_repo, "select", "A")
     write(bare_repo, "a.txt", "a\n")
     assert commit(bare_repo, "x", env={"FOREIGN_EXIT": "3"}, check=False).returncode != 0
     # installing twice does not chain gitai to itself
-    gitai(bare_repo, "hooks", "install")
+    gitai_ok(bare_repo, "hooks", "install")
     assert (hooks / "pre-commit.gitai-chained").read_text() == FOREIGN
-    gitai(bare_repo, "hooks", "uninstall")
+    gitai_ok(bare_repo, "hooks", "uninstall")
     assert foreign.read_text() == FOREIGN
     assert stat.S_IMODE(foreign.stat().st_mode) == 0o750
     assert not (hooks / "pre-commit.gitai-chained").exists()
@@ -44,10 +44,10 @@ def test_force_replaces_foreign_hook_and_uninstall_restores_it(bare_repo: Path) 
     hooks.mkdir(exist_ok=True)
     (hooks / "commit-msg").write_text(FOREIGN)
     (hooks / "commit-msg").chmod(0o755)
-    gitai(bare_repo, "hooks", "install", "--force")
+    gitai_ok(bare_repo, "hooks", "install", "--force")
     assert (hooks / "commit-msg.gitai-replaced").read_text() == FOREIGN
     assert not (hooks / "commit-msg.gitai-chained").exists()
-    gitai(bare_repo, "hooks", "uninstall")
+    gitai_ok(bare_repo, "hooks", "uninstall")
     assert (hooks / "commit-msg").read_text() == FOREIGN
 
 
@@ -58,7 +58,7 @@ def test_core_hooks_path_is_honoured(bare_repo: Path) -> None:
     assert Path(data["hooks_dir"]) == bare_repo / ".githooks"
     assert (bare_repo / ".githooks" / "pre-commit").exists()
     assert not (bare_repo / ".git" / "hooks" / "pre-commit").exists()
-    gitai(bare_repo, "init", "--no-hooks")
+    gitai_ok(bare_repo, "init", "--no-hooks")
     write(bare_repo, ".orchestration/active_intents.yaml", "intents:\n  - id: A\n    name: a\n    owned_scope: [src/**]\n")
     commit(bare_repo, "catalogue", ".orchestration")
     write(bare_repo, "other.txt", "x\n")
@@ -68,7 +68,7 @@ def test_core_hooks_path_is_honoured(bare_repo: Path) -> None:
 def test_install_from_linked_worktree_installs_for_all(repo: Path, tmp_path: Path) -> None:
     other = tmp_path / "wt"
     git(repo, "worktree", "add", "-q", "--detach", str(other))
-    gitai(repo, "hooks", "uninstall")
+    gitai_ok(repo, "hooks", "uninstall")
     assert gitai(other, "hooks", "install").returncode == 0
     assert (repo / ".git" / "hooks" / "pre-commit").exists()
     write(other, "src/auth/x.py", "x\n")
@@ -114,7 +114,11 @@ def test_shared_hooks_path_leaves_other_repositories_alone(tmp_path: Path) -> No
     git(tmp_path, "config", "--global", "core.hooksPath", str(shared))
     first = new_repo(tmp_path / "first")
     proc = gitai(first, "init")
-    assert proc.returncode == 0 and "global git config" in proc.stderr
+    assert proc.returncode == 2 and "global git config" in proc.stderr and len(proc.stderr.splitlines()) == 1
+    assert not shared.exists() and not (first / ".orchestration").exists()  # refused: nothing written
+    gitai_ok(first, "init", "--no-hooks")
+    proc = gitai_ok(first, "hooks", "install", "--force")
+    assert "global git config" in proc.stderr  # still warned
     other = new_repo(tmp_path / "other")
     write(other, "a.txt", "a\n")
     commit(other, "plain repository, shared hooks")  # not refused
@@ -128,7 +132,7 @@ def test_force_never_overwrites_a_hook_kept_aside(bare_repo: Path) -> None:
     hooks = bare_repo / ".git" / "hooks"
     hooks.mkdir(exist_ok=True)
     (hooks / "pre-commit").write_text("#!/bin/sh\n# A\n")
-    gitai(bare_repo, "hooks", "install", "--force")
+    gitai_ok(bare_repo, "hooks", "install", "--force")
     (hooks / "pre-commit").write_text("#!/bin/sh\n# B\n")
     proc = gitai(bare_repo, "hooks", "install", "--force")
     assert proc.returncode == 2 and "pre-commit.gitai-replaced already exists" in proc.stderr
@@ -146,7 +150,9 @@ def test_shared_hooks_path_adds_no_trailer_elsewhere(tmp_path: Path) -> None:
     from conftest import new_repo
 
     git(tmp_path, "config", "--global", "core.hooksPath", str(tmp_path / "shared-hooks"))
-    gitai(new_repo(tmp_path / "first"), "init")
+    first = new_repo(tmp_path / "first")
+    gitai_ok(first, "init", "--no-hooks")
+    gitai_ok(first, "hooks", "install", "--force")
     other = new_repo(tmp_path / "other")
     write(other, "a.txt", "a\n")
     commit(other, "plain", env={"GITAI_INTENT": "INT-009"})

@@ -9,9 +9,9 @@ from typing import Any
 import click
 import jsonschema
 import pytest
+from conftest import commit, git, gitai, gitai_json, gitai_ok, new_repo, write
 from referencing import Registry, Resource
 
-from conftest import commit, git, gitai, gitai_json, new_repo, write
 from gitai.cli import cli
 
 SCHEMAS = Path(__file__).resolve().parent.parent / "docs" / "schemas"
@@ -54,7 +54,7 @@ def traced(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert gitai(repo, "init").returncode == 0
     write(repo, ".orchestration/active_intents.yaml", CATALOGUE)
     commit(repo, "add catalogue")
-    gitai(repo, "select", "INT-001")
+    gitai_ok(repo, "select", "INT-001")
     write(repo, "src/auth/a.py", "def f(x):\n    return x + 1\n")
     commit(repo, "auth")
     write(repo, "src/auth/a.py", "def f( x ):\n    return x+1\n")
@@ -115,6 +115,7 @@ def test_every_command_output_matches_its_schema(traced: Path) -> None:
                  _hook(repo, "gemini", {"hook_event_name": "BeforeTool", "tool_name": "write_file",
                                         "tool_input": {"file_path": "docs/x.md"}}),
                  _hook(repo, "copilot", {"toolName": "edit", "toolArgs": '{"path": "docs/x.md"}'}, "preToolUse")],
+        "help": [gitai_json(repo, "help"), gitai_json(repo, "help", "hooks", "install")],
     }
     for name, outputs in runs.items():
         for output in outputs:

@@ -9,7 +9,7 @@ import zlib
 from pathlib import Path
 
 import pytest
-from conftest import commit, git, gitai, gitai_json, head, write
+from conftest import commit, git, gitai, gitai_json, gitai_ok, head, write
 
 from gitai.blame.origin_cache import DIRECTORY, OriginStore
 from gitai.layout import find_layout
@@ -103,7 +103,7 @@ def branch_and_merge(repo: Path, path: str, text: str, side: dict[str, str], mai
 
 @pytest.fixture
 def traced(bare_repo: Path) -> Path:
-    gitai(bare_repo, "init")
+    gitai_ok(bare_repo, "init")
     write(bare_repo, ".orchestration/active_intents.yaml", CATALOGUE)
     commit(bare_repo, "catalogue")
     return bare_repo
@@ -273,7 +273,7 @@ def test_odd_names_and_a_damaged_cache_with_uncommitted_lines(traced: Path) -> N
 def test_a_long_run_of_refactor_commits(bare_repo: Path) -> None:
     """250 whitespace-only (AST_REFACTOR) commits, traced by backfill, computed from scratch."""
     repo = bare_repo
-    gitai(repo, "init", "--no-hooks")
+    gitai_ok(repo, "init", "--no-hooks")
     chunks = []
     for n in range(252):
         changed = {9: "9 changed"} if n == 251 else {}

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import CATALOGUE, commit, git, gitai, gitai_json, write
+from conftest import CATALOGUE, commit, git, gitai, gitai_json, gitai_ok, write
 
 
 def snapshot(repo: Path) -> dict[str, bytes]:
@@ -49,7 +49,7 @@ def test_select_json_and_events(repo: Path) -> None:
 
 
 def test_select_draft_moves_to_in_progress_keeping_comments(repo: Path) -> None:
-    gitai(repo, "select", "INT-002")
+    gitai_ok(repo, "select", "INT-002")
     text = (repo / ".orchestration" / "active_intents.yaml").read_text()
     assert "    status: IN_PROGRESS   # not started\n" in text
     assert text.replace("IN_PROGRESS   # not started", "DRAFT   # not started") == CATALOGUE
@@ -60,7 +60,7 @@ def test_select_draft_moves_to_in_progress_keeping_comments(repo: Path) -> None:
 def test_select_inserts_missing_status(repo: Path) -> None:
     write(repo, ".orchestration/active_intents.yaml",
           "intents:   # alias\n  - id: A\n    name: a   # keep me\n    owned_scope: [src/**]\n")
-    gitai(repo, "select", "A")
+    gitai_ok(repo, "select", "A")
     assert (repo / ".orchestration/active_intents.yaml").read_text() == (
         "intents:   # alias\n  - id: A\n    status: IN_PROGRESS\n    name: a   # keep me\n    owned_scope: [src/**]\n"
     )
@@ -139,7 +139,7 @@ def test_init_is_idempotent_and_never_overwrites(repo: Path) -> None:
 
 
 def test_init_template_catalogue_is_valid(bare_repo: Path) -> None:
-    gitai(bare_repo, "init", "--no-hooks")
+    gitai_ok(bare_repo, "init", "--no-hooks")
     assert gitai_json(bare_repo, "intents") == []
     assert not (bare_repo / ".git/hooks/pre-commit").exists()
     write(bare_repo, "README.md", "x\n")

@@ -7,15 +7,15 @@ import os
 import threading
 from pathlib import Path
 
-from conftest import commit, git, gitai, gitai_json, head, new_repo, write
+from conftest import commit, git, gitai, gitai_json, gitai_ok, head, new_repo, write
 from trace_helpers import expected_ranges, ledger, note, notes, record_ranges, validate
 
 
 def test_root_and_normal_commits_record_changed_lines(bare_repo: Path) -> None:
-    gitai(bare_repo, "init")
+    gitai_ok(bare_repo, "init")
     write(bare_repo, ".orchestration/active_intents.yaml", "intents:\n  - id: A\n    name: a\n    owned_scope: ['**']\n")
     write(bare_repo, "src/a.py", "one\ntwo\nthree\n")
-    gitai(bare_repo, "select", "A")
+    gitai_ok(bare_repo, "select", "A")
     commit(bare_repo, "root")
     root = note(bare_repo)
     assert root["vcs"] == {"type": "git", "revision": head(bare_repo)}
@@ -68,7 +68,7 @@ def test_unattributed_and_agent_contributor(repo: Path) -> None:
 
 
 def test_empty_commit_and_merge_commit(repo: Path) -> None:
-    gitai(repo, "select", "INT-001")
+    gitai_ok(repo, "select", "INT-001")
     git(repo, "commit", "-q", "--allow-empty", "-m", "empty")
     assert note(repo)["files"] == []
     write(repo, "src/auth/m.py", "a\nb\nc\n")
@@ -101,7 +101,7 @@ def test_empty_commit_and_merge_commit(repo: Path) -> None:
 
 
 def test_amend_records_new_commit_once(repo: Path) -> None:
-    gitai(repo, "select", "INT-001")
+    gitai_ok(repo, "select", "INT-001")
     write(repo, "src/auth/a.py", "a\nb\n")
     commit(repo, "first")
     old = head(repo)
@@ -119,7 +119,7 @@ def test_amend_records_new_commit_once(repo: Path) -> None:
 
 
 def test_interactive_rebase_reorder_and_squash(repo: Path) -> None:
-    gitai(repo, "select", "INT-001")
+    gitai_ok(repo, "select", "INT-001")
     for name in ("a", "b", "c"):
         write(repo, f"src/auth/{name}.py", f"{name} = 1\n")
         commit(repo, f"add {name}")
@@ -147,7 +147,7 @@ def test_cherry_pick_takes_intent_from_trailer(repo: Path) -> None:
     commit(repo, "billing", env={"GITAI_INTENT": "INT-003"})
     picked = head(repo)
     git(repo, "checkout", "-q", "main")
-    gitai(repo, "select", "INT-001")
+    gitai_ok(repo, "select", "INT-001")
     write(repo, "src/auth/diverge.py", "d\n")
     commit(repo, "diverge")
     git(repo, "cherry-pick", picked, env={"GITAI_INTENT": "INT-003"})
@@ -157,7 +157,7 @@ def test_cherry_pick_takes_intent_from_trailer(repo: Path) -> None:
 
 
 def test_post_commit_never_fails_a_commit(repo: Path) -> None:
-    gitai(repo, "select", "INT-001")
+    gitai_ok(repo, "select", "INT-001")
     (repo / ".orchestration" / "agent_trace.jsonl").unlink()
     (repo / ".orchestration" / "agent_trace.jsonl").mkdir()  # the ledger cannot be written
     write(repo, "src/auth/a.py", "x\n")
@@ -168,7 +168,7 @@ def test_post_commit_never_fails_a_commit(repo: Path) -> None:
 
 
 def test_crash_truncated_ledger_is_detected_not_rewritten(repo: Path) -> None:
-    gitai(repo, "select", "INT-001")
+    gitai_ok(repo, "select", "INT-001")
     write(repo, "src/auth/a.py", "x\n")
     commit(repo, "one")
     path = repo / ".orchestration" / "agent_trace.jsonl"
@@ -187,7 +187,7 @@ def test_crash_truncated_ledger_is_detected_not_rewritten(repo: Path) -> None:
 
 
 def test_verify_detects_tampering_and_rebuild_matches_hooks(repo: Path) -> None:
-    gitai(repo, "select", "INT-001")
+    gitai_ok(repo, "select", "INT-001")
     for n in range(3):
         write(repo, "src/auth/a.py", "".join(f"line {i} {n}\n" for i in range(n + 2)))
         commit(repo, f"c{n}")
@@ -264,7 +264,7 @@ def test_backfill_history_made_by_plain_git(bare_repo: Path) -> None:
 
 
 def test_show_and_log_output(repo: Path) -> None:
-    gitai(repo, "select", "INT-001")
+    gitai_ok(repo, "select", "INT-001")
     write(repo, "src/auth/a.py", "a\nb\n")
     commit(repo, "auth work")
     shown = gitai(repo, "show")
@@ -312,7 +312,7 @@ def test_sync_with_divergent_clones_loses_nothing(repo: Path, tmp_path: Path) ->
 
 
 def test_large_file_and_submodule_bump(repo: Path, tmp_path: Path) -> None:
-    gitai(repo, "select", "INT-001")
+    gitai_ok(repo, "select", "INT-001")
     write(repo, "src/auth/big.txt", b"line\n" * (11 * 1024 * 1024 // 5))
     commit(repo, "big")
     ranges = record_ranges(note(repo), "src/auth/big.txt")
@@ -330,7 +330,7 @@ def test_large_file_and_submodule_bump(repo: Path, tmp_path: Path) -> None:
 
 
 def test_path_that_is_not_utf8_is_recorded(repo: Path) -> None:
-    gitai(repo, "select", "INT-001")
+    gitai_ok(repo, "select", "INT-001")
     name = b"caf\xe9.txt"
     (repo / "src" / "auth").mkdir(parents=True, exist_ok=True)
     (repo / "src" / "auth").joinpath(name.decode("utf-8", "surrogateescape")).write_bytes(b"latin-1 name\n")
@@ -345,7 +345,7 @@ def test_path_that_is_not_utf8_is_recorded(repo: Path) -> None:
 
 
 def test_rebase_that_keeps_commits_adds_no_records(repo: Path) -> None:
-    gitai(repo, "select", "INT-001")
+    gitai_ok(repo, "select", "INT-001")
     for name in ("a", "b"):
         write(repo, f"src/auth/{name}.py", f"{name} = 1\n")
         commit(repo, f"add {name}")
@@ -358,7 +358,7 @@ def test_rebase_that_keeps_commits_adds_no_records(repo: Path) -> None:
 def test_separate_git_dir_worktrees_share_one_ledger(tmp_path: Path) -> None:
     main = tmp_path / "main"
     git(tmp_path, "init", "-q", "-b", "main", "--separate-git-dir", str(tmp_path / "store.git"), str(main))
-    gitai(main, "init")
+    gitai_ok(main, "init")
     write(main, ".orchestration/active_intents.yaml", "intents:\n  - id: A\n    name: a\n    owned_scope: ['**']\n")
     commit(main, "catalogue")
     linked = tmp_path / "linked"
@@ -388,7 +388,7 @@ def test_ledger_directory_created_by_a_hook_is_ignored(repo: Path, tmp_path: Pat
 
 
 def test_malformed_note_from_elsewhere_is_reported_not_fatal(repo: Path) -> None:
-    gitai(repo, "select", "INT-001")
+    gitai_ok(repo, "select", "INT-001")
     write(repo, "src/auth/a.py", "a\n")
     commit(repo, "a")
     git(repo, "notes", "--ref", "gitai", "add", "-f", "-m", '{"vcs":"x","metadata":[]}', "HEAD~1")
@@ -400,7 +400,7 @@ def test_malformed_note_from_elsewhere_is_reported_not_fatal(repo: Path) -> None
 
 
 def test_binary_rules_follow_the_new_content(repo: Path) -> None:
-    gitai(repo, "select", "INT-001")
+    gitai_ok(repo, "select", "INT-001")
     write(repo, "src/auth/data", b"\x00binary\x01")
     commit(repo, "binary")
     write(repo, "src/auth/data", "now\ntext\n")

@@ -9,7 +9,7 @@ import os
 
 from gitai.agents.protocol import ALLOW, ASK, DENY, Answer
 from gitai.gate.check import CLOSED
-from gitai.gate.patterns import is_exempt
+from gitai.intents.patterns import is_exempt
 from gitai.util.text import display_path
 
 # Hook configuration files: an agent that edits them can switch gitai off.

@@ -143,7 +143,8 @@ def _mapped(definition: dict[str, Any], number: int, hunk: Hunk, path: str, pare
         return None
     if source is None or not 1 <= line <= len(source):
         return None
-    return source[line - 1]
+    origin: Origin = source[line - 1]
+    return origin
 
 
 def _fill_from_neighbours(lines: list[Origin | None], own: Origin) -> Origins:

@@ -11,7 +11,7 @@ from gitai.commands.output import emit_json, json_option, layout
 from gitai.errors import EXIT_OK
 
 
-@click.command()
+@click.command(epilog="Example: gitai backfill --range v1.0..HEAD")
 @click.option("--range", "revision_range", metavar="A..B", help="Only these commits (default: all of HEAD).")
 @json_option
 def backfill(revision_range: str | None, as_json: bool) -> int:

@@ -14,7 +14,7 @@ from gitai.util.text import NO_INTENT
 INTENT_COLOURS = ("cyan", "green", "yellow", "magenta", "blue", "bright_cyan", "bright_green", "bright_magenta")
 
 
-@click.command("blame-intent")
+@click.command("blame-intent", epilog="Example: gitai blame-intent src/auth/login.py -L 10,20")
 @click.argument("file")
 @click.option("-L", "line_range", metavar="START,END", help="Only these lines (1-based, inclusive).")
 @click.option("--rev", metavar="REV", help="Blame the file at REV instead of the working tree.")

@@ -8,7 +8,7 @@ from gitai.commands.output import emit_json, json_option, layout
 from gitai.errors import EXIT_OK, EXIT_PROBLEM, GitaiError
 
 
-@click.command()
+@click.command(epilog="Example: gitai check --range origin/main..HEAD --json")
 @click.option("--staged", "mode", flag_value="staged", help="Check the index (the default).")
 @click.option("--range", "revision_range", metavar="A..B", help="Check each commit against its Intent: trailer.")
 @click.option("--intent", "intent_id", metavar="ID", help="Check against this intent instead of the active one.")

@@ -8,7 +8,7 @@ from gitai.commands.output import emit_json, json_option, layout
 from gitai.errors import EXIT_OK, GitaiError
 
 
-@click.command("classify")
+@click.command("classify", epilog="Example: gitai classify --staged")
 @click.argument("rev", required=False)
 @click.option("--staged", is_flag=True, help="Classify the staged changes instead of a commit.")
 @json_option

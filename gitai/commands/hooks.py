@@ -11,7 +11,7 @@ from gitai.errors import EXIT_OK
 from gitai.layout import Layout
 
 
-@click.group()
+@click.group(epilog="Example: gitai hooks status")
 def hooks() -> None:
     """Install, remove or inspect gitai's git hooks."""
 
@@ -40,8 +40,8 @@ def _print_hooks(states: list[Any], as_json: bool, lay: Layout) -> None:
         click.echo(f"{s.name:<13} {s.state:<9}{' chained' if s.chained else ''}  {s.path}")
 
 
-@hooks.command("install")
-@click.option("--force", is_flag=True, help="Replace a foreign hook instead of chaining it (it is kept aside).")
+@hooks.command("install", epilog="Example: gitai hooks install")
+@click.option("--force", is_flag=True, help="Replace a foreign hook instead of chaining it (it is kept aside); allow a global or system core.hooksPath.")
 @json_option
 def hooks_install(force: bool, as_json: bool) -> int:
     """Install the hooks where git runs them (worktrees, submodules, core.hooksPath)."""
@@ -52,7 +52,7 @@ def hooks_install(force: bool, as_json: bool) -> int:
     return EXIT_OK
 
 
-@hooks.command("uninstall")
+@hooks.command("uninstall", epilog="Example: gitai hooks uninstall")
 @json_option
 def hooks_uninstall(as_json: bool) -> int:
     """Remove gitai's hooks and restore the ones they replaced."""
@@ -63,7 +63,7 @@ def hooks_uninstall(as_json: bool) -> int:
     return EXIT_OK
 
 
-@hooks.command("status")
+@hooks.command("status", epilog="Example: gitai hooks status --json")
 @json_option
 def hooks_status(as_json: bool) -> int:
     """Show each hook's state: installed, missing, foreign or stale."""

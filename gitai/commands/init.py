@@ -11,7 +11,7 @@ from gitai.commands.output import emit_json, json_option, layout
 from gitai.errors import EXIT_OK
 
 
-@click.command()
+@click.command(epilog="Example: gitai init")
 @click.option("--no-hooks", is_flag=True, help="Create the skeleton only.")
 @json_option
 def init(no_hooks: bool, as_json: bool) -> int:

@@ -8,7 +8,7 @@ from gitai.commands.output import emit_json, json_option, layout
 from gitai.errors import EXIT_OK
 
 
-@click.command()
+@click.command(epilog="Example: gitai intents --json")
 @json_option
 def intents(as_json: bool) -> int:
     """List the intents of the catalogue."""

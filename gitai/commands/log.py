@@ -9,7 +9,7 @@ from gitai.errors import EXIT_OK
 from gitai.util.text import NO_INTENT
 
 
-@click.command("log")
+@click.command("log", epilog="Example: gitai log INT-001")
 @click.argument("intent_id", required=False)
 @json_option
 def log_cmd(intent_id: str | None, as_json: bool) -> int:

@@ -10,7 +10,7 @@ from gitai.commands.output import emit_json, json_option, layout
 from gitai.errors import EXIT_OK
 
 
-@click.command()
+@click.command(epilog="Example: gitai select INT-001")
 @click.argument("intent_id")
 @json_option
 def select(intent_id: str, as_json: bool) -> int:
@@ -39,7 +39,7 @@ def select(intent_id: str, as_json: bool) -> int:
     return EXIT_OK
 
 
-@click.command()
+@click.command(epilog="Example: gitai clear")
 @json_option
 def clear(as_json: bool) -> int:
     """Leave this worktree with no active intent."""

@@ -8,7 +8,7 @@ from gitai.commands.output import emit_json, json_option, layout
 from gitai.errors import EXIT_OK, EXIT_PROBLEM
 
 
-@click.command()
+@click.command(epilog="Example: gitai show HEAD~1 --json")
 @click.argument("rev", default="HEAD")
 @json_option
 def show(rev: str, as_json: bool) -> int:

@@ -10,7 +10,7 @@ from gitai.commands.output import emit_json, json_option, layout
 from gitai.errors import EXIT_OK
 
 
-@click.command()
+@click.command(epilog="Example: gitai status")
 @json_option
 def status(as_json: bool) -> int:
     """Active intent, and the staged paths in and out of its scope."""

@@ -8,7 +8,7 @@ from gitai.commands.output import emit_json, json_option, layout
 from gitai.errors import EXIT_OK
 
 
-@click.command()
+@click.command(epilog="Example: gitai sync origin")
 @click.argument("remote", default="origin")
 @json_option
 def sync(remote: str, as_json: bool) -> int:

@@ -8,12 +8,12 @@ from gitai.commands.output import emit_json, json_option, layout
 from gitai.errors import EXIT_OK, EXIT_PROBLEM
 
 
-@click.group()
+@click.group(epilog="Example: gitai trace verify")
 def trace() -> None:
     """Check or rebuild the trace (notes are the source of truth)."""
 
 
-@trace.command("verify")
+@trace.command("verify", epilog="Example: gitai trace verify --json")
 @json_option
 def trace_verify(as_json: bool) -> int:
     """Recompute every range hash from git and compare notes with the ledger (exit 1 on mismatch)."""
@@ -32,7 +32,7 @@ def trace_verify(as_json: bool) -> int:
     return EXIT_OK if result.ok else EXIT_PROBLEM
 
 
-@trace.command("rebuild")
+@trace.command("rebuild", epilog="Example: gitai trace rebuild")
 @json_option
 def trace_rebuild(as_json: bool) -> int:
     """Regenerate the ledger from the notes."""

@@ -10,12 +10,12 @@ import os
 from gitai.gate.policy import Policy
 from gitai.git.runner import git_process, rev_list, run_git, split_z
 from gitai.git.trailers import commit_intents
+from gitai.intents.statuses import CLOSED
 from gitai.layout import Layout
 
 OUT_OF_SCOPE = "out_of_scope"
 NO_ACTIVE_INTENT = "no_active_intent"
 CLOSED_INTENT = "intent_closed"  # DONE or BLOCKED: no new work under it
-CLOSED = ("DONE", "BLOCKED")
 NO_TRAILER = "no_intent_trailer"
 UNKNOWN_INTENT = "unknown_intent"
 SCOPE_SELF_CHANGE = "scope_changed_under_own_intent"  # a commit widens (or narrows) the scope it is checked against

@@ -13,7 +13,7 @@ import zlib
 
 from gitai import __version__
 from gitai.errors import GitaiError
-from gitai.gate.patterns import Matcher, is_exempt
+from gitai.intents.patterns import Matcher, is_exempt
 from gitai.layout import Layout
 from gitai.util.files import write_atomic
 
@@ -21,7 +21,7 @@ CACHE_NAME = "policy-cache.json"
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from gitai.gate.patterns import CompiledPattern
+    from gitai.intents.patterns import CompiledPattern
 
 
 class IntentScope:
@@ -94,8 +94,8 @@ def load_policy(layout: Layout) -> Policy:
 
 
 def _compile(layout: Layout, ignore_bytes: bytes | None) -> tuple[list[IntentScope], list[CompiledPattern], dict[str, str]]:
-    from gitai.gate.patterns import PatternError, compile_pattern, compile_patterns
     from gitai.intents.catalogue import load_catalogue
+    from gitai.intents.patterns import PatternError, compile_pattern, compile_patterns
 
     catalogue = load_catalogue(layout.catalogue, layout.root)
     intents = [IntentScope(i.id, i.name, i.status, compile_patterns(i.owned_scope), list(i.owned_scope),

@@ -17,9 +17,9 @@ from gitai.gate.check import (
     check_paths,
     staged_paths,
 )
-from gitai.gate.patterns import is_exempt
 from gitai.gate.policy import Policy, load_policy
 from gitai.intents.active import active_intent
+from gitai.intents.patterns import is_exempt
 from gitai.layout import Layout
 from gitai.util.text import display_path
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from gitai.git.objects import empty_tree
 from gitai.git.runner import run_git
-from gitai.trace.lines import split_lines
+from gitai.util.lines import split_lines
 
 HUNK_HEADER = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
 

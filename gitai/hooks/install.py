@@ -1,4 +1,4 @@
-"""Install, uninstall and inspect gitai's git hooks (CONTRACT section 4).
+"""Install, uninstall and inspect gitai's git hooks (docs/concepts.md, "The hooks").
 
 Hooks go where git runs them: `git rev-parse --git-path hooks`, which follows linked
 worktrees, submodules and `core.hooksPath`. A hook already there that is not ours is kept as
@@ -68,7 +68,15 @@ def _write_executable(path: Path, text: str) -> None:
 
 
 def install_hooks(layout: Layout, force: bool = False) -> list[HookState]:
-    """Install every gitai hook; idempotent. Also sets notes.rewriteRef to carry notes on rewrite."""
+    """Install every gitai hook; idempotent. Also sets notes.rewriteRef to carry notes on rewrite.
+    Refuses a core.hooksPath from the global or system config unless `force`: those hooks run in
+    every repository of the machine."""
+    scope = shared_hooks_scope(layout)
+    if scope and not force:
+        raise GitaiError(
+            f"core.hooksPath comes from your {scope} git config ({layout.repo.hooks_dir}): hooks installed there run "
+            "in every repository; to do that anyway: 'gitai hooks install --force' (after 'gitai init --no-hooks')"
+        )
     hooks_dir = Path(layout.repo.hooks_dir)
     foreign = [name for name in HOOK_NAMES if (hooks_dir / name).exists() and not _is_ours(hooks_dir / name)]
     for name in foreign:  # refuse before touching anything

@@ -1,4 +1,4 @@
-"""The intent catalogue: `.orchestration/active_intents.yaml` (CONTRACT section 2).
+"""The intent catalogue: `.orchestration/active_intents.yaml` (docs/concepts.md, "Intents and the catalogue").
 
 Loading keeps YAML line numbers so every error names the file, line and key.
 """
@@ -7,17 +7,16 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from gitai.errors import GitaiError
-from gitai.gate.patterns import PatternError, compile_pattern
+from gitai.intents.patterns import PatternError, compile_pattern
+from gitai.intents.statuses import STATUSES
 
-STATUSES = ("DRAFT", "IN_PROGRESS", "DONE", "BLOCKED")
-SELECTABLE = ("DRAFT", "IN_PROGRESS")
 ID_RE = re.compile(r"^[A-Za-z0-9._-]+$")
 LIST_KEYS = ("owned_scope", "constraints", "acceptance_criteria", "related_specs")
 TEXT_KEYS = ("description", "blocked_reason", "parent_intent")
@@ -46,7 +45,6 @@ class Intent:
     requires_approval: bool = False
     blocked_reason: str | None = None
     line: int = 0  # 1-based line of the intent's entry in the YAML file
-    extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -80,9 +78,6 @@ class Catalogue:
                 return intent
         known = ", ".join(i.id for i in self.intents) or "none"
         raise GitaiError(f"unknown intent '{intent_id}' (known: {known})")
-
-    def find(self, intent_id: str) -> Intent | None:
-        return next((i for i in self.intents if i.id == intent_id), None)
 
 
 def _where(path: Path, node: yaml.Node | None, root: str | Path | None) -> str:
@@ -216,7 +211,6 @@ def _validate_intent(entry: Any, node: yaml.Node | None, fail: Any) -> Intent:
     approval = entry.get("requires_approval", False)
     if not isinstance(approval, bool):
         raise fail(at("requires_approval"), f"{label} 'requires_approval' must be true or false")
-    known = {"id", "name", "status", "requires_approval", *LIST_KEYS, *TEXT_KEYS}
     return Intent(
         id=intent_id,
         name=name,
@@ -230,5 +224,4 @@ def _validate_intent(entry: Any, node: yaml.Node | None, fail: Any) -> Intent:
         requires_approval=approval,
         blocked_reason=texts["blocked_reason"],
         line=node.start_mark.line + 1 if node is not None else 0,
-        extra={k: v for k, v in entry.items() if k not in known},
     )

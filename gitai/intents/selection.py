@@ -8,9 +8,10 @@ from xml.sax.saxutils import escape
 
 from gitai.errors import GitaiError
 from gitai.intents.active import selected_intent, write_active
-from gitai.intents.catalogue import SELECTABLE, Intent, load_catalogue
+from gitai.intents.catalogue import Intent, load_catalogue
 from gitai.intents.events import record_event
 from gitai.intents.status_edit import write_status
+from gitai.intents.statuses import SELECTABLE
 from gitai.layout import Layout
 
 

@@ -15,7 +15,6 @@ from typing import Any
 import pygit2
 
 from gitai.layout import Layout
-from gitai.trace.lines import content_hash, split_lines, whole_file_hash
 from gitai.trace.notes_reader import all_notes, all_notes_checked, open_repository
 from gitai.trace.record import (
     Record,
@@ -28,6 +27,7 @@ from gitai.trace.record import (
 from gitai.trace.store import trace_lock
 from gitai.util.files import LARGE_FILE, write_atomic
 from gitai.util.jsonl import dumps, read_jsonl
+from gitai.util.lines import content_hash, split_lines, whole_file_hash
 
 
 @dataclass

@@ -19,8 +19,8 @@ from gitai.git.diff import (
     raw_changes,
 )
 from gitai.git.objects import ObjectReader
-from gitai.trace.lines import split_lines
 from gitai.util.files import LARGE_FILE, is_binary
+from gitai.util.lines import split_lines
 
 SYMLINK_MODE = 0o120000
 

@@ -1,10 +1,11 @@
-"""Who wrote a commit's lines: an AI agent or a person (CONTRACT section 5)."""
+"""Who wrote a commit's lines: an AI agent or a person (docs/trace-format.md, "Intent and contributor")."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any
+
+from gitai.trace.record import Contributor
 
 # Environment variables that coding agents set in the shells they run commands in.
 KNOWN_AGENT_VARIABLES = {
@@ -16,12 +17,12 @@ KNOWN_AGENT_VARIABLES = {
 }
 
 
-def detect_contributor(environ: Mapping[str, str] = os.environ) -> dict[str, Any]:
+def detect_contributor(environ: Mapping[str, str] = os.environ) -> Contributor:
     """`{"type": "ai", "model_id": ...}` under an agent, else `{"type": "human"}`."""
     is_agent = bool(environ.get("GITAI_AGENT")) or any(environ.get(name) for name in KNOWN_AGENT_VARIABLES)
     if not is_agent:
         return {"type": "human"}
-    contributor: dict[str, Any] = {"type": "ai"}
+    contributor: Contributor = {"type": "ai"}
     model = environ.get("GITAI_MODEL") or environ.get("AIDER_MODEL")
     if model:
         contributor["model_id"] = model[:250]

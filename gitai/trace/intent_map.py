@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gitai.errors import GitaiError
-from gitai.gate.patterns import is_exempt
 from gitai.git.runner import head_commit, run_git
+from gitai.intents.patterns import is_exempt
 from gitai.layout import Layout
 from gitai.trace.summary_index import load_index
 from gitai.util.files import write_atomic

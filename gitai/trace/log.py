@@ -95,7 +95,7 @@ def describe_record(record: Record) -> list[str]:
     for entry in file_entries(record):
         spans = _spans(file_ranges_of(entry))
         info = files.get(entry["path"], {})
-        tags = [str(info[k]) for k in ("classification", "content") if info.get(k)]  # type: ignore[literal-required]
+        tags = [str(info[k]) for k in ("classification", "content") if info.get(k)]
         if info.get("renamed_from"):
             tags.append(f"renamed from {info['renamed_from']}")
         suffix = f"  [{'; '.join(tags)}]" if tags else ""

@@ -15,7 +15,7 @@ from typing import Any, TypedDict
 
 from gitai import __version__
 from gitai.trace.changes import ChangedFile, CommitChanges
-from gitai.trace.lines import content_hash, merge_ranges, split_lines, whole_file_hash
+from gitai.util.lines import content_hash, merge_ranges, split_lines, whole_file_hash
 from gitai.util.time import utc_now
 
 
@@ -76,23 +76,9 @@ class GitaiMeta(TypedDict, total=False):
     rewritten_from: list[str]
 
 
-class Vcs(TypedDict):
-    type: str
-    revision: str
-
-
-class Tool(TypedDict):
-    name: str
-    version: str
-
-
 Record = dict[str, Any]
-"""A record as JSON data; its documented shape is `RecordShape`. Read it with the accessors below."""
-
-RecordShape = TypedDict("RecordShape", {
-    "version": str, "id": str, "timestamp": str, "vcs": Vcs, "tool": Tool, "files": list[FileEntry],
-    "metadata": dict[str, Any],
-})
+"""A record as JSON data: {"version", "id", "timestamp", "vcs": {"type", "revision"}, "tool": {"name", "version"}, "files": [FileEntry],
+"metadata": {"dev.gitai": GitaiMeta}}. Read it with the accessors below."""
 
 GITAI_KEY = "dev.gitai"
 MAX_NOTE_BYTES = 32 * 1024 * 1024  # a note larger than this is not read (a whole-repository commit is ~ MBs)

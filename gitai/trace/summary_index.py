@@ -18,6 +18,7 @@ from gitai.git.notes import list_notes
 from gitai.git.runner import run_git
 from gitai.layout import NOTES_REF, Layout
 from gitai.trace.record import (
+    DefinitionMeta,
     FileMeta,
     Record,
     classification_of,
@@ -67,14 +68,15 @@ def summarize(record: Record) -> tuple[CommitInfo, dict[str, list[dict[str, Any]
     return {"intent": intent_of(record), "class": classification_of(record), "files": files}, definitions
 
 
-def _moved_source_lines(files: dict[str, FileMeta], path: str, definition: dict[str, Any]) -> list[int] | None:
+def _moved_source_lines(files: dict[str, FileMeta], path: str, definition: DefinitionMeta) -> list[int] | None:
     """A definition moved in from another file: its old lines, from the source file's entry."""
     source = definition.get("moved_from")
     if not source:
         return None
     for d in files.get(str(source.get("path")), {}).get("definitions", []):
-        if d.get("moved_to") == {"path": path, "name": definition.get("name")} and d.get("old_lines"):
-            return list(d["old_lines"])
+        old_lines = d.get("old_lines")
+        if d.get("moved_to") == {"path": path, "name": definition.get("name")} and old_lines:
+            return list(old_lines)
     return None
 
 

@@ -63,7 +63,6 @@ class Matcher:
     """Last-matching-pattern-wins matcher over compiled patterns (gitignore semantics)."""
 
     def __init__(self, patterns: Sequence[CompiledPattern]) -> None:
-        self.patterns = list(patterns)
         self._compiled = [(re.compile(regex, re.DOTALL), include) for regex, include in patterns]
 
     def matches(self, path: str) -> bool:

@@ -1,4 +1,4 @@
-"""Line arithmetic shared by the record builder, verify and blame: CONTRACT section 5's hash rule."""
+"""Line arithmetic shared by the record builder, verify and blame: the hash rule of docs/trace-format.md, "Ranges and hashes"."""
 
 from __future__ import annotations
 

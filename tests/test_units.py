@@ -1,0 +1,139 @@
+"""In-process tests of the pure algorithms: parsers, line arithmetic, origin steps, edits, patterns."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pytest
+
+from gitai.blame.step import InconsistentStep, ParentSide, carry, step
+from gitai.git.blame import parse_incremental, unquote_path
+from gitai.git.diff import added_lines, parse_hunks, parse_raw
+from gitai.intents.patterns import PatternError, compile_pattern
+from gitai.intents.status_edit import set_status_text
+from gitai.trace.record import load_record
+from gitai.util.lines import content_hash, merge_ranges, split_lines
+from gitai.util.text import display_path, one_line
+
+A, B, C = "a" * 40, "b" * 40, "c" * 40
+
+
+# --- git output parsers -------------------------------------------------------------------------
+
+
+def test_parse_incremental_reads_runs_and_boundaries() -> None:
+    output = (
+        f"{A} 1 1 2\nauthor X\nsummary {B} 3 3 1\nboundary\nfilename src/a.py\n"  # a summary shaped like a header
+        f"{B} 5 3 1\nauthor Y\nsummary s\nfilename \"src/\\303\\251.py\"\n"
+        f"{A} 3 4 1\nfilename src/a.py\n"
+    ).encode()
+    runs = parse_incremental(output)
+    assert [(r.commit, r.path, r.orig_start, r.final_start, r.count, r.boundary) for r in runs] == [
+        (A, "src/a.py", 1, 1, 2, True), (B, "src/é.py", 5, 3, 1, False), (A, "src/a.py", 3, 4, 1, True)]
+
+
+@pytest.mark.parametrize(("raw", "path"), [
+    (b"plain/path.py", "plain/path.py"),
+    (b'"tab\\there"', "tab\there"),
+    (b'"quote\\"and\\\\slash"', 'quote"and\\slash'),
+    (b'"nl\\nx"', "nl\nx"),
+    (b'"\\303\\251t\\303\\251.py"', "été.py"),
+])
+def test_unquote_path(raw: bytes, path: str) -> None:
+    assert unquote_path(raw) == path
+
+
+def test_parse_raw_with_rename_add_and_delete() -> None:
+    z = b"\0".join([
+        b":100644 100644 " + A[:40].encode() + b" " + B.encode() + b" R087", b"old.py", b"new.py",
+        b":000000 100644 " + b"0" * 40 + b" " + C.encode() + b" A", b"added.txt",
+        b":100644 000000 " + A.encode() + b" " + b"0" * 40 + b" D", b"gone.txt",
+    ]) + b"\0"
+    changes = parse_raw(z)
+    assert [(c.status, c.old_path, c.new_path) for c in changes] == [
+        ("R", "old.py", "new.py"), ("A", "added.txt", "added.txt"), ("D", "gone.txt", "gone.txt")]
+    assert changes[0].old_mode == 0o100644 and changes[0].new_oid == B
+
+
+def test_parse_hunks_and_added_lines() -> None:
+    patch = b"@@ -3 +3,2 @@ def f\n-x\n+y\n+z\n@@ -10,2 +11,0 @@\n-a\n-b\n@@ -0,0 +1 @@\n+top\n"
+    hunks = parse_hunks(patch)
+    assert hunks == [(3, 1, 3, 2), (10, 2, 11, 0), (0, 0, 1, 1)]
+    assert added_lines(hunks) == [3, 4, 1]
+
+
+# --- line arithmetic ----------------------------------------------------------------------------
+
+
+def test_split_lines_and_hash_rule() -> None:
+    assert split_lines(b"") == []
+    assert split_lines(b"a\r\nb\n") == [b"a", b"b"]
+    assert split_lines(b"a\n\n") == [b"a", b""]
+    lines = split_lines("é\nx\ny".encode())
+    assert content_hash(lines, 1, 2) == "sha256:" + hashlib.sha256("é\nx".encode()).hexdigest()
+    assert merge_ranges([1, 2, 3, 7, 9, 10]) == [(1, 3), (7, 7), (9, 10)]
+
+
+# --- origin steps -------------------------------------------------------------------------------
+
+
+def test_carry_keeps_unchanged_lines_and_marks_changed_ones() -> None:
+    parent = [(A, "f"), (A, "f"), (B, "f"), (B, "f")]
+    lines, hunk_of = carry(ParentSide(parent, [(2, 1, 2, 2)]), 5)  # line 2 replaced by two lines
+    assert lines == [(A, "f"), None, None, (B, "f"), (B, "f")]
+    assert hunk_of[1] == hunk_of[2] == (2, 1, 2, 2) and hunk_of[0] == (0, 0, 0, 0)
+    with pytest.raises(InconsistentStep):
+        carry(ParentSide(parent, [(2, 1, 2, 2)]), 4)
+
+
+def test_step_gives_new_lines_to_the_commit_and_takes_a_merge_parents_lines() -> None:
+    first = ParentSide([(A, "f"), (A, "f")], [(2, 0, 3, 1)])  # a line added at the end
+    assert step(C, "f", 3, [first], None) == [(A, "f"), (A, "f"), (C, "f")]
+    other = ParentSide([(A, "f"), (A, "f"), (B, "f")], [])  # the other parent already has it
+    assert step(C, "f", 3, [first, other], None) == [(A, "f"), (A, "f"), (B, "f")]
+    identical = ParentSide([(B, "g")] * 3, [], identical=True)
+    assert step(C, "f", 3, [first, identical], None) == [(B, "g")] * 3
+
+
+# --- catalogue edits and patterns ---------------------------------------------------------------
+
+
+def test_status_edit_replaces_inserts_and_refuses_flow_style() -> None:
+    text = "active_intents:\n  - id: A  # keep me\n    name: a\n    status: 'DRAFT'\n  - id: B\n    name: b\n"
+    edited = set_status_text(text, "A", "IN_PROGRESS", "active_intents")
+    assert edited == text.replace("'DRAFT'", "'IN_PROGRESS'")
+    inserted = set_status_text(text, "B", "DONE", "active_intents")
+    assert inserted is not None and "  - id: B\n    status: DONE\n    name: b\n" in inserted
+    assert set_status_text("active_intents: [{id: A, name: a}]\n", "A", "DONE", "active_intents") is None
+    assert set_status_text(text, "Z", "DONE", "active_intents") is None
+
+
+def test_pattern_compilation() -> None:
+    assert compile_pattern("") is None and compile_pattern("# note") is None
+    regex, include = compile_pattern("!src/vendor/**") or ("", True)
+    assert include is False and regex
+    for bad in ("/etc/passwd", "../x", "src/../../x", "C:\\x", "[unclosed"):
+        with pytest.raises(PatternError):
+            compile_pattern(bad)
+    assert compile_pattern("/build", anchors=True) is not None  # .intentignore: a leading / anchors
+
+
+# --- untrusted records and text -----------------------------------------------------------------
+
+
+def test_load_record_refuses_crafted_values() -> None:
+    good = {"version": "0.1.0", "id": "x", "vcs": {"type": "git", "revision": A}, "files": [],
+            "metadata": {"dev.gitai": {"intent_id": "INT-1", "files": {}}}}
+    assert load_record(json.dumps(good)) == good
+    assert load_record("[" * 100_000 + "]" * 100_000) is None
+    assert load_record(json.dumps({**good, "metadata": {"dev.gitai": {"intent_id": 7}}})) is None
+    assert load_record(json.dumps({**good, "metadata": {"dev.gitai": {"files": ["a"]}}})) is None
+    assert load_record(json.dumps({**good, "files": [{"path": "a", "conversations": [{"ranges": [{"start_line": "1"}]}]}]})) is None
+    assert load_record("not json") is None
+
+
+def test_one_line_and_display_path() -> None:
+    assert one_line("unknown intent 'A\nB'") == "unknown intent 'A\\nB'"
+    assert one_line("nul \x00 here") == "nul \\x00 here"
+    assert display_path("a\nb") == '"a\\nb"' and display_path("plain") == "plain"
