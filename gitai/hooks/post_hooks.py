@@ -11,7 +11,7 @@ from gitai.intents.active import active_intent
 from gitai.layout import Layout
 from gitai.recording import trace_commit
 from gitai.trace.contributor import detect_contributor
-from gitai.trace.record import Contributor, Record, contributors, intent_of, own_records
+from gitai.trace.record import Contributor, Record, attribution_of, contributors, intent_of, own_records
 from gitai.trace.store import read_note
 
 
@@ -73,9 +73,13 @@ def after_rewrite(layout: Layout, kind: str, rewritten: str) -> None:
                 continue  # traced already (e.g. by post-commit when no reflog told it of the amend)
             old_records = [r for old in olds for r in own_records(read_note(layout.root, old), old)]
             old_intent = next((intent for intent in map(intent_of, old_records) if intent), None)
-            # A rebase replays the old commits' lines: they keep their contributor. An amend is new work.
-            contributor = (kind == "rebase" and _recorded_contributor(old_records)) or detect_contributor()
-            trace_commit(layout, reader, new, old_intent or _active_id(layout), contributor, {"rewritten_from": olds})
+            # A rebase replays the old commits' lines: they keep their contributor (per line, by content,
+            # when the old records have line-level attribution). An amend is new work: this worktree's
+            # checkpoints still apply to it.
+            line_level = any(attribution_of(r) in ("checkpoints", "carried") for r in old_records)
+            contributor = (kind == "rebase" and not line_level and _recorded_contributor(old_records)) or detect_contributor()
+            trace_commit(layout, reader, new, old_intent or _active_id(layout), contributor, {"rewritten_from": olds},
+                         old_records=old_records, use_checkpoints=kind == "amend")
 
 
 def _recorded_contributor(records: list[Record]) -> Contributor | None:

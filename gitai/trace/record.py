@@ -74,6 +74,7 @@ class GitaiMeta(TypedDict, total=False):
     deleted: list[str]
     backfilled: bool
     rewritten_from: list[str]
+    attribution: str  # checkpoints | env | carried (docs/trace-format.md, "Attribution")
 
 
 Record = dict[str, Any]
@@ -147,6 +148,37 @@ def contributors(record: Record) -> list[Contributor]:
             if contributor is not None and contributor not in seen:
                 seen.append(contributor)
     return seen
+
+
+def attribution_of(record: Record) -> str | None:
+    """How the record's contributors were decided: "checkpoints" (per line, from agent hooks),
+    "carried" (from the records of rewritten commits), "env" (per commit), None (older records)."""
+    value = gitai_meta(record).get("attribution")
+    return value if isinstance(value, str) else None
+
+
+SESSION_PREFIX = "gitai:session/"
+
+
+def conversation_session(conversation: Conversation) -> str | None:
+    """The agent session a conversation names (a `related` entry of type "session")."""
+    for related in conversation.get("related", []):
+        if related.get("type") == "session" and str(related.get("url", "")).startswith(SESSION_PREFIX):
+            return str(related["url"])[len(SESSION_PREFIX):]
+    return None
+
+
+def attributed_ranges(entry: FileEntry) -> list[tuple[Range, Contributor, str | None]]:
+    """Every range of a file entry with its contributor (the range's override, else its
+    conversation's, else unknown) and session."""
+    found = []
+    for conversation in entry["conversations"]:
+        contributor = conversation.get("contributor") or Contributor(type="unknown")
+        session = conversation_session(conversation)
+        for r in conversation.get("ranges", []):
+            override = r.get("contributor")  # type: ignore[misc]
+            found.append((r, override if isinstance(override, dict) else contributor, session))
+    return found
 
 
 def own_records(records: list[Record], commit: str) -> list[Record]:
@@ -229,13 +261,16 @@ def is_record(value: object) -> bool:
                 return False
             if not isinstance(conversation.get("contributor", {}), dict):
                 return False
+            related = conversation.get("related", [])
+            if not (isinstance(related, list) and all(isinstance(x, dict) for x in related)):
+                return False
     return _is_gitai_meta(meta.get(GITAI_KEY, {}))
 
 
 def _is_gitai_meta(meta: object) -> bool:
     if not isinstance(meta, dict):
         return False
-    if not (_is_str_or_none(meta.get("intent_id")) and _is_str_or_none(meta.get("classification"))):
+    if not all(_is_str_or_none(meta.get(key)) for key in ("intent_id", "classification", "attribution")):
         return False
     if not all(isinstance(meta.get(key, []), list) and all(isinstance(p, str) for p in meta.get(key, []))
                for key in ("deleted", "rewritten_from")):
@@ -289,6 +324,39 @@ def new_record_id() -> str:
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
+def _author_conversations(changed: ChangedFile, labels: list[Any], fallback: Contributor,
+                          related: list[Related]) -> list[Conversation]:
+    """One conversation per author (contributor, model, session) with the author's ranges;
+    `labels[n - 1]` is line n's `LineAuthor` (gitai/trace/attribution.py), None: `fallback`."""
+    assert changed.new_data is not None
+    lines = split_lines(changed.new_data)
+    by_author: dict[Any, list[int]] = {}
+    for number in changed.added_lines:
+        label = labels[number - 1] if number - 1 < len(labels) else None
+        by_author.setdefault(label, []).append(number)
+    conversations: list[Conversation] = []
+    for author, numbers in sorted(by_author.items(), key=lambda item: item[1][0]):
+        if author is None:
+            contributor = Contributor(**fallback)
+            session_related: list[Related] = []
+        else:
+            contributor = Contributor(type=author.type)
+            if author.model_id:
+                contributor["model_id"] = author.model_id[:250]
+            session_related = [{"type": "session", "url": SESSION_PREFIX + author.session}] if author.session else []
+        conversation: Conversation = {"contributor": contributor, "ranges": [
+            {"start_line": start, "end_line": end, "content_hash": content_hash(lines, start, end)}
+            for start, end in merge_ranges(numbers)]}
+        if related or session_related:
+            conversation["related"] = related + session_related
+        if author is not None and author.transcript:
+            from urllib.parse import quote
+
+            conversation["url"] = "file://" + quote(author.transcript)
+        conversations.append(conversation)
+    return conversations
+
+
 def build_record(
     commit: str,
     changes: CommitChanges,
@@ -296,16 +364,23 @@ def build_record(
     contributor: Contributor,
     extra_metadata: dict[str, Any] | None = None,
     file_metadata: dict[str, dict[str, Any]] | None = None,
+    authors: dict[str, list[Any]] | None = None,
 ) -> Record:
-    """The record for `commit` (schema: Agent Trace 0.1.0, strict form)."""
+    """The record for `commit` (schema: Agent Trace 0.1.0, strict form). `authors`: per path, each
+    line's author (line-level provenance); other files' ranges get `contributor`."""
     related: list[Related] = [{"type": "intent", "url": f"gitai:intent/{intent_id}"}] if intent_id else []
     files_json: list[FileEntry] = []
     files_meta: dict[str, dict[str, Any]] = {k: dict(v) for k, v in (file_metadata or {}).items()}
     for changed in sorted(changes.files, key=lambda f: f.path):
-        conversation: Conversation = {"contributor": Contributor(**contributor), "ranges": file_ranges(changed)}
-        if related:
-            conversation["related"] = related
-        files_json.append({"path": changed.path, "conversations": [conversation]})
+        labels = (authors or {}).get(changed.path)
+        if labels is not None and changed.kind == "text" and changed.new_data is not None and changed.added_lines:
+            files_json.append({"path": changed.path,
+                               "conversations": _author_conversations(changed, labels, contributor, related)})
+        else:
+            conversation: Conversation = {"contributor": Contributor(**contributor), "ranges": file_ranges(changed)}
+            if related:
+                conversation["related"] = related
+            files_json.append({"path": changed.path, "conversations": [conversation]})
         meta = files_meta.setdefault(changed.path, {})
         if changed.kind != "text":
             meta["content"] = changed.kind
