@@ -76,3 +76,53 @@ def test_ai_mixed_human_split(repo: Path, sim: HostSimulator) -> None:
     assert stats["totals"]["lines"] == {"ai": 90, "mixed": 10, "human": 5, "unknown": 0}
     # the checkpoints are done with once committed
     assert not list((repo / ".git/gitai/checkpoints").glob("*.jsonl"))
+
+
+def test_stats_validates_and_groups(repo: Path, sim: HostSimulator) -> None:
+    from test_json_schemas import validate as validate_output
+
+    agent = session(sim, repo, "s-one")
+    agent_writes(agent, repo, "src/auth/x.py", "\n".join(agent_lines(20)) + "\n")
+    commit(repo, "agent work")
+    for by in ("intent", "contributor", "model", "file"):
+        data = gitai_json(repo, "stats", "--by", by)
+        validate_output("stats", data)
+    by_model = gitai_json(repo, "stats", "--by", "model")
+    assert {row["key"]: row["lines"]["ai"] for row in by_model["rows"]}["anthropic/claude-sonnet-4-5"] == 20
+    table = gitai(repo, "stats", "HEAD~1..HEAD", "--by", "contributor").stdout
+    assert "ai" in table and "100%" in table
+    assert gitai(repo, "stats", "nope").returncode == 2
+
+
+def test_two_sessions_with_different_models_in_one_file(repo: Path, sim: HostSimulator) -> None:
+    one = session(sim, repo, "s-one", "claude-opus-4-1")
+    first = agent_lines(30, "a")
+    agent_writes(one, repo, "src/auth/x.py", "\n".join(first) + "\n")
+    two = session(sim, repo, "s-two", "gpt-5")
+    two.read(str(repo / "src/auth/x.py"))
+    both = first + agent_lines(20, "b")
+    agent_writes(two, repo, "src/auth/x.py", "\n".join(both) + "\n")
+    commit(repo, "two sessions")
+    record = note(repo)
+    by_model: Counter[str] = Counter()
+    sessions = set()
+    for conversation in record["files"][0]["conversations"]:
+        for r in conversation["ranges"]:
+            by_model[conversation["contributor"].get("model_id", "")] += r["end_line"] - r["start_line"] + 1
+        sessions |= {x["url"] for x in conversation.get("related", []) if x["type"] == "session"}
+    assert by_model == {"anthropic/claude-opus-4-1": 30, "openai/gpt-5": 20}
+    assert sessions == {"gitai:session/claude-code-s-one", "gitai:session/claude-code-s-two"}
+
+
+def test_formatter_after_the_agent_keeps_ai(repo: Path, sim: HostSimulator) -> None:
+    agent = session(sim, repo, "s-one")
+    agent_writes(agent, repo, "src/auth/x.py", "def f(a,b):\n    return (a+b)\n\n\ndef g(x):\n    return x*2\n")
+    write(repo, "src/auth/x.py", "def f(a, b):\n    return a + b\n\n\ndef g(x):\n    return x * 2\n")  # the formatter
+    commit(repo, "formatted")
+    assert line_counts(note(repo)) == {"ai": 6}
+    # a person's change of meaning is not a reformat: those lines are mixed
+    agent.read(str(repo / "src/auth/x.py"))
+    agent_writes(agent, repo, "src/auth/x.py", "def f(a, b):\n    return a + b\n\n\ndef g(x):\n    return x * 3\n")
+    write(repo, "src/auth/x.py", "def f(a, b):\n    return a - b\n\n\ndef g(x):\n    return x * 4\n")
+    commit(repo, "changed")
+    assert line_counts(note(repo)) == {"human": 1, "mixed": 1}  # a line the agent did not touch; one it did

@@ -21,7 +21,9 @@ from gitai.trace.record import (
     DefinitionMeta,
     FileMeta,
     Record,
+    attributed_ranges,
     classification_of,
+    file_entries,
     file_meta,
     intent_of,
     is_backfilled,
@@ -33,8 +35,9 @@ from gitai.util.files import write_atomic
 
 INDEX_NAME = "notes-index.json"
 DEFINITIONS_NAME = "notes-definitions.json"
-VERSION = f"{__version__}/2"  # bump the suffix when summarize() changes
-CommitInfo = dict[str, Any]  # {"intent": str|None, "class": str|None, "files": {path: {"class": str, ...}}}
+VERSION = f"{__version__}/3"  # bump the suffix when summarize() changes
+# {"intent": str|None, "class": str|None, "files": {path: {"class": str, "who": [[type, model_id|None, session|None, lines], ...]}}}
+CommitInfo = dict[str, Any]
 
 
 def choose_record(records: list[Record]) -> Record | None:
@@ -65,6 +68,13 @@ def summarize(record: Record) -> tuple[CommitInfo, dict[str, list[dict[str, Any]
                              "moved_from": d.get("moved_from")})
         if defs:
             definitions[path] = defs
+    for entry in file_entries(record):
+        counts: dict[tuple[str, str | None, str | None], int] = {}
+        for rng, contributor, session in attributed_ranges(entry):
+            key = (str(contributor.get("type", "unknown")), contributor.get("model_id"), session)
+            counts[key] = counts.get(key, 0) + max(0, rng["end_line"] - rng["start_line"] + 1)
+        if counts:
+            files.setdefault(entry["path"], {"class": None})["who"] = [[*key, n] for key, n in counts.items()]
     return {"intent": intent_of(record), "class": classification_of(record), "files": files}, definitions
 
 
