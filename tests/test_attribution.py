@@ -126,3 +126,75 @@ def test_formatter_after_the_agent_keeps_ai(repo: Path, sim: HostSimulator) -> N
     write(repo, "src/auth/x.py", "def f(a, b):\n    return a - b\n\n\ndef g(x):\n    return x * 4\n")
     commit(repo, "changed")
     assert line_counts(note(repo)) == {"human": 1, "mixed": 1}  # a line the agent did not touch; one it did
+
+
+def test_partial_staging_attributes_only_staged_lines(repo: Path, sim: HostSimulator) -> None:
+    agent = session(sim, repo, "s-one")
+    lines = agent_lines(100)
+    agent_writes(agent, repo, "src/auth/x.py", "\n".join(lines) + "\n")
+    write(repo, "src/auth/x.py", "\n".join(lines[:50]) + "\n")  # what `git add -p` of half stages
+    git(repo, "add", "src/auth/x.py")
+    write(repo, "src/auth/x.py", "\n".join(lines) + "\n")
+    git(repo, "commit", "-m", "first half")
+    assert line_counts(note(repo)) == {"ai": 50}
+    commit(repo, "second half")  # the remaining checkpoint lines are attributed in the next commit
+    assert line_counts(note(repo)) == {"ai": 50}
+
+
+def split_commit(repo: Path, sim: HostSimulator) -> None:
+    """The 90 / 10 / 5 scenario, committed."""
+    agent = session(sim, repo, "s-one")
+    lines = agent_lines(100)
+    agent_writes(agent, repo, "src/auth/x.py", "\n".join(lines) + "\n")
+    for i in range(0, 100, 10):
+        lines[i] = f"v{i} = {i} * 2  # changed by a person"
+    write(repo, "src/auth/x.py", "\n".join(lines + [f"extra{i} = {i}" for i in range(5)]) + "\n")
+    commit(repo, "agent work, reviewed")
+
+
+def test_amend_keeps_the_split(repo: Path, sim: HostSimulator) -> None:
+    split_commit(repo, sim)
+    git(repo, "commit", "--amend", "-m", "reworded")
+    record = note(repo)
+    assert line_counts(record) == {"ai": 90, "mixed": 10, "human": 5}
+    assert record["metadata"]["dev.gitai"]["attribution"] == "carried"
+
+
+def test_interactive_rebase_squash_keeps_the_split(repo: Path, sim: HostSimulator) -> None:
+    split_commit(repo, sim)
+    write(repo, "src/auth/y.py", "y = 1\n")
+    commit(repo, "a person's file")
+    editor = {"GIT_SEQUENCE_EDITOR": "sed -i -e '2s/^pick/squash/'", "GIT_EDITOR": "true"}
+    git(repo, "rebase", "-i", "HEAD~2", env=editor)
+    record = note(repo)
+    assert line_counts(record, "src/auth/x.py") == {"ai": 90, "mixed": 10, "human": 5}
+    assert line_counts(record, "src/auth/y.py") == {"human": 1}
+    for records in notes(repo).values():
+        for r in records:
+            validate(r)
+
+
+def test_a_commit_without_hooks_is_unknown_not_human(repo: Path) -> None:
+    write(repo, "src/auth/z.py", "z = 1\nz = 2\n")
+    git(repo, "add", "-A")
+    git(repo, "-c", "core.hooksPath=/dev/null", "commit", "-m", "no hooks")
+    gitai_ok(repo, "backfill")
+    record = note(repo)
+    assert line_counts(record) == {"unknown": 2}
+    assert gitai_json(repo, "stats", "HEAD")["totals"]["lines"]["unknown"] == 2
+
+
+def test_blame_intent_and_show_name_the_contributor(repo: Path, sim: HostSimulator) -> None:
+    split_commit(repo, sim)
+    rows = gitai_json(repo, "blame-intent", "src/auth/x.py")
+    kinds = Counter(row["contributor"]["type"] for row in rows)
+    assert kinds == {"ai": 90, "mixed": 10, "human": 5}
+    assert rows[1]["contributor"] == {"type": "ai", "model_id": "anthropic/claude-sonnet-4-5",
+                                      "session": "claude-code-s-one"}
+    assert rows[0]["intent_id"] == "INT-001" and rows[0]["contributor"]["type"] == "mixed"
+    summary = gitai_json(repo, "blame-intent", "src/auth/x.py", "--summary")
+    assert {(r["contributor"], r["lines"]) for r in summary} == {("ai", 90), ("mixed", 10), ("human", 5)}
+    text = gitai(repo, "blame-intent", "src/auth/x.py").stdout
+    assert "ai:anthropic/claude-sonnet-4-5" in text and " human " in text
+    shown = gitai(repo, "show").stdout
+    assert "ai anthropic/claude-sonnet-4-5 session claude-code-s-one" in shown and "mixed" in shown

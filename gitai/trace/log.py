@@ -12,6 +12,8 @@ from gitai.git.runner import verify_commit
 from gitai.layout import Layout
 from gitai.trace.notes_reader import all_notes, open_repository
 from gitai.trace.record import (
+    attribution_of,
+    conversation_session,
     Range,
     Record,
     classification_of,
@@ -88,6 +90,8 @@ def describe_record(record: Record) -> list[str]:
         types = sorted({c.get("type", "") for c in who} - {""})
         models = sorted({c.get("model_id", "") for c in who} - {""})
         lines.append(f"by:      {', '.join(types)}" + (f" ({', '.join(models)})" if models else ""))
+    if attribution_of(record):
+        lines.append(f"lines:   attributed from {attribution_of(record)}")
     if rewritten_from(record):
         lines.append(f"from:    {', '.join(c[:12] for c in rewritten_from(record))} (rewritten)")
     lines.append(f"record:  {record_id(record)} at {record.get('timestamp', '')}")
@@ -100,6 +104,13 @@ def describe_record(record: Record) -> list[str]:
             tags.append(f"renamed from {info['renamed_from']}")
         suffix = f"  [{'; '.join(tags)}]" if tags else ""
         lines.append(f"  {display_path(entry['path'])}: {spans or 'no line ranges'}{suffix}")
+        if len(entry["conversations"]) > 1:  # line-level provenance: the ranges of each contributor
+            for conversation in entry["conversations"]:
+                contributor = conversation.get("contributor", {})
+                who = " ".join(filter(None, [contributor.get("type", "unknown"), contributor.get("model_id")]))
+                session = conversation_session(conversation)
+                who += f" session {session}" if session else ""
+                lines.append(f"      {who}: {_spans(conversation.get('ranges', []))}")
         for definition in info.get("definitions", []):
             if definition.get("status") != "unchanged":
                 lines.append(f"      {definition.get('status', ''):<9} {definition.get('kind', '')} {definition.get('name', '')}")
