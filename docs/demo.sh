@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The 60-second tour (`make demo`): a scratch repository, two intents, the scope gate, trace
-# records, an amend, a reformatting commit beside a behaviour change, a moved function, and
-# blame-intent seeing through the refactors. Needs only git and the gitai that `make` installed.
+# records, an amend, a reformatting commit beside a behaviour change, a moved function,
+# blame-intent seeing through the refactors, and an agent session refused and correcting itself. Needs only git and the gitai that `make` installed.
 set -euo pipefail
 
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
@@ -102,4 +102,36 @@ show gitai check --range HEAD~5..HEAD
 show gitai trace verify
 show gitai map
 cat .orchestration/intent_map.md
+
+step "An agent session, governed as it acts (Claude Code's hook protocol, driven by hand)"
+gitai clear >/dev/null
+show gitai agents install claude-code
+# What Claude Code sends on stdin before each tool call; gitai answers in Claude Code's protocol.
+agent() {  # TOOL JSON-INPUT: one PreToolUse call of session "demo"; prints the decision and its reason
+  printf '%s' "{\"hook_event_name\":\"PreToolUse\",\"session_id\":\"demo\",\"cwd\":\"$PWD\",\"tool_name\":\"$1\",\"tool_input\":$2}" \
+    | gitai hook claude-code | python3 -c 'import json,sys
+d=json.loads(sys.stdin.read() or "{}").get("hookSpecificOutput",{})
+print("-> " + d.get("permissionDecision","allow")); d.get("permissionDecisionReason") and print(d["permissionDecisionReason"])'
+}
+agent_after() {  # COMMAND: the PostToolUse of a Bash call (how the hook learns of a successful select)
+  printf '%s' "{\"hook_event_name\":\"PostToolUse\",\"session_id\":\"demo\",\"cwd\":\"$PWD\",\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"$1\"},\"tool_response\":{\"exit_code\":0}}" \
+    | gitai hook claude-code
+}
+printf '$ (agent) Write src/auth/jwt.py   -- no intent selected yet\n'
+agent Write "{\"file_path\":\"$PWD/src/auth/jwt.py\",\"content\":\"x\"}"
+printf '$ (agent) Bash: gitai select INT-001\n'
+agent Bash '{"command":"gitai select INT-001"}'
+gitai select INT-001 >/dev/null && agent_after "gitai select INT-001"
+printf '$ (agent) Write src/auth/jwt.py\n'
+agent Write "{\"file_path\":\"$PWD/src/auth/jwt.py\",\"content\":\"x\"}"
+printf '$ (agent) Edit docs/guide.md   -- outside INT-001\n'
+agent Edit "{\"file_path\":\"$PWD/docs/guide.md\",\"old_string\":\"a\",\"new_string\":\"b\"}"
+printf '$ (agent) Edit .orchestration/active_intents.yaml   -- widen its own scope?\n'
+agent Edit "{\"file_path\":\"$PWD/.orchestration/active_intents.yaml\",\"old_string\":\"a\",\"new_string\":\"b\"}"
+printf '$ (agent) Bash: git commit --no-verify -m wip\n'
+agent Bash '{"command":"git add -A && git commit --no-verify -m wip"}'
+printf '$ (agent) Bash: rm -rf src\n'
+agent Bash '{"command":"rm -rf src"}'
+show gitai lesson "JWT helpers live in src/auth/jwt.py" --intent INT-001
+show gitai context
 printf '\nThe tour ran in %s (removed on exit).\n' "$scratch"

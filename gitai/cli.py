@@ -54,8 +54,8 @@ def cli() -> None:
 
 
 for _command in (init, hooks, intents, select, clear, status, check, show, log_cmd, backfill, trace, sync, classify_cmd,
-                 map_cmd, blame_intent_cmd, agents, hook, owners, intent, context, lesson, approve, done, block,
-                 help_cmd, stats_cmd):
+                 map_cmd, blame_intent_cmd, help_cmd, agents, hook, owners, intent, context, lesson, approve, done,
+                 block, stats_cmd):
     cli.add_command(_command)
 
 

@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import commit, git, gitai, write
+from conftest import commit, git, gitai, gitai_json, write
 from host_simulator import HOSTS, Agent, HostSimulator
 
 ASKING = ("claude-code", "cursor")
@@ -137,13 +137,18 @@ def test_two_sessions_and_stale_writes(repo: Path, install, host: str) -> None: 
 def test_session_intent_reaches_the_commit(repo: Path, install) -> None:  # type: ignore[no-untyped-def]
     sim = install("claude-code")
     one, two = Agent(sim, "s-auth"), Agent(sim, "s-billing")
+    one.start()  # Claude Code names the model at session start only
     select_in_shell(one, repo, "INT-001")
     select_in_shell(two, repo, "INT-003")  # the worktree's selection is now INT-003
     write(repo, "src/auth/login.py", "x = 1\n")
     assert one.shell("git add src/auth && git commit -m 'login'").decision == "allow"
-    commit(repo, "login", "src/auth")  # the agent's shell runs it: the hooks see session one's intent
+    # The agent's shell runs it: the hooks see session one's intent, and its model.
+    commit(repo, "login", "src/auth", env={"CLAUDECODE": "1"})
     message = git(repo, "log", "-1", "--format=%B").stdout
     assert "Intent: INT-001" in message
+    record = gitai_json(repo, "show")[0]
+    assert "gitai:intent/INT-001" in json.dumps(record)
+    assert '"model_id": "test-model"' in json.dumps(record)
 
 
 def test_approval_is_for_people(repo: Path, install) -> None:  # type: ignore[no-untyped-def]

@@ -268,3 +268,13 @@ def test_hook_path_imports(repo: Path) -> None:
         assert banned not in write_mods and banned not in shell_mods, banned
     assert "typing" not in write_mods  # tree_sitter itself imports typing: only the shell path pays it
     assert "tree_sitter" not in write_mods and "tree_sitter_bash" in shell_mods
+
+
+def test_init_writes_the_agent_instructions_once(repo: Path) -> None:
+    text = (repo / "AGENTS.md").read_text()
+    assert "gitai select INT-ID" in text and text.count("gitai:begin") == 1
+    write(repo, "CLAUDE.md", "# Project notes\nKeep it short.\n")
+    assert gitai_json(repo, "init")["agent_instructions"] == ["CLAUDE.md"]
+    assert gitai_json(repo, "init")["agent_instructions"] == []  # idempotent
+    claude = (repo / "CLAUDE.md").read_text()
+    assert claude.startswith("# Project notes\nKeep it short.\n\n<!-- gitai:begin") and claude.count("gitai:end") == 1

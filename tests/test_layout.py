@@ -14,14 +14,13 @@ LAYERS: dict[str, int] = {
     "layout": 2,
     "intents": 3,
     "gate": 4,
-    "syntax": 5,
+    "syntax": 5, "agents": 5,
     "trace": 6,
     "blame": 7,
-    "agents": 5,
     "recording": 8, "backfill": 8,
     "hooks": 9, "hook_main": 9,
     "commands": 10,
-    "cli": 11, "__main__": 11,
+    "cli": 11, "__main__": 11, "entry": 11,
 }
 
 

@@ -54,7 +54,7 @@ def recent_commits(layout: Layout, intent_id: str, limit: int = 5) -> list[dict[
 
 def build_context(layout: Layout, intent_id: str | None) -> dict[str, Any]:
     """The context as data (`gitai context --json`)."""
-    from gitai.gate.check import CLOSED
+    from gitai.intents.statuses import CLOSED
     from gitai.gate.policy import load_policy
     from gitai.intents.catalogue import load_catalogue
     from gitai.intents.selection import intent_context
@@ -69,7 +69,8 @@ def build_context(layout: Layout, intent_id: str | None) -> dict[str, Any]:
         pass
     data: dict[str, Any] = {"intent_id": intent_id, "exempt_paths": exempt,
                             "recent_refusals": recent_refusals(layout)}
-    intent = catalogue.find(intent_id) if intent_id else None
+    by_id = {i.id: i for i in catalogue.intents}
+    intent = by_id.get(intent_id) if intent_id else None
     if intent is None:
         data["intent_id"] = None
         data["selectable"] = [{"intent_id": i.id, "name": i.name, "status": i.status, "owned_scope": list(i.owned_scope),
@@ -79,7 +80,7 @@ def build_context(layout: Layout, intent_id: str | None) -> dict[str, Any]:
         data["lessons"] = lessons(layout)
         return data
     data["intent"] = intent_context(intent)
-    parent = catalogue.find(intent.parent_intent) if intent.parent_intent else None
+    parent = by_id.get(intent.parent_intent) if intent.parent_intent else None
     data["parent_intent"] = ({"intent_id": parent.id, "name": parent.name, "constraints": list(parent.constraints)}
                              if parent else None)
     data["related_specs"] = [{"path": spec, "owners": policy.owners(spec)} for spec in intent.related_specs]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 
 from gitai.agents.protocol import ALLOW, ASK, DENY, Answer
-from gitai.gate.check import CLOSED
+from gitai.intents.statuses import CLOSED
 from gitai.intents.patterns import is_exempt
 from gitai.util.text import display_path
 

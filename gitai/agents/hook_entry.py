@@ -222,8 +222,12 @@ def _before_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> Ans
     answer, risk = check_shell(layout, policy, intent_id, event.command, event.cwd)
     if answer.decision != ALLOW:
         return _denied(layout, event, session, intent_id, answer, command=event.command[:500])
-    if getattr(risk, "commits", False) and session.intent:
-        _commit_under_session(layout, session)
+    if getattr(risk, "commits", False):
+        from gitai.agents.sessions import note_commit
+
+        note_commit(layout, session)
+        if session.intent:
+            _commit_under_session(layout, session)
     return answer
 
 

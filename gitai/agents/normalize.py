@@ -177,7 +177,7 @@ def shell_command(tool_input: dict[str, Any], data: dict[str, Any]) -> str | Non
     value = tool_input.get("command", tool_input.get("cmd", data.get("command")))
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         if len(value) >= 3 and os.path.basename(value[0]) in ("bash", "sh", "zsh") and value[1] in ("-c", "-lc"):
-            return value[2]
+            return str(value[2])
         import shlex
 
         return shlex.join(value)

@@ -17,6 +17,8 @@ import zlib
 from gitai.util.files import write_atomic
 
 STALE_AFTER = 12 * 3600
+COMMIT_FILE = "agent-commit.json"  # the agent session about to commit (before-shell saw `git commit`)
+COMMIT_FRESH = 600
 SAFE_ID = re.compile(r"[^A-Za-z0-9._-]")
 
 TYPE_CHECKING = False
@@ -131,3 +133,26 @@ def prune_stale(layout: Layout) -> None:
                 os.unlink(path)
         except OSError:
             pass
+
+
+def note_commit(layout: Layout, session: Session) -> None:
+    """The session is about to run `git commit`: the post-commit hook reads its model from here
+    (an agent's shell carries no model variable)."""
+    data = {key: session.data.get(key) for key in ("host", "session_id", "model", "intent_id")}
+    data["at"] = time.time()
+    try:
+        write_atomic(os.path.join(layout.state_dir, COMMIT_FILE), json.dumps(data))
+    except OSError:
+        pass
+
+
+def committing_model(layout: Layout) -> str | None:
+    """The model of the agent session that announced a commit in the last COMMIT_FRESH seconds."""
+    try:
+        with open(os.path.join(layout.state_dir, COMMIT_FILE), encoding="utf-8") as handle:
+            data = json.load(handle)
+        fresh = time.time() - float(data.get("at", 0)) < COMMIT_FRESH
+    except (OSError, ValueError, TypeError, AttributeError):
+        return None
+    model = data.get("model") if fresh else None
+    return model if isinstance(model, str) and model else None

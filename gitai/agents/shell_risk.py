@@ -61,11 +61,40 @@ _PARSER: Any = None
 def _parser() -> Any:
     global _PARSER
     if _PARSER is None:
-        import tree_sitter
-        import tree_sitter_bash
-
-        _PARSER = tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+        core, bash = _binding("tree_sitter"), _binding("tree_sitter_bash")
+        _PARSER = core.Parser(core.Language(bash.language()))
     return _PARSER
+
+
+def _binding(package: str) -> Any:
+    """The package's compiled `_binding` module. The packages' __init__ import typing and
+    importlib.resources (about 10 ms on every shell command of an agent), so a process that has not
+    imported them yet loads the extension directly, registered under its own name: a later
+    `import tree_sitter` then reuses it."""
+    import sys
+
+    name = package + "._binding"
+    if name in sys.modules or package in sys.modules:
+        import importlib
+
+        return importlib.import_module(name)
+    from importlib.machinery import EXTENSION_SUFFIXES, ExtensionFileLoader, ModuleSpec
+
+    for entry in sys.path:
+        folder = os.path.join(entry or ".", package)
+        if not os.path.isdir(folder):
+            continue
+        for file in sorted(os.listdir(folder)):
+            if file.startswith("_binding.") and file.endswith(tuple(EXTENSION_SUFFIXES)):
+                path = os.path.join(folder, file)
+                loader = ExtensionFileLoader(name, path)
+                module = loader.create_module(ModuleSpec(name, loader, origin=path))
+                loader.exec_module(module)
+                sys.modules[name] = module
+                return module
+    import importlib
+
+    return importlib.import_module(name)
 
 
 def classify(command: str, cwd: str, root: str, git_dir: str | None = None) -> Risk:
@@ -78,7 +107,7 @@ def classify(command: str, cwd: str, root: str, git_dir: str | None = None) -> R
 def _word(node: Any) -> str | None:
     """The literal value of a word-like node, or None when it depends on expansion."""
     kind = node.type
-    text = node.text.decode("utf-8", "surrogateescape")
+    text: str = node.text.decode("utf-8", "surrogateescape")
     if kind in ("word", "number"):
         return None if any(c in text for c in "$`") else text.replace("\\", "")
     if kind == "raw_string":

@@ -12,7 +12,7 @@ from gitai.errors import EXIT_OK
 HOST_HELP = "HOSTS: claude-code cursor gemini codex copilot (default: all)."
 
 
-@click.group()
+@click.group(epilog="Example: gitai agents status")
 def agents() -> None:
     """Install, inspect or remove the agent hooks (Claude Code, Cursor, Gemini CLI, Codex, Copilot)."""
 
@@ -32,7 +32,7 @@ def _report(rows: list[dict[str, Any]], as_json: bool, manual: bool) -> None:
                 click.echo(f"  {row['host']}: {row['manual']}")
 
 
-@agents.command("install")
+@agents.command("install", epilog="Example: gitai agents install claude-code codex")
 @click.argument("hosts", nargs=-1)
 @click.option("--all", "all_hosts", is_flag=True, help="Every supported host.")
 @click.option("--user", is_flag=True, help="Your user-level configuration (~/...) instead of this project's.")
@@ -50,7 +50,7 @@ def agents_install(hosts: tuple[str, ...], all_hosts: bool, user: bool, as_json:
     return EXIT_OK
 
 
-@agents.command("status")
+@agents.command("status", epilog="Example: gitai agents status --json")
 @click.argument("hosts", nargs=-1)
 @click.option("--user", is_flag=True, help="Look at your user-level configuration instead of this project's.")
 @json_option
@@ -65,7 +65,7 @@ def agents_status(hosts: tuple[str, ...], user: bool, as_json: bool) -> int:
     return EXIT_OK
 
 
-@agents.command("uninstall")
+@agents.command("uninstall", epilog="Example: gitai agents uninstall cursor")
 @click.argument("hosts", nargs=-1)
 @click.option("--user", is_flag=True, help="Your user-level configuration instead of this project's.")
 @json_option

@@ -15,7 +15,7 @@ def _status_warning(entry: dict[str, object]) -> None:
                    "(flow-style YAML?); the change is recorded in .orchestration/events.jsonl", err=True)
 
 
-@click.command()
+@click.command(epilog="Example: gitai approve INT-004")
 @click.argument("intent_id")
 @json_option
 def approve(intent_id: str, as_json: bool) -> int:
@@ -31,7 +31,7 @@ def approve(intent_id: str, as_json: bool) -> int:
     return EXIT_OK
 
 
-@click.command()
+@click.command(epilog="Example: gitai done INT-001")
 @click.argument("intent_id")
 @json_option
 def done(intent_id: str, as_json: bool) -> int:
@@ -47,7 +47,7 @@ def done(intent_id: str, as_json: bool) -> int:
     return EXIT_OK
 
 
-@click.command()
+@click.command(epilog="Example: gitai block INT-002 --reason \"waiting for the API review\"")
 @click.argument("intent_id")
 @click.option("--reason", required=True, metavar="TEXT", help="Why the intent is blocked (written as blocked_reason).")
 @json_option

@@ -8,7 +8,7 @@ from gitai.commands.output import emit_json, json_option, layout
 from gitai.errors import EXIT_OK
 
 
-@click.command()
+@click.command(epilog="Example: gitai context --json")
 @click.option("--intent", "intent_id", metavar="ID", help="Show this intent's context instead of the active one's.")
 @json_option
 def context(intent_id: str | None, as_json: bool) -> int:

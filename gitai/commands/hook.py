@@ -8,7 +8,8 @@ from __future__ import annotations
 import click
 
 
-@click.command(context_settings={"ignore_unknown_options": True})
+@click.command(context_settings={"ignore_unknown_options": True},
+               epilog="Example: gitai hook claude-code < payload.json")
 @click.argument("host")
 @click.argument("event", required=False)
 def hook(host: str, event: str | None) -> int:

@@ -15,7 +15,8 @@ from gitai.errors import EXIT_OK
 @click.option("--no-hooks", is_flag=True, help="Create the skeleton only.")
 @json_option
 def init(no_hooks: bool, as_json: bool) -> int:
-    """Create the .orchestration/ skeleton and install the hooks (idempotent)."""
+    """Create the .orchestration/ skeleton, the gitai section of AGENTS.md and the hooks (idempotent)."""
+    from gitai.agents.instructions import write_instructions
     from gitai.hooks.install import install_hooks
     from gitai.intents.skeleton import check_orchestration_dir, init_orchestration
 
@@ -23,15 +24,19 @@ def init(no_hooks: bool, as_json: bool) -> int:
     check_orchestration_dir(lay)
     hooks = [] if no_hooks else install_hooks(lay)  # first: it may refuse, and then nothing is created
     created = init_orchestration(lay)
+    instructions = write_instructions(lay.root)
     if hooks:
         warn_shared_hooks(lay)
     if as_json:
-        emit_json({"created": [os.path.relpath(p, lay.root) for p in created], "hooks": [h.to_json() for h in hooks]})
+        emit_json({"created": [os.path.relpath(p, lay.root) for p in created], "hooks": [h.to_json() for h in hooks],
+                   "agent_instructions": instructions})
         return EXIT_OK
     for path in created:
         click.echo(f"created {os.path.relpath(path, lay.root)}")
     if not created:
         click.echo(".orchestration/ already set up; nothing overwritten")
+    for name in instructions:
+        click.echo(f"wrote the gitai section of {name} (the loop agents follow)")
     for hook in hooks:
         click.echo(f"hook {hook.name}: {hook.state}{' (chained to the previous hook)' if hook.chained else ''}")
     click.echo("next: add intents to .orchestration/active_intents.yaml, then 'gitai select INT-ID'")

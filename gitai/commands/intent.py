@@ -8,12 +8,12 @@ from gitai.commands.output import emit_json, json_option, layout
 from gitai.errors import EXIT_OK
 
 
-@click.group()
+@click.group(epilog="Example: gitai intent show INT-001")
 def intent() -> None:
     """Look at one intent."""
 
 
-@intent.command("show")
+@intent.command("show", epilog="Example: gitai intent show INT-001 --json")
 @click.argument("intent_id")
 @json_option
 def intent_show(intent_id: str, as_json: bool) -> int:

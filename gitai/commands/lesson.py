@@ -8,7 +8,7 @@ from gitai.commands.output import emit_json, json_option, layout
 from gitai.errors import EXIT_OK
 
 
-@click.command()
+@click.command(epilog="Example: gitai lesson \"Run make gen after editing the schema\" --intent INT-001")
 @click.argument("text")
 @click.option("--intent", "intent_id", metavar="ID", help="The intent the lesson is about (default: the active one).")
 @json_option

@@ -10,7 +10,7 @@ from gitai.commands.output import emit_json, json_option, layout
 from gitai.errors import EXIT_OK
 
 
-@click.command()
+@click.command(epilog="Example: gitai owners src/auth/login.py docs/api.md")
 @click.argument("paths", nargs=-1, required=True)
 @json_option
 def owners(paths: tuple[str, ...], as_json: bool) -> int:

@@ -10,6 +10,7 @@ from gitai.git.runner import head_commit
 from gitai.intents.active import active_intent
 from gitai.layout import Layout
 from gitai.recording import trace_commit
+from gitai.agents.sessions import committing_model
 from gitai.trace.contributor import detect_contributor
 from gitai.trace.record import Contributor, Record, attribution_of, contributors, intent_of, own_records
 from gitai.trace.store import read_note
@@ -44,7 +45,7 @@ def after_commit(layout: Layout) -> None:
     if commit is None or own_records(read_note(layout.root, commit), commit):
         return
     with ObjectReader(layout.root) as reader:
-        trace_commit(layout, reader, commit, _active_id(layout), detect_contributor())
+        trace_commit(layout, reader, commit, _active_id(layout), detect_contributor(session_model=committing_model(layout)))
 
 
 def after_merge(layout: Layout, squash: str) -> None:
@@ -55,7 +56,7 @@ def after_merge(layout: Layout, squash: str) -> None:
     with ObjectReader(layout.root) as reader:
         if len(commit_parents(reader, commit)) < 2:
             return  # a fast-forward: the commits are someone else's, traced (or not) where made
-        trace_commit(layout, reader, commit, _active_id(layout), detect_contributor())
+        trace_commit(layout, reader, commit, _active_id(layout), detect_contributor(session_model=committing_model(layout)))
 
 
 def after_rewrite(layout: Layout, kind: str, rewritten: str) -> None:
@@ -77,7 +78,8 @@ def after_rewrite(layout: Layout, kind: str, rewritten: str) -> None:
             # when the old records have line-level attribution). An amend is new work: this worktree's
             # checkpoints still apply to it.
             line_level = any(attribution_of(r) in ("checkpoints", "carried") for r in old_records)
-            contributor = (kind == "rebase" and not line_level and _recorded_contributor(old_records)) or detect_contributor()
+            contributor = (kind == "rebase" and not line_level and _recorded_contributor(old_records)) or detect_contributor(
+                session_model=committing_model(layout))
             trace_commit(layout, reader, new, old_intent or _active_id(layout), contributor, {"rewritten_from": olds},
                          old_records=old_records, use_checkpoints=kind == "amend")
 

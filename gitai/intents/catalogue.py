@@ -45,7 +45,6 @@ class Intent:
     requires_approval: bool = False
     blocked_reason: str | None = None
     line: int = 0  # 1-based line of the intent's entry in the YAML file
-    extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -79,9 +78,6 @@ class Catalogue:
                 return intent
         known = ", ".join(i.id for i in self.intents) or "none"
         raise GitaiError(f"unknown intent '{intent_id}' (known: {known})")
-
-    def find(self, intent_id: str) -> Intent | None:
-        return next((i for i in self.intents if i.id == intent_id), None)
 
 
 def _where(path: Path, node: yaml.Node | None, root: str | Path | None) -> str:
@@ -215,7 +211,6 @@ def _validate_intent(entry: Any, node: yaml.Node | None, fail: Any) -> Intent:
     approval = entry.get("requires_approval", False)
     if not isinstance(approval, bool):
         raise fail(at("requires_approval"), f"{label} 'requires_approval' must be true or false")
-    known = {"id", "name", "status", "requires_approval", *LIST_KEYS, *TEXT_KEYS}
     return Intent(
         id=intent_id,
         name=name,
@@ -229,5 +224,4 @@ def _validate_intent(entry: Any, node: yaml.Node | None, fail: Any) -> Intent:
         requires_approval=approval,
         blocked_reason=texts["blocked_reason"],
         line=node.start_mark.line + 1 if node is not None else 0,
-        extra={k: v for k, v in entry.items() if k not in known},
     )

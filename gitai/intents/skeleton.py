@@ -39,6 +39,9 @@ active_intents: []
 INTENTIGNORE_TEMPLATE = """\
 # Paths no intent needs to own (gitignore syntax): commits may touch them under any intent.
 # .orchestration/** is always exempt.
+# The agent instructions `gitai init` writes (its section in AGENTS.md, CLAUDE.md):
+AGENTS.md
+CLAUDE.md
 # Examples:
 # *.lock
 # docs/changelog.md

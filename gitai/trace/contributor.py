@@ -17,13 +17,14 @@ KNOWN_AGENT_VARIABLES = {
 }
 
 
-def detect_contributor(environ: Mapping[str, str] = os.environ) -> Contributor:
-    """`{"type": "ai", "model_id": ...}` under an agent, else `{"type": "human"}`."""
+def detect_contributor(environ: Mapping[str, str] = os.environ, session_model: str | None = None) -> Contributor:
+    """`{"type": "ai", "model_id": ...}` under an agent, else `{"type": "human"}`. `session_model`: the
+    model the agent hooks saw for the session that is committing (gitai/agents/sessions.py)."""
     is_agent = bool(environ.get("GITAI_AGENT")) or any(environ.get(name) for name in KNOWN_AGENT_VARIABLES)
     if not is_agent:
         return {"type": "human"}
     contributor: Contributor = {"type": "ai"}
-    model = environ.get("GITAI_MODEL") or environ.get("AIDER_MODEL")
+    model = environ.get("GITAI_MODEL") or environ.get("AIDER_MODEL") or session_model
     if model:
         contributor["model_id"] = model[:250]
     return contributor
