@@ -14,12 +14,12 @@ from typing import Any
 
 from gitai.gate.policy import Policy
 from gitai.git.objects import ObjectReader, commit_parents
-from gitai.git.runner import head_commit, rev_list
+from gitai.git.runner import head_commit, rev_list, run_git
 from gitai.git.trailers import commit_intents
 from gitai.layout import Layout
 from gitai.recording import record_commit
 from gitai.trace.changes import commit_changes
-from gitai.trace.notes_reader import all_notes, open_repository
+from gitai.trace.notes_reader import all_notes
 from gitai.trace.record import Contributor, own_records, revision
 
 UNKNOWN_CONTRIBUTOR: Contributor = {"type": "unknown"}
@@ -36,11 +36,15 @@ class BackfillResult:
                 "commits": self.traced}
 
 
-def commits_in(layout: Layout, revision_range: str | None) -> list[str]:
-    """Commits of the range (default: everything reachable from HEAD), oldest first."""
-    if not revision_range and head_commit(layout.root) is None:
+def commits_in(layout: Layout, revision_range: str | None, every_ref: bool = False) -> list[str]:
+    """Commits of the range (default: everything reachable from HEAD; `every_ref`: from every
+    branch and tag), oldest first."""
+    if every_ref:
+        return run_git(["rev-list", "--topo-order", "--reverse", "--exclude=refs/notes/*", "--exclude=refs/gitai/*",
+                        "--exclude=refs/stash", "--all", "--"], layout.root).decode().split()
+    if revision_range is None and head_commit(layout.root) is None:
         return []  # empty repository
-    return rev_list(layout.root, revision_range or "HEAD", "--topo-order", "--reverse")
+    return rev_list(layout.root, "HEAD" if revision_range is None else revision_range, "--topo-order", "--reverse")
 
 
 def scope_owner(policy: Policy | None, paths: list[str]) -> str | None:
@@ -61,10 +65,12 @@ def backfill(
     policy: Policy | None,
     revision_range: str | None = None,
     progress: Callable[[int, int], None] | None = None,
+    every_ref: bool = False,
 ) -> BackfillResult:
-    """Record every commit of the range that has no record of its own."""
-    commits = commits_in(layout, revision_range)
-    notes = all_notes(open_repository(layout))
+    """Record every commit of the range that has no record of its own. Each record is stored under
+    the trace lock only if the commit is still untraced then, so concurrent runs never duplicate."""
+    commits = commits_in(layout, revision_range, every_ref)
+    notes = all_notes(layout)
     trailers = commit_intents(layout.root, [c for c in commits if not own_records(notes.get(c, []), c)])
     result = BackfillResult()
     with ObjectReader(layout.root) as reader:
@@ -82,9 +88,12 @@ def backfill(
                 extra: dict[str, Any] = {"backfilled": True}
                 if notes.get(sha):  # a note copied from a rewritten commit (notes.rewriteRef)
                     extra["rewritten_from"] = sorted({revision(r) for r in notes[sha]})
-                record_commit(layout, sha, parents, changes, intent_id, UNKNOWN_CONTRIBUTOR, extra)
-                result.traced.append(sha)
-                result.by_source[source] += 1
+                if record_commit(layout, sha, parents, changes, intent_id, UNKNOWN_CONTRIBUTOR, extra,
+                                 only_if_untraced=True) is None:
+                    result.skipped += 1  # another run traced it meanwhile
+                else:
+                    result.traced.append(sha)
+                    result.by_source[source] += 1
             if progress:
                 progress(number, len(commits))
     return result

@@ -7,6 +7,7 @@ error (one line; the traceback goes to `<git common dir>/gitai/errors.log`), 130
 
 from __future__ import annotations
 
+import os
 import sys
 
 import click
@@ -80,9 +81,23 @@ def main(argv: list[str] | None = None) -> None:
         code = EXIT_INTERRUPTED
     except BrokenPipeError:
         code = EXIT_OK
+    except OSError as exc:  # the environment, not gitai: a read-only or full disk, a directory where a file goes
+        click.echo(f"gitai: error: {one_line(os_error_message(exc))}", err=True)
+        code = EXIT_USAGE
     except Exception as exc:  # noqa: BLE001 - a bug: one line and exit 3, never a traceback an agent reads as a verdict
         code = _internal_error(exc, argv)
     sys.exit(code if isinstance(code, int) else EXIT_OK)
+
+
+def os_error_message(exc: OSError) -> str:
+    """`cannot use PATH: REASON`, the path relative to the current directory when inside it."""
+    reason = exc.strerror or exc.__class__.__name__
+    if exc.filename is None:
+        return f"{reason}"
+    name = os.fsdecode(exc.filename)
+    relative = os.path.relpath(name)
+    shown = relative if not relative.startswith("..") else name
+    return f"cannot use {shown}: {reason}"
 
 
 def _internal_error(exc: Exception, argv: list[str] | None) -> int:

@@ -77,9 +77,17 @@ def main(argv: list[str]) -> int:
             return 0
         return HOOKS[hook](layout, args)
     except GitaiError as exc:
-        print(f"gitai: error: {exc}", file=sys.stderr)
+        from gitai.util.text import one_line
+
+        print(f"gitai: error: {one_line(str(exc))}", file=sys.stderr)
         return 0 if never_fail else exc.exit_code
     except Exception as exc:  # noqa: BLE001 - one line and a logged traceback, never a traceback on the terminal
+        if isinstance(exc, OSError) and not never_fail:  # the environment refuses (a directory where a file goes)
+            from gitai.util.text import one_line
+
+            reason = f"cannot use {exc.filename}: {exc.strerror}" if exc.filename else str(exc)
+            print(f"gitai: error: {one_line(reason)}", file=sys.stderr)
+            return EXIT_USAGE
         logged = log_traceback(layout.shared_state_dir, f"{hook} hook") if layout is not None else None
         where = f"; traceback in {logged}" if logged else ""
         if never_fail:

@@ -6,6 +6,7 @@ import os
 
 from gitai.errors import GitaiError
 from gitai.git.repository import RepoPaths, discover
+from gitai.util.files import refuse_links
 
 ORCHESTRATION = ".orchestration"
 CATALOGUE = "active_intents.yaml"
@@ -19,6 +20,7 @@ LOCAL_FILES_GITIGNORE = """\
 # Rebuildable from refs/notes/gitai ('gitai trace rebuild'); local logs.
 agent_trace.jsonl
 events.jsonl
+.*.tmp
 """
 # Written when a hook has to create the directory itself (the checked-out branch has no
 # .orchestration/): everything in it, this file included, is local. `gitai init` replaces it.
@@ -49,13 +51,28 @@ class Layout:
         self.ledger = os.path.join(shared, LEDGER)
         self.events = os.path.join(shared, EVENTS)
 
+    def guard(self, path: str) -> str:
+        """`path` (a file gitai writes), after checking that writing it follows no symbolic link in a
+        worktree: links there come from commits, and must never make gitai write outside the repository."""
+        for git_dir in (self.repo.git_dir, self.repo.common_dir):
+            if path.startswith(git_dir + os.sep):
+                return path  # git's own directory: not checked out, so no committed link leads here
+        for root in (self.repo.main_worktree, self.root):
+            if root and path.startswith(root + os.sep):
+                refuse_links(root, path)
+        return path
+
     def ensure_local_dir(self) -> None:
         """Create the ledger's directory if needed, with a .gitignore so the ledger never shows as untracked."""
-        directory = os.path.dirname(self.ledger)
+        directory = os.path.dirname(self.guard(self.ledger))
         if not os.path.isdir(directory):
             os.makedirs(directory, exist_ok=True)
-            with open(os.path.join(directory, ".gitignore"), "x", encoding="utf-8") as handle:
+            fd = os.open(os.path.join(directory, ".gitignore"), os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
+                         0o644)
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 handle.write(HOOK_MADE_GITIGNORE)
+        self.guard(self.ledger)
+        self.guard(self.events)
 
     def relative(self, path: str) -> str:
         """`path` relative to the worktree root, for messages."""
@@ -66,6 +83,10 @@ class Layout:
         relative = os.path.relpath(os.path.abspath(user_path), self.root)
         if relative == ".." or relative.startswith(".." + os.sep) or os.path.isabs(relative):
             raise GitaiError(f"path is outside the repository: {user_path}")
+        full = os.path.join(self.root, relative)
+        for git_dir in (self.repo.git_dir, self.repo.common_dir):
+            if full == git_dir or full.startswith(git_dir + os.sep) or relative.split(os.sep)[0] == ".git":
+                raise GitaiError(f"path is inside git's own directory, not the work tree: {user_path}")
         return relative.replace(os.sep, "/")
 
 

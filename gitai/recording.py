@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from gitai.blame.maintain import extend_origins
+from gitai.errors import GitaiError
 from gitai.git.objects import ObjectReader, commit_parents
 from gitai.git.trailers import commit_intent
 from gitai.layout import Layout
@@ -42,12 +43,35 @@ def record_commit(
     contributor: Contributor,
     extra_metadata: dict[str, Any] | None = None,
     authors: dict[str, Labels] | None = None,
-) -> Record:
-    """Build and store the commit's record (note and ledger line), then extend its files' line origins."""
+    only_if_untraced: bool = False,
+) -> Record | None:
+    """Build and store the commit's record (note and ledger line), then extend its files' line origins.
+    With `only_if_untraced`: None, and nothing stored, when the commit has a record of its own by then."""
+    if intent_id is not None and not scope_verified(layout, intent_id, changes):
+        extra_metadata = {**(extra_metadata or {}), "intent_verified": False}
     record = make_record(commit, changes, intent_id, contributor, extra_metadata, layout.shared_state_dir, authors)
-    store_record(layout, record)
+    if not store_record(layout, record, only_if_untraced):
+        return None
     extend_origins(layout, commit, parents, changes, record)
     return record
+
+
+def scope_verified(layout: Layout, intent_id: str, changes: CommitChanges) -> bool:
+    """The pre-commit gate's rule, for the whole commit: the intent is in the catalogue and owns every
+    non-exempt path the commit changes. An amend, a reword in `rebase -i`, a revert or a
+    `--no-verify` commit can get an intent this way that no gate checked; its record then says
+    `intent_verified: false`."""
+    from gitai.gate.policy import load_policy
+
+    try:
+        policy = load_policy(layout)
+    except GitaiError:
+        return False  # no readable catalogue: nothing to verify against
+    if intent_id not in policy.intents:
+        return False
+    paths = [f.path for f in changes.files] + [f.old_path for f in changes.files if f.old_path]
+    paths += [path for path, _ in changes.deleted]
+    return all(policy.is_exempt(p) or policy.in_scope(intent_id, p) for p in paths)
 
 
 def trace_commit(
@@ -59,7 +83,7 @@ def trace_commit(
     extra_metadata: dict[str, Any] | None = None,
     old_records: list[Record] | None = None,
     use_checkpoints: bool = True,
-) -> Record:
+) -> Record | None:
     """Trace `commit`; its intent is the `Intent:` trailer, else `fallback_intent` (may be None).
     Its lines' authors come from the agents' checkpoints (`use_checkpoints`: work of this worktree,
     not a replay) and, for a rewritten commit, from the `old_records` by line content."""
@@ -76,7 +100,7 @@ def trace_commit(
             attribution = ATTRIBUTION_CARRIED if attribution == ATTRIBUTION_ENV else attribution
     extra = {**(extra_metadata or {}), "attribution": attribution}
     record = record_commit(layout, commit, parents, changes, intent_id, contributor, extra, authors or None)
-    if use_checkpoints:
+    if use_checkpoints and record is not None:
         settle_checkpoints(layout, changes)
     return record
 

@@ -94,6 +94,7 @@ def test_every_command_output_matches_its_schema(traced: Path) -> None:
         "backfill": [gitai_json(repo, "backfill")],
         "trace-verify": [gitai_json(repo, "trace", "verify")],
         "trace-rebuild": [gitai_json(repo, "trace", "rebuild")],
+        "trace-recover": [gitai_json(repo, "trace", "recover")],
         "sync": [gitai_json(repo, "sync")],
         "classify": [gitai_json(repo, "classify"), gitai_json(repo, "classify", "HEAD~1")],
         "map": [gitai_json(repo, "map")],

@@ -50,11 +50,15 @@ class BlameLine:
 
 def _file_content(layout: Layout, path: str, rev: str | None) -> bytes:
     if rev is not None:
-        proc = git_process(["cat-file", "blob", f"{rev}:{path}"], layout.root)
+        proc = git_process(["cat-file", "blob", "--end-of-options", f"{rev}:{path}"], layout.root)
         if proc.returncode != 0:
             raise GitaiError(f"{path} does not exist at {rev}")
         return proc.stdout
     full = os.path.join(layout.root, path)
+    if os.path.islink(full) or os.path.realpath(os.path.dirname(full)) != os.path.join(
+            os.path.realpath(layout.root), os.path.dirname(path)).rstrip(os.sep):
+        raise GitaiError(f"{path} is (or is reached through) a symbolic link; gitai does not follow links in "
+                         "the work tree (use --rev to blame what git stores)")
     if not os.path.isfile(full):
         raise GitaiError(f"no such file in the working tree: {path}")
     with open(full, "rb") as handle:

@@ -8,22 +8,26 @@ import sys
 import click
 
 from gitai.commands.output import emit_json, json_option, layout
-from gitai.errors import EXIT_OK
+from gitai.errors import EXIT_OK, GitaiError
 
 
 @click.command(epilog="Example: gitai backfill --range v1.0..HEAD")
 @click.option("--range", "revision_range", metavar="A..B", help="Only these commits (default: all of HEAD).")
+@click.option("--all", "every_ref", is_flag=True, help="Every commit of every branch and tag, not only HEAD's.")
 @json_option
-def backfill(revision_range: str | None, as_json: bool) -> int:
+def backfill(revision_range: str | None, every_ref: bool, as_json: bool) -> int:
     """Trace commits that have no record: intent from the trailer, else the scope owner."""
     from gitai.backfill import backfill as run_backfill
     from gitai.backfill import terminal_progress
     from gitai.gate.policy import load_policy
 
+    if every_ref and revision_range is not None:
+        raise GitaiError("use one of --range A..B or --all")
     lay = layout()
+    lay.guard(lay.ledger)
     policy = load_policy(lay) if os.path.exists(lay.catalogue) else None  # no catalogue: trailers only
     progress = terminal_progress if sys.stderr.isatty() and not as_json else None
-    result = run_backfill(lay, policy, revision_range, progress)
+    result = run_backfill(lay, policy, revision_range, progress, every_ref)
     if as_json:
         emit_json(result.to_json())
     else:

@@ -21,11 +21,11 @@ def check(mode: str | None, revision_range: str | None, intent_id: str | None, p
     from gitai.intents.active import active_intent
     from gitai.util.text import display_path
 
-    if sum(bool(x) for x in (mode, revision_range, paths)) > 1:
+    if sum(bool(x) for x in (mode, revision_range is not None, paths)) > 1:
         raise GitaiError("use one of --staged, --range A..B or PATH...")
     lay = layout()
     policy = load_policy(lay)
-    if revision_range:
+    if revision_range is not None:
         result = check_range(lay, policy, revision_range, intent_id)
     else:
         if intent_id is None:

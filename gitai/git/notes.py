@@ -2,26 +2,51 @@
 
 from __future__ import annotations
 
+import os
+import re
 import time
 
 from gitai.git.runner import GitCommandError, git_process
 
-LOCK_ATTEMPTS = 50  # `git notes add` fails while another process holds the ref's lock: retry
+LOCK_WAIT_SECONDS = 2.0  # `git notes add` fails while another process holds the ref's lock: retry this long
+STALE_LOCK_SECONDS = 60  # git holds a ref lock for milliseconds: one this old was left by a killed process
+_LOCK_FILE = re.compile(r"'([^']+\.lock)'")
 
 
 def show_note(root: str, ref: str, commit: str) -> str | None:
     """The note `commit` has under `ref` (None: it has none)."""
-    proc = git_process(["notes", "--ref", ref, "show", commit], root)
+    proc = git_process(["notes", "--ref", ref, "show", "--end-of-options", commit], root)
     return proc.stdout.decode("utf-8", "replace") if proc.returncode == 0 else None
 
 
 def add_note(root: str, ref: str, commit: str, body: bytes) -> None:
-    """Replace the note of `commit`; retries while another git process holds the notes ref lock."""
-    for _ in range(LOCK_ATTEMPTS):
-        proc = git_process(["notes", "--ref", ref, "add", "-f", "-F", "-", commit], root, body)
+    """Replace the note of `commit`; retries while another git process holds the notes ref lock.
+
+    Callers hold gitai's trace lock, so no gitai process is updating the ref meanwhile; a ref lock
+    file older than STALE_LOCK_SECONDS is then one a killed git process left behind, and is removed.
+    """
+    lock = None
+    deadline = time.monotonic() + LOCK_WAIT_SECONDS
+    while True:
+        proc = git_process(["notes", "--ref", ref, "add", "-f", "-F", "-", "--end-of-options", commit], root, body)
         if proc.returncode == 0:
             return
+        found = _LOCK_FILE.search(proc.stderr.decode("utf-8", "replace"))
+        lock = found.group(1) if found else None
+        if lock is None:
+            break
+        try:
+            if time.time() - os.stat(lock).st_mtime > STALE_LOCK_SECONDS:
+                os.unlink(lock)
+                continue
+        except FileNotFoundError:
+            continue
+        if time.monotonic() > deadline:
+            break
         time.sleep(0.02)
+    if lock is not None:
+        raise GitCommandError(f"{ref} is locked by {lock} (a git process is updating it, or one was killed); "
+                              f"if no git process is running, remove {lock}")
     message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
     raise GitCommandError(f"git notes add failed: {message[-1] if message else proc.returncode}")
 

@@ -27,6 +27,12 @@ class ObjectReader:
         )
 
     def read(self, oid: str) -> bytes:
+        data = self.read_at_most(oid, None)
+        assert data is not None
+        return data
+
+    def read_at_most(self, oid: str, limit: int | None) -> bytes | None:
+        """The object's content; None (its bytes skipped unread) when it is larger than `limit`."""
         assert self._proc.stdin and self._proc.stdout
         self._proc.stdin.write(oid.encode() + b"\n")
         self._proc.stdin.flush()
@@ -34,9 +40,41 @@ class ObjectReader:
         if len(header) < 3 or header[1] == b"missing":
             raise KeyError(oid)
         size = int(header[2])
+        if limit is not None and size > limit:
+            while size:
+                size -= len(self._proc.stdout.read(min(size, 1 << 20)))
+            self._proc.stdout.read(1)
+            return None
         data = self._proc.stdout.read(size)
         self._proc.stdout.read(1)  # the newline after the object
         return data
+
+    def tree_entry(self, commit: str, path: str) -> str | None:
+        """The id of the object at `path` in `commit`'s tree (None: no such path). Raises KeyError
+        when the commit itself is missing. Reads tree objects, so any path (newlines too) works."""
+        data = self.read(commit)
+        if not data.startswith(b"tree "):
+            raise KeyError(commit)
+        oid = data[5:data.index(b"\n")].decode()
+        raw_length = len(oid) // 2  # 20 bytes for SHA-1, 32 for SHA-256
+        mode = b"40000"
+        for name in path.encode("utf-8", "surrogateescape").split(b"/"):
+            if mode != b"40000":
+                return None  # a path below a file
+            tree = self.read(oid)
+            found = None
+            position = 0
+            while position < len(tree):
+                space = tree.index(b" ", position)
+                nul = tree.index(b"\0", space)
+                if tree[space + 1:nul] == name:
+                    mode, found = tree[position:space], tree[nul + 1:nul + 1 + raw_length].hex()
+                    break
+                position = nul + 1 + raw_length
+            if found is None:
+                return None
+            oid = found
+        return oid
 
     def close(self) -> None:
         if self._proc.stdin:

@@ -55,8 +55,13 @@ def head_commit(cwd: str) -> str | None:
 
 
 def verify_commit(root: str, rev: str) -> str:
-    """The full id of the commit `rev` names, or a one-line error."""
-    sha = run_git(["rev-parse", "-q", "--verify", f"{rev}^{{commit}}"], root, check=False).decode().strip()
+    """The full id of the commit `rev` names, or a one-line error (a range is not one commit)."""
+    if ".." in rev:
+        raise GitaiError(f"expected one commit, not a range: {rev}")
+    if not rev.strip():
+        raise GitaiError("expected a commit, got an empty revision")
+    sha = run_git(["rev-parse", "-q", "--verify", "--end-of-options", f"{rev}^{{commit}}"], root,
+                  check=False).decode().strip()
     if not sha:
         raise GitaiError(f"unknown revision: {rev}")
     return sha
@@ -64,12 +69,17 @@ def verify_commit(root: str, rev: str) -> str:
 
 def rev_list(root: str, revision_range: str, *options: str) -> list[str]:
     """`git rev-list` output lines for `A..B` (one commit each; with `--parents`, its parents follow),
-    after checking that each end of the range names a commit."""
+    after checking that each end of the range names a commit (an empty range is refused, not read as HEAD)."""
+    if not revision_range.strip():
+        raise GitaiError("empty revision range: give A..B (or a single revision)")
+    if revision_range.startswith("-"):
+        raise GitaiError(f"not a valid revision range: {revision_range}")
     ends = [end for end in revision_range.replace("...", "..").split("..") if end] or ["HEAD"]
     for end in ends:
-        if not run_git(["rev-parse", "-q", "--verify", f"{end}^{{commit}}"], root, check=False).strip():
+        if not run_git(["rev-parse", "-q", "--verify", "--end-of-options", f"{end}^{{commit}}"], root,
+                       check=False).strip():
             raise GitaiError(f"not a valid revision range: {revision_range} (unknown revision {end})")
-    return run_git(["rev-list", *options, revision_range, "--"], root).decode().splitlines()
+    return run_git(["rev-list", *options, "--end-of-options", revision_range, "--"], root).decode().splitlines()
 
 
 def config_get(key: str, cwd: str) -> list[str]:

@@ -35,9 +35,10 @@ def active_intent(layout: Layout) -> ActiveIntent | None:
 def selected_intent(layout: Layout) -> ActiveIntent | None:
     """This worktree's `gitai select` choice, ignoring GITAI_INTENT."""
     try:
-        with open(layout.active_file, encoding="utf-8") as handle:
-            stored = handle.read().strip()
-    except (FileNotFoundError, NotADirectoryError):
+        with open(layout.active_file, "rb") as handle:
+            # damaged bytes become U+FFFD: an unknown intent the gate refuses and `select` replaces
+            stored = handle.read(4096).decode("utf-8", "replace").strip()
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
         return None
     return ActiveIntent(stored, "worktree") if stored else None
 

@@ -22,6 +22,8 @@ LIST_KEYS = ("owned_scope", "constraints", "acceptance_criteria", "related_specs
 TEXT_KEYS = ("description", "blocked_reason", "parent_intent")
 RISK_CLASSES = ("read_only", "writes", "destructive", "circumvention")
 DECISIONS = ("allow", "ask", "deny")
+MAX_BYTES = 4 * 1024 * 1024  # a catalogue is a few KB; bigger is refused before parsing
+MAX_DEPTH = 32  # the catalogue needs 4 levels; deeper nesting is refused before the (recursive) composer
 
 try:  # the C loader is several times faster when libyaml is present
     _Loader: type = yaml.CSafeLoader
@@ -88,15 +90,21 @@ def _where(path: Path, node: yaml.Node | None, root: str | Path | None) -> str:
 def load_catalogue(path: str | Path, root: str | Path | None = None) -> Catalogue:
     """Parse and validate the catalogue at `path`; raise GitaiError naming file, line and key."""
     path = Path(path)
+    shown = os.path.relpath(path, root) if root else str(path)
     if not path.exists():
-        shown = os.path.relpath(path, root) if root else str(path)
         raise GitaiError(f"no intent catalogue at {shown}; run 'gitai init' to create one")
+    if not path.is_file():
+        raise GitaiError(f"{shown} is not a file: the intent catalogue must be a YAML file")
+    if path.stat().st_size > MAX_BYTES:
+        raise GitaiError(f"{shown}: {path.stat().st_size} bytes is too large for an intent catalogue "
+                         f"(at most {MAX_BYTES})")
     try:
         text = path.read_bytes().decode("utf-8")
     except UnicodeDecodeError as exc:
         raise GitaiError(f"{_where(path, None, root)}: not UTF-8 text ({exc.reason} at byte {exc.start})")
     loader = _Loader(text)
     try:
+        _check_depth(text, shown)
         node = loader.get_single_node()
         data = loader.construct_document(node) if node is not None else None
     except yaml.MarkedYAMLError as exc:
@@ -112,6 +120,26 @@ def load_catalogue(path: str | Path, root: str | Path | None = None) -> Catalogu
     finally:
         loader.dispose()
     return _validate(path, root, node, data)
+
+
+def _check_depth(text: str, shown: str) -> None:
+    """Refuse nesting deeper than MAX_DEPTH from the parser's event stream (iterative, unlike the
+    composer, which recursed until a 50,000-deep catalogue crashed the interpreter)."""
+    events = _Loader(text)
+    depth = 0
+    try:
+        while events.check_event():
+            event = events.get_event()
+            if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    line = f":{event.start_mark.line + 1}" if event.start_mark else ""
+                    raise GitaiError(f"{shown}{line}: nested more than {MAX_DEPTH} levels deep; "
+                                     "an intent catalogue needs only a few")
+            elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+                depth -= 1
+    finally:
+        events.dispose()
 
 
 def _mapping_items(node: yaml.Node) -> dict[str, tuple[yaml.Node, yaml.Node]]:
@@ -192,16 +220,18 @@ def _validate_intent(entry: Any, node: yaml.Node | None, fail: Any) -> Intent:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise fail(at(key), f"{label} '{key}' must be a list of strings")
         lists[key] = tuple(value)
-    if not lists["owned_scope"]:
-        raise fail(at("owned_scope"), f"{label} 'owned_scope' is empty: an intent must own at least one pattern")
     scope_node = at("owned_scope")
     pattern_nodes = scope_node.value if isinstance(scope_node, yaml.SequenceNode) else []
+    patterns = 0
     for index, pattern in enumerate(lists["owned_scope"]):
         try:
-            compile_pattern(pattern)
+            patterns += compile_pattern(pattern) is not None
         except PatternError as exc:
             where = pattern_nodes[index] if index < len(pattern_nodes) else scope_node
             raise fail(where, f"{label} 'owned_scope': {exc}")
+    if not patterns:  # [] or only blank / comment entries: owns nothing
+        raise fail(scope_node, f"{label} 'owned_scope' is empty: an intent must own at least one pattern "
+                               "(blank and '#' comment entries do not count)")
     texts: dict[str, str | None] = {}
     for key in TEXT_KEYS:
         value = entry.get(key)

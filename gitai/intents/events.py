@@ -17,11 +17,21 @@ def actor() -> str:
     return "user:" + (os.environ.get("USER") or os.environ.get("LOGNAME") or "unknown")
 
 
-def record_event(layout: Layout, event: str, **fields: object) -> None:
-    """Append one governance event; never raises (events are a log, not a gate)."""
+def check_events_writable(layout: Layout) -> None:
+    """Raise (OSError, GitaiError) now when the event log cannot be appended to, so that a command
+    that must log what it does refuses before changing anything instead of dropping its event."""
+    layout.ensure_local_dir()
+    fd = os.open(layout.events, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    os.close(fd)
+
+
+def record_event(layout: Layout, event: str, strict: bool = False, **fields: object) -> None:
+    """Append one governance event. Hooks pass strict=False: there a log never breaks the commit.
+    Commands check `check_events_writable` first and pass strict=True: an event is never dropped silently."""
     entry = {"timestamp": utc_now(), "event": event, "worktree": layout.root, "actor": actor(), **fields}
     try:
         layout.ensure_local_dir()
         append_lines(layout.events, [dumps(entry)])
-    except Exception:  # noqa: BLE001 - a log must never break the command or hook that writes it
-        pass
+    except Exception:  # noqa: BLE001 - a log must never break the hook that writes it
+        if strict:
+            raise

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
 
 from gitai.errors import GitaiError
 from gitai.intents.active import selected_intent, write_active
 from gitai.intents.catalogue import Intent, load_catalogue
-from gitai.intents.events import record_event
+from gitai.intents.events import check_events_writable, record_event
 from gitai.intents.status_edit import write_status
 from gitai.intents.statuses import SELECTABLE
 from gitai.layout import Layout
@@ -38,15 +39,17 @@ def select_intent(layout: Layout, intent_id: str) -> Selection:
             raise GitaiError(f"intent {intent.id} requires a person's approval before an agent selects it "
                              f"({variable} is set); ask a person to run: gitai approve {intent.id}")
     previous = selected_intent(layout)
+    check_events_writable(layout)
     status_changed = status_written = False
     if intent.status == "DRAFT":
         status_changed = True
-        status_written = write_status(catalogue.path, intent.id, "IN_PROGRESS", catalogue.list_key)
+        status_written = write_status(Path(layout.guard(str(catalogue.path))), intent.id, "IN_PROGRESS", catalogue.list_key)
         intent = replace(intent, status="IN_PROGRESS")
     write_active(layout, intent.id)
     record_event(
         layout,
         "select",
+        strict=True,
         intent_id=intent.id,
         previous_intent_id=previous.id if previous else None,
         status_change="DRAFT->IN_PROGRESS" if status_changed else None,
@@ -59,8 +62,9 @@ def clear_intent(layout: Layout) -> str | None:
     """Forget this worktree's active intent; returns the one that was active."""
     previous = selected_intent(layout)
     stored = previous.id if previous else None
+    check_events_writable(layout)
     write_active(layout, None)
-    record_event(layout, "clear", previous_intent_id=stored)
+    record_event(layout, "clear", strict=True, previous_intent_id=stored)
     return stored
 
 

@@ -8,8 +8,10 @@ from pathlib import Path
 from gitai.errors import GitaiError
 from gitai.layout import (
     CATALOGUE,
+    EVENTS,
     HOOK_MADE_GITIGNORE,
     INTENTIGNORE,
+    LEDGER,
     LOCAL_FILES_GITIGNORE,
     SHARED_BRAIN,
     Layout,
@@ -55,9 +57,13 @@ Append-only lessons for agents and people working in this repository. Add, never
 
 
 def check_orchestration_dir(layout: Layout) -> None:
-    """Refuse early when `.orchestration` exists but is not a directory."""
-    if os.path.exists(layout.orchestration) and not os.path.isdir(layout.orchestration):
+    """Refuse early when `.orchestration` exists but is not a directory, or any file gitai would
+    create there is a symbolic link (a clone must never make gitai write outside the repository)."""
+    layout.guard(layout.orchestration)
+    if os.path.lexists(layout.orchestration) and not os.path.isdir(layout.orchestration):
         raise GitaiError(f"{layout.relative(layout.orchestration)} exists and is not a directory")
+    for name in (CATALOGUE, INTENTIGNORE, ".gitignore", SHARED_BRAIN, LEDGER, EVENTS):
+        layout.guard(os.path.join(layout.orchestration, name))
 
 
 def init_orchestration(layout: Layout) -> list[Path]:
@@ -76,7 +82,9 @@ def init_orchestration(layout: Layout) -> list[Path]:
     if hook_made.exists() and hook_made.read_text(encoding="utf-8") == HOOK_MADE_GITIGNORE:
         hook_made.unlink()
     for path, text in files.items():
-        if not path.exists():
-            path.write_text(text, encoding="utf-8")
+        if not os.path.lexists(path):
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text)
             created.append(path)
     return created

@@ -4,30 +4,40 @@ verify: every note's records against git's content (each range hash recomputed f
 the record's revision) and against the ledger (same records, byte-for-byte equal JSON), plus the
 ledger's own health (a partial last line left by a crash is reported, never rewritten).
 rebuild: write the ledger the hooks would have written, from the notes, in the order the
-records were made (record timestamp, then commit order).
+records were made (record timestamp, then commit order). It never drops a ledger record that no
+note holds: it refuses (unless --force) and points to recover.
+recover: put back into the notes every record that only the ledger or the reflog of
+refs/notes/gitai still holds (after a forced fetch or push replaced the notes), then append to
+the ledger the notes' records it lacks. Nothing is removed.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
-import pygit2
-
-from gitai.layout import Layout
-from gitai.trace.notes_reader import all_notes, all_notes_checked, open_repository
+from gitai.errors import GitaiError
+from gitai.git.notes import add_note
+from gitai.git.objects import ObjectReader
+from gitai.git.runner import git_process
+from gitai.layout import NOTES_REF, Layout
+from gitai.trace.notes_reader import all_notes, all_notes_checked, notes_at
 from gitai.trace.record import (
     Record,
     file_entries,
     file_ranges_of,
     is_record,
+    own_records,
     record_id,
     revision,
 )
-from gitai.trace.store import trace_lock
+from gitai.trace.store import note_body, trace_lock
 from gitai.util.files import LARGE_FILE, write_atomic
-from gitai.util.jsonl import dumps, read_jsonl
+from gitai.util.jsonl import append_lines, dumps, read_jsonl
 from gitai.util.lines import content_hash, split_lines, whole_file_hash
+
+COMMIT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
 @dataclass
@@ -47,6 +57,7 @@ class VerifyResult:
     records: int = 0
     ranges: int = 0
     ledger_lines: int = 0
+    missing: list[str] = field(default_factory=list)  # commits reachable from HEAD that have no record
     orphaned: list[str] = field(default_factory=list)  # notes on commits git no longer has (after gc)
     problems: list[Problem] = field(default_factory=list)
 
@@ -56,23 +67,22 @@ class VerifyResult:
 
     def to_json(self) -> dict[str, Any]:
         return {"ok": self.ok, "notes": self.notes, "records": self.records, "ranges": self.ranges,
-                "ledger_lines": self.ledger_lines, "orphaned": self.orphaned, "problems": [p.to_json() for p in self.problems]}
+                "ledger_lines": self.ledger_lines, "missing": len(self.missing),
+                "missing_commits": self.missing, "orphaned": self.orphaned, "problems": [p.to_json() for p in self.problems]}
 
 
-def _check_ranges(repo: pygit2.Repository, commit_id: str, record: Record, result: VerifyResult) -> None:
-    try:
-        tree = repo[commit_id].peel(pygit2.Tree)
-    except (KeyError, ValueError):
-        result.orphaned.append(commit_id)  # `git notes --ref gitai prune` removes these
-        return
+def _check_ranges(reader: ObjectReader, commit_id: str, record: Record, result: VerifyResult) -> None:
     for entry in file_entries(record):
         path = entry["path"]
         ranges = file_ranges_of(entry)
         if not ranges:
             continue
         try:
-            data = repo[tree[path].id].read_raw()
+            blob = reader.tree_entry(commit_id, path)
+            data = reader.read(blob) if blob else None
         except KeyError:
+            data = None
+        if data is None:
             result.problems.append(Problem("missing_file", f"{path} is not in the commit", commit_id))
             continue
         if len(data) > LARGE_FILE:
@@ -92,24 +102,50 @@ def _check_ranges(repo: pygit2.Repository, commit_id: str, record: Record, resul
 
 
 def verify(layout: Layout) -> VerifyResult:
-    """Recompute everything the trace claims; problems make `gitai trace verify` exit 1."""
-    repo = open_repository(layout)
+    """Recompute everything the trace claims; problems make `gitai trace verify` exit 1.
+    Commits without a record are counted (`missing`), not problems: `gitai backfill` traces them."""
     result = VerifyResult()
     note_records: dict[str, str] = {}
-    for commit_id, (records, malformed) in all_notes_checked(repo).items():
-        result.notes += 1
-        if malformed:
-            result.problems.append(Problem("bad_record", f"{malformed} malformed record line(s) in the note", commit_id))
-        for record in records:
-            result.records += 1
-            if revision(record) != commit_id:
+    notes = all_notes_checked(layout)
+    with ObjectReader(layout.root) as reader:
+        for commit_id, (records, malformed) in notes.items():
+            result.notes += 1
+            try:
+                reader.read_at_most(commit_id, 0)
+                exists = True
+            except KeyError:
+                exists = False
+                result.orphaned.append(commit_id)  # `git notes --ref gitai prune` removes these
+            if malformed:
                 result.problems.append(Problem(
-                    "stale_note",
-                    f"note holds the record of {revision(record)} (copied by a rewrite); run 'gitai backfill'",
-                    commit_id))
-                continue
-            note_records[record_id(record)] = dumps(record)
-            _check_ranges(repo, commit_id, record, result)
+                    "bad_record", f"{malformed} malformed record line(s) in the note (not read; "
+                    "'gitai trace recover' restores records the ledger or the notes reflog still hold)", commit_id))
+            for record in records:
+                result.records += 1
+                if revision(record) != commit_id:
+                    result.problems.append(Problem(
+                        "stale_note",
+                        f"note holds the record of {revision(record)} (copied by a rewrite); run 'gitai backfill'",
+                        commit_id))
+                    continue
+                note_records[record_id(record)] = dumps(record)
+                if exists:
+                    _check_ranges(reader, commit_id, record, result)
+    _check_ledger(layout, note_records, result)
+    traced = {commit for commit, (records, _) in notes.items() if own_records(records, commit)}
+    result.missing = [sha for sha in _reachable(layout) if sha not in traced]
+    return result
+
+
+def _check_ledger(layout: Layout, note_records: dict[str, str], result: VerifyResult) -> None:
+    """The ledger against the notes, byte for byte: each line one record, `\\n`-terminated, no blank
+    or CRLF lines, no duplicates, every record in a note and every note's record in the ledger."""
+    lines = _read_bytes(layout.ledger).split(b"\n")
+    for number, raw in enumerate(lines[:-1], start=1):  # the last piece: b"" or a partial line read_jsonl reports
+        if not raw.strip():
+            result.problems.append(Problem("ledger_line", f"ledger line {number}: blank line", line=number))
+        elif raw.endswith(b"\r"):
+            result.problems.append(Problem("ledger_line", f"ledger line {number}: ends with CR (CRLF)", line=number))
     ledger = read_jsonl(layout.ledger)
     for number, reason in ledger.bad_lines:
         result.problems.append(Problem("ledger_line", f"ledger line {number}: {reason}", line=number))
@@ -121,47 +157,136 @@ def verify(layout: Layout) -> VerifyResult:
             continue
         rid = record_id(record)
         if rid in seen:
-            result.problems.append(Problem("ledger_duplicate", f"record {rid} appears twice", line=number))
+            result.problems.append(Problem("ledger_duplicate", f"record {rid} appears twice; run 'gitai trace rebuild'",
+                                           line=number))
         seen.add(rid)
         if rid not in note_records:
-            result.problems.append(Problem("ledger_only", f"record {rid} is in the ledger but in no note",
-                                           revision(record), number))
+            result.problems.append(Problem("ledger_only", f"record {rid} is in the ledger but in no note; "
+                                           "run 'gitai trace recover' to put it back", revision(record), number))
         elif dumps(record) != note_records[rid]:
-            result.problems.append(Problem("ledger_differs", f"record {rid} differs from its note",
-                                           revision(record), number))
+            result.problems.append(Problem("ledger_differs", f"record {rid} differs from its note; "
+                                           "run 'gitai trace rebuild'", revision(record), number))
     for rid in note_records.keys() - seen:
-        result.problems.append(Problem("note_only", f"record {rid} is missing from the ledger; run 'gitai trace rebuild'"))
-    return result
+        result.problems.append(Problem("note_only", f"record {rid} is missing from the ledger; run 'gitai trace recover'"))
 
 
-def rebuild(layout: Layout) -> int:
-    """Replace the ledger with the notes' records; returns the number of lines written."""
-    repo = open_repository(layout)
-    order = {sha: n for n, sha in enumerate(_commit_order(repo))}
-    records = [
-        record
-        for commit_id, recs in all_notes(repo).items()
-        for record in recs
-        if revision(record) == commit_id
-    ]
-    records.sort(key=lambda r: (r.get("timestamp", ""), order.get(revision(r), len(order)), record_id(r)))
+def _read_bytes(path: str) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        return b""
+
+
+def _reachable(layout: Layout) -> list[str]:
+    """Commits reachable from HEAD, newest first (empty on an unborn branch)."""
+    proc = git_process(["rev-list", "HEAD", "--"], layout.root)
+    return proc.stdout.decode().split() if proc.returncode == 0 else []
+
+
+def _note_records(layout: Layout) -> list[Record]:
+    """Each distinct record of the notes at its own revision (a duplicated note line counts once)."""
+    unique: dict[str, Record] = {}
+    for commit_id, records in all_notes(layout).items():
+        for record in records:
+            if revision(record) == commit_id:
+                unique.setdefault(record_id(record), record)
+    return list(unique.values())
+
+
+def ledger_only_records(layout: Layout, note_ids: set[str]) -> list[Record]:
+    """Valid ledger records that no note holds (each once)."""
+    found: dict[str, Record] = {}
+    for _, record in read_jsonl(layout.ledger).records:
+        if is_record(record) and record_id(record) not in note_ids:
+            found.setdefault(record_id(record), record)
+    return list(found.values())
+
+
+def rebuild(layout: Layout, force: bool = False) -> int:
+    """Replace the ledger with the notes' records; returns the number of lines written. Refuses when
+    the ledger holds records no note has (their last copy), unless `force`."""
+    layout.guard(layout.ledger)
     with trace_lock(layout):
+        records = _note_records(layout)
+        lost = ledger_only_records(layout, {record_id(r) for r in records})
+        if lost and not force:
+            raise GitaiError(f"the ledger holds {len(lost)} record(s) that no note has (e.g. {record_id(lost[0])}); "
+                             "run 'gitai trace recover' to put them back into the notes first, or "
+                             "'gitai trace rebuild --force' to drop them")
+        order = {sha: n for n, sha in enumerate(_commit_order(layout))}
+        records.sort(key=lambda r: (r.get("timestamp", ""), order.get(revision(r), len(order)), record_id(r)))
         write_atomic(layout.ledger, "".join(dumps(r) + "\n" for r in records))
     return len(records)
 
 
-def _commit_order(repo: pygit2.Repository) -> list[str]:
-    """All commits reachable from any reference, oldest first (topological)."""
-    walker = repo.walk(None, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE)
-    for ref in repo.references:
-        if ref.startswith("refs/notes/"):
-            continue
-        try:
-            walker.push(repo.references[ref].peel(pygit2.Commit).id)
-        except (pygit2.InvalidSpecError, ValueError, KeyError, pygit2.GitError):
-            continue
-    try:
-        walker.push(repo.head.peel(pygit2.Commit).id)
-    except (pygit2.GitError, KeyError):
-        pass
-    return [str(c.id) for c in walker]
+def _commit_order(layout: Layout) -> list[str]:
+    """All commits reachable from any reference but the notes, oldest first (topological)."""
+    proc = git_process(["rev-list", "--topo-order", "--reverse", "--exclude=refs/notes/*", "--exclude=refs/gitai/*",
+                        "--all", "--"], layout.root)
+    return proc.stdout.decode().split() if proc.returncode == 0 else []
+
+
+@dataclass
+class RecoverResult:
+    to_notes: list[str] = field(default_factory=list)  # record ids put back into notes
+    from_reflog: int = 0  # of which only the notes reflog held a copy
+    to_ledger: int = 0  # note records appended to the ledger
+    unrestorable: int = 0  # ledger records whose commit git no longer has (kept in the ledger)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"restored_to_notes": len(self.to_notes), "from_reflog": self.from_reflog,
+                "appended_to_ledger": self.to_ledger, "unrestorable": self.unrestorable, "records": self.to_notes}
+
+
+def recover(layout: Layout) -> RecoverResult:
+    """Restore records that only the ledger or the reflog of refs/notes/gitai still hold."""
+    layout.guard(layout.ledger)
+    result = RecoverResult()
+    with trace_lock(layout):
+        current = all_notes(layout)
+        note_ids = {record_id(r) for records in current.values() for r in records}
+        candidates: dict[str, Record] = {}
+        for record in ledger_only_records(layout, note_ids):
+            candidates[record_id(record)] = record
+        in_ledger_only = set(candidates)
+        for notes_commit in _notes_reflog(layout):
+            for commit_id, records in notes_at(layout, notes_commit).items():
+                for record in own_records(records, commit_id):
+                    if record_id(record) not in note_ids:
+                        candidates.setdefault(record_id(record), record)
+        restore: dict[str, list[Record]] = {}
+        with ObjectReader(layout.root) as reader:
+            for record in candidates.values():
+                if not COMMIT_ID.fullmatch(revision(record)):
+                    continue  # a ledger line's revision is text: never let it reach cat-file as an expression
+                try:
+                    reader.read_at_most(revision(record), 0)  # the commit must still exist
+                except KeyError:
+                    result.unrestorable += record_id(record) in in_ledger_only
+                    continue
+                restore.setdefault(revision(record), []).append(record)
+                result.from_reflog += record_id(record) not in in_ledger_only
+        for commit_id, records in restore.items():
+            kept = current.get(commit_id, [])
+            records.sort(key=lambda r: (r.get("timestamp", ""), record_id(r)))
+            add_note(layout.root, NOTES_REF, commit_id, note_body(kept + records).encode("utf-8"))
+            result.to_notes.extend(record_id(r) for r in records)
+        in_ledger = {record_id(r) for _, r in read_jsonl(layout.ledger).records}
+        missing = [r for r in _note_records(layout) if record_id(r) not in in_ledger]
+        missing.sort(key=lambda r: (r.get("timestamp", ""), record_id(r)))
+        if missing:
+            layout.ensure_local_dir()
+            append_lines(layout.ledger, [dumps(r) for r in missing])
+        result.to_ledger = len(missing)
+    return result
+
+
+def _notes_reflog(layout: Layout) -> list[str]:
+    """The past values of refs/notes/gitai, newest first (its reflog)."""
+    proc = git_process(["reflog", "show", "--format=%H", NOTES_REF, "--"], layout.root)
+    seen: list[str] = []
+    for sha in proc.stdout.decode().split() if proc.returncode == 0 else []:
+        if sha not in seen:
+            seen.append(sha)
+    return seen

@@ -86,7 +86,7 @@ def render_markdown(intents: list[MapIntent]) -> str:
 
 def write_map(layout: Layout, intents: list[MapIntent]) -> str:
     """Write intent_map.md atomically; returns its path."""
-    write_atomic(layout.intent_map, render_markdown(intents))
+    write_atomic(layout.guard(layout.intent_map), render_markdown(intents))
     return layout.intent_map
 
 

@@ -6,11 +6,9 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-import pygit2
-
-from gitai.git.runner import verify_commit
+from gitai.git.runner import git_process, verify_commit
 from gitai.layout import Layout
-from gitai.trace.notes_reader import all_notes, open_repository
+from gitai.trace.notes_reader import all_notes
 from gitai.trace.record import (
     attribution_of,
     conversation_session,
@@ -23,6 +21,7 @@ from gitai.trace.record import (
     file_meta,
     file_ranges_of,
     intent_of,
+    intent_verified,
     own_records,
     record_id,
     revision,
@@ -54,24 +53,23 @@ class LogEntry:
 
 def traced_log(layout: Layout, intent_id: str | None = None, rev: str = "HEAD") -> list[LogEntry]:
     """Traced commits reachable from `rev`, newest first, optionally only one intent's."""
-    repo = open_repository(layout)
-    notes = all_notes(repo)
+    notes = all_notes(layout)
     if not notes:
         return []
-    try:
-        start = repo.revparse_single(rev).peel(pygit2.Commit)
-    except (KeyError, pygit2.GitError):
+    walk = git_process(["log", "-z", "--topo-order", "--format=%H%x01%ct%x01%s", "--end-of-options", rev, "--"],
+                       layout.root)
+    if walk.returncode != 0:
         return []  # unborn branch
     entries = []
-    for commit in repo.walk(start.id, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.TIME):
-        sha = str(commit.id)
+    for item in walk.stdout.decode("utf-8", "replace").split("\0"):
+        sha, _, rest = item.partition("\x01")
+        commit_time, _, subject = rest.partition("\x01")
         for record in own_records(notes.get(sha, []), sha):
             if intent_id is not None and intent_of(record) != intent_id:
                 continue
-            when = datetime.fromtimestamp(commit.commit_time, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+            when = datetime.fromtimestamp(int(commit_time), timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
             files = [entry["path"] for entry in file_entries(record)] + deleted_paths(record)
-            entries.append(LogEntry(sha, when, commit.message.split("\n", 1)[0], intent_of(record),
-                                    classification_of(record), files))
+            entries.append(LogEntry(sha, when, subject, intent_of(record), classification_of(record), files))
     return entries
 
 
@@ -82,7 +80,8 @@ def _spans(ranges: list[Range]) -> str:
 
 def describe_record(record: Record) -> list[str]:
     """Human lines for `gitai show`."""
-    lines = [f"commit {revision(record)}", f"intent:  {intent_of(record) or NO_INTENT}"]
+    unverified = "" if intent_verified(record) else "  (unverified: the intent does not own every path of the commit)"
+    lines = [f"commit {revision(record)}", f"intent:  {intent_of(record) or NO_INTENT}{unverified}"]
     if classification_of(record):
         lines.append(f"class:   {classification_of(record)}")
     who = contributors(record)

@@ -1,30 +1,51 @@
-"""Bulk reads of the trace for the commands (verify, log, show, blame): pygit2, in-process.
+"""Bulk reads of the trace for the commands (verify, rebuild, recover, log, backfill, sync).
 
-Not for hooks: importing pygit2 costs about 110 ms.
+Plumbing only (`git notes list`, `git ls-tree`, one `git cat-file --batch`): it works in SHA-1
+and SHA-256 repositories alike (pygit2 cannot open the latter), and reads an old state of the
+notes (a reflog entry of refs/notes/gitai) the same way as the current one.
 """
 
 from __future__ import annotations
 
-import pygit2
-
+from gitai.git.notes import list_notes
+from gitai.git.objects import ObjectReader
+from gitai.git.runner import git_process, split_z
 from gitai.layout import NOTES_REF, Layout
-from gitai.trace.record import Record, split_note
+from gitai.trace.record import MAX_NOTE_BYTES, Record, split_note
 
 
-def open_repository(layout: Layout) -> pygit2.Repository:
-    """The pygit2 repository of this worktree (its HEAD, the shared object store)."""
-    return pygit2.Repository(layout.root)
-
-
-def all_notes(repo: pygit2.Repository) -> dict[str, list[Record]]:
+def all_notes(layout: Layout) -> dict[str, list[Record]]:
     """Every annotated commit -> the well-formed records of its note."""
-    return {commit: records for commit, (records, _) in all_notes_checked(repo).items()}
+    return {commit: records for commit, (records, _) in all_notes_checked(layout).items()}
 
 
-def all_notes_checked(repo: pygit2.Repository) -> dict[str, tuple[list[Record], int]]:
+def all_notes_checked(layout: Layout) -> dict[str, tuple[list[Record], int]]:
     """Every annotated commit -> its well-formed records and the number of malformed lines."""
-    try:
-        notes = list(repo.notes(NOTES_REF))  # type: ignore[call-arg]  # the stub lacks the ref argument
-    except (KeyError, pygit2.GitError):
-        return {}
-    return {str(note.annotated_id): split_note(note.message) for note in notes}
+    return _read_blobs(layout, [(commit, blob) for blob, commit in list_notes(layout.root, NOTES_REF)])
+
+
+def notes_at(layout: Layout, notes_commit: str) -> dict[str, list[Record]]:
+    """The records a past state of the notes ref held (a commit of its reflog)."""
+    out = git_process(["ls-tree", "-r", "-z", "--end-of-options", notes_commit], layout.root)
+    pairs = []
+    for entry in split_z(out.stdout) if out.returncode == 0 else []:
+        meta, _, path = entry.partition("\t")
+        parts = meta.split()
+        if len(parts) == 3 and parts[1] == "blob":
+            pairs.append((path.replace("/", ""), parts[2]))  # notes fan out as ab/cdef...: the path is the id
+    return {commit: records for commit, (records, _) in _read_blobs(layout, pairs).items()}
+
+
+def _read_blobs(layout: Layout, pairs: list[tuple[str, str]]) -> dict[str, tuple[list[Record], int]]:
+    notes: dict[str, tuple[list[Record], int]] = {}
+    if not pairs:
+        return notes
+    with ObjectReader(layout.root) as reader:
+        for commit, blob in pairs:
+            try:
+                data = reader.read_at_most(blob, MAX_NOTE_BYTES)
+            except KeyError:
+                data = None
+            # a huge (or missing) note is not read, only reported as one malformed line
+            notes[commit] = ([], 1) if data is None else split_note(data.decode("utf-8", "replace"))
+    return notes

@@ -75,6 +75,7 @@ class GitaiMeta(TypedDict, total=False):
     backfilled: bool
     rewritten_from: list[str]
     attribution: str  # checkpoints | env | carried (docs/trace-format.md, "Attribution")
+    intent_verified: bool  # present (false) only when no scope check covered the intent (amend, revert...)
 
 
 Record = dict[str, Any]
@@ -120,6 +121,11 @@ def file_meta(record: Record) -> dict[str, FileMeta]:
 
 def deleted_paths(record: Record) -> list[str]:
     return list(gitai_meta(record).get("deleted", []))
+
+
+def intent_verified(record: Record) -> bool:
+    """False when the record's intent did not pass the scope rule for the commit's paths."""
+    return gitai_meta(record).get("intent_verified") is not False
 
 
 def is_backfilled(record: Record) -> bool:

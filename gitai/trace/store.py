@@ -10,11 +10,13 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import sys
 from collections.abc import Iterator
 
 from gitai.git.notes import add_note, show_note
 from gitai.layout import NOTES_REF, Layout
 from gitai.trace.record import Record, parse_note, revision
+from gitai.util.files import UnsafePathError
 from gitai.util.jsonl import append_lines, dumps
 
 
@@ -40,9 +42,18 @@ def note_body(records: list[Record]) -> str:
     return "".join(dumps(r) + "\n" for r in records)
 
 
-def store_record(layout: Layout, record: Record) -> None:
-    """Attach the record to its commit and append it to the ledger, under the trace lock."""
+def store_record(layout: Layout, record: Record, only_if_untraced: bool = False) -> bool:
+    """Attach the record to its commit and append it to the ledger, under the trace lock; with
+    `only_if_untraced`, nothing is stored (False) when the commit got a record of its own meanwhile
+    (two backfills at once). A ledger behind a symbolic link is skipped with a warning: the note
+    (the source of truth) is kept."""
     with trace_lock(layout):
+        if only_if_untraced and any(revision(r) == revision(record) for r in read_note(layout.root, revision(record))):
+            return False
         add_note(layout.root, NOTES_REF, revision(record), note_body([record]).encode("utf-8"))
-        layout.ensure_local_dir()
-        append_lines(layout.ledger, [dumps(record)])
+        try:
+            layout.ensure_local_dir()
+            append_lines(layout.ledger, [dumps(record)])
+        except UnsafePathError as exc:
+            sys.stderr.write(f"gitai: warning: {exc}; the record of {revision(record)[:12]} is in its note only\n")
+    return True

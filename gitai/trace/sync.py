@@ -10,13 +10,16 @@ exchange is retried.
 
 from __future__ import annotations
 
+import hashlib
+import os
+import re
 from dataclasses import dataclass
 
 from gitai.errors import GitaiError
 from gitai.git.runner import git_process, run_git
 from gitai.layout import NOTES_REF, Layout
-from gitai.trace.notes_reader import all_notes, open_repository
-from gitai.trace.record import record_id, revision
+from gitai.trace.notes_reader import all_notes
+from gitai.trace.record import Record, record_id, revision
 from gitai.trace.store import trace_lock
 from gitai.util.jsonl import append_lines, dumps, read_jsonl
 
@@ -45,11 +48,35 @@ def _identity_args(layout: Layout) -> list[str]:
     return ["-c", "user.name=gitai", "-c", "user.email=gitai@localhost"]
 
 
-def _fetch_and_merge(layout: Layout, remote: str) -> bool:
+SAFE_SCHEMES = ("https://", "http://", "ssh://", "git://", "file://")
+
+
+def check_remote(layout: Layout, remote: str) -> tuple[str, str]:
+    """(what to give git, the name under refs/gitai/remotes/) for `remote`: a configured remote, a
+    URL or a path (relative to the current directory). Anything else (an option such as
+    `--upload-pack=CMD`, a `transport::` address) is refused before it reaches git."""
+    if not remote or remote.startswith("-") or any(ch < " " for ch in remote):
+        raise GitaiError(f"not a remote: {remote!r}")
+    configured = run_git(["remote"], layout.root, check=False).decode("utf-8", "replace").split()
+    if remote in configured:
+        return remote, remote
+    if "::" in remote:
+        raise GitaiError(f"not a remote gitai syncs with: {remote!r} (transport:: addresses are refused)")
+    if remote.startswith(SAFE_SCHEMES) or re.match(r"^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:", remote):
+        address = remote
+    elif os.path.isdir(remote):
+        address = os.path.abspath(remote)
+    else:
+        raise GitaiError(f"unknown remote {remote!r}: give a configured remote name ({', '.join(configured) or 'none'}), "
+                         "a URL (https, ssh, git, file) or the path of a repository")
+    return address, "url-" + hashlib.sha1(address.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+
+
+def _fetch_and_merge(layout: Layout, remote: str, name: str) -> bool:
     """Fetch the remote's notes into gitai's namespace and merge them; False when it has none."""
-    tracking = f"refs/gitai/remotes/{remote}/notes"
+    tracking = f"refs/gitai/remotes/{name}/notes"
     run_git(["update-ref", "-d", tracking], layout.root, check=False)
-    fetch = git_process(["fetch", "-q", remote, f"+{NOTES_REF}:{tracking}"], layout.root)
+    fetch = git_process(["fetch", "-q", "--", remote, f"+{NOTES_REF}:{tracking}"], layout.root)
     if fetch.returncode != 0:
         message = fetch.stderr.decode("utf-8", "replace")
         if "couldn't find remote ref" in message:
@@ -67,13 +94,12 @@ def _fetch_and_merge(layout: Layout, remote: str) -> bool:
 
 def _append_new_records(layout: Layout) -> int:
     known = {record_id(record) for _, record in read_jsonl(layout.ledger).records}
-    repo = open_repository(layout)
-    new = [
-        record
-        for commit_id, records in sorted(all_notes(repo).items())
-        for record in records
-        if record_id(record) not in known and revision(record) == commit_id
-    ]
+    unique: dict[str, Record] = {}
+    for commit_id, records in sorted(all_notes(layout).items()):
+        for record in records:
+            if record_id(record) not in known and revision(record) == commit_id:
+                unique.setdefault(record_id(record), record)
+    new = list(unique.values())
     new.sort(key=lambda r: (r.get("timestamp", ""), record_id(r)))
     append_lines(layout.ledger, [dumps(r) for r in new])
     return len(new)
@@ -81,13 +107,15 @@ def _append_new_records(layout: Layout) -> int:
 
 def sync(layout: Layout, remote: str = "origin") -> SyncResult:
     """Fetch, merge and push the notes; raise GitaiError when the remote keeps refusing."""
+    address, name = check_remote(layout, remote)
+    layout.guard(layout.ledger)
     for _ in range(ATTEMPTS):
         with trace_lock(layout):
-            fetched = _fetch_and_merge(layout, remote)
+            fetched = _fetch_and_merge(layout, address, name)
             received = _append_new_records(layout)
         if not _has_ref(layout, NOTES_REF):
             return SyncResult(remote, fetched, received, False)
-        push = git_process(["push", "-q", remote, f"{NOTES_REF}:{NOTES_REF}"], layout.root)
+        push = git_process(["push", "-q", "--", address, f"{NOTES_REF}:{NOTES_REF}"], layout.root)
         if push.returncode == 0:
             return SyncResult(remote, fetched, received, True)
     raise GitaiError(f"could not push {NOTES_REF} to {remote}: the remote kept changing or refused")

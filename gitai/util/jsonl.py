@@ -8,9 +8,12 @@ line, and readers report the partial line instead of guessing.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import os
+
+from gitai.util.files import UnsafePathError
 
 TYPE_CHECKING = False  # no typing import on the hook path
 if TYPE_CHECKING:
@@ -38,7 +41,12 @@ def append_lines(path: str, lines: Iterable[str]) -> None:
     if not payload:
         return
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise UnsafePathError(f"refusing to append to {path}: it is a symbolic link") from None
+        raise
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         size = os.fstat(fd).st_size
