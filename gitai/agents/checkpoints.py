@@ -65,7 +65,7 @@ def write_blob(layout: Layout, data: bytes) -> str:
     if _sha256_repo(layout):
         from gitai.git.runner import run_git
 
-        return run_git(["hash-object", "-w", "--stdin"], layout.root, data).decode().strip()
+        return run_git(["hash-object", "-w", "--stdin"], layout.root, input=data).decode().strip()
     header = b"blob %d\0" % len(data)
     oid = hashlib.sha1(header + data).hexdigest()
     directory = os.path.join(layout.repo.common_dir, "objects", oid[:2])

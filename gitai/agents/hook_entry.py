@@ -191,7 +191,7 @@ def _denied(layout: Layout, event: ev.AgentEvent, session: Session, intent_id: s
     """A refusal leaves one line in the events, which `gitai context` summarizes later."""
     from gitai.intents.events import record_event
 
-    record_event(layout, "agent-denied", actor=f"agent:{event.host}", intent_id=intent_id, host=event.host, session=session.key,
+    record_event(layout, "agent-denied", False, actor=f"agent:{event.host}", intent_id=intent_id, host=event.host, session=session.key,
                  model=session.data.get("model"), tool=event.tool, decision=answer.decision,
                  reason=answer.reason.split("\n", 1)[0], **fields)
     return answer

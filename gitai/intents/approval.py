@@ -60,7 +60,7 @@ def approve(layout: Layout, intent_id: str) -> dict[str, object]:
     intent = load_catalogue(layout.catalogue, layout.root).get(intent_id)
     entry = {"intent_id": intent.id, "approved_by": actor(), "approved_at": utc_now(),
              "requires_approval": intent.requires_approval, "already_approved": is_approved(layout, intent.id)}
-    record_event(layout, "approve", **entry)
+    record_event(layout, "approve", False, **entry)
     return entry
 
 
@@ -85,5 +85,5 @@ def close(layout: Layout, intent_id: str, status: str, reason: str | None = None
                                 "by": actor(), "status_written": written}
     if reason:
         entry["reason"] = reason.strip()
-    record_event(layout, command, **entry)
+    record_event(layout, command, False, **entry)
     return entry

@@ -105,11 +105,11 @@ def describe_record(record: Record) -> list[str]:
         lines.append(f"  {display_path(entry['path'])}: {spans or 'no line ranges'}{suffix}")
         if len(entry["conversations"]) > 1:  # line-level provenance: the ranges of each contributor
             for conversation in entry["conversations"]:
-                contributor = conversation.get("contributor", {})
-                who = " ".join(filter(None, [contributor.get("type", "unknown"), contributor.get("model_id")]))
+                author = conversation.get("contributor", {})
+                label = " ".join(filter(None, [author.get("type", "unknown"), author.get("model_id")]))
                 session = conversation_session(conversation)
-                who += f" session {session}" if session else ""
-                lines.append(f"      {who}: {_spans(conversation.get('ranges', []))}")
+                label += f" session {session}" if session else ""
+                lines.append(f"      {label}: {_spans(conversation.get('ranges', []))}")
         for definition in info.get("definitions", []):
             if definition.get("status") != "unchanged":
                 lines.append(f"      {definition.get('status', ''):<9} {definition.get('kind', '')} {definition.get('name', '')}")

@@ -177,12 +177,12 @@ def conversation_session(conversation: Conversation) -> str | None:
 def attributed_ranges(entry: FileEntry) -> list[tuple[Range, Contributor, str | None]]:
     """Every range of a file entry with its contributor (the range's override, else its
     conversation's, else unknown) and session."""
-    found = []
+    found: list[tuple[Range, Contributor, str | None]] = []
     for conversation in entry["conversations"]:
         contributor = conversation.get("contributor") or Contributor(type="unknown")
         session = conversation_session(conversation)
         for r in conversation.get("ranges", []):
-            override = r.get("contributor")  # type: ignore[misc]
+            override: Contributor | None = dict(r).get("contributor")  # type: ignore[assignment]
             found.append((r, override if isinstance(override, dict) else contributor, session))
     return found
 

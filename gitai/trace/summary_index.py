@@ -68,13 +68,13 @@ def summarize(record: Record) -> tuple[CommitInfo, dict[str, list[dict[str, Any]
                              "moved_from": d.get("moved_from")})
         if defs:
             definitions[path] = defs
-    for entry in file_entries(record):
+    for file_entry in file_entries(record):
         counts: dict[tuple[str, str | None, str | None], int] = {}
-        for rng, contributor, session in attributed_ranges(entry):
+        for rng, contributor, session in attributed_ranges(file_entry):
             key = (str(contributor.get("type", "unknown")), contributor.get("model_id"), session)
             counts[key] = counts.get(key, 0) + max(0, rng["end_line"] - rng["start_line"] + 1)
         if counts:
-            files.setdefault(entry["path"], {"class": None})["who"] = [[*key, n] for key, n in counts.items()]
+            files.setdefault(file_entry["path"], {"class": None})["who"] = [[*key, n] for key, n in counts.items()]
     return {"intent": intent_of(record), "class": classification_of(record), "files": files}, definitions
 
 
