@@ -198,3 +198,23 @@ def test_blame_intent_and_show_name_the_contributor(repo: Path, sim: HostSimulat
     assert "ai:anthropic/claude-sonnet-4-5" in text and " human " in text
     shown = gitai(repo, "show").stdout
     assert "ai anthropic/claude-sonnet-4-5 session claude-code-s-one" in shown and "mixed" in shown
+
+
+def test_many_writes_stash_and_rename(repo: Path, sim: HostSimulator) -> None:
+    base = [f"base{i} = {i}" for i in range(30)]
+    write(repo, "src/auth/old.py", "\n".join(base) + "\n")
+    commit(repo, "base", env={"GITAI_INTENT": "INT-001"})
+    agent = session(sim, repo, "s-one")
+    git(repo, "mv", "src/auth/old.py", "src/auth/new.py")
+    lines = list(base)
+    for n in range(5):  # many writes to one file, each adding two lines
+        lines += [f"step{n}a = {n}", f"step{n}b = {n}"]
+        agent_writes(agent, repo, "src/auth/new.py", "\n".join(lines) + "\n")
+    git(repo, "stash")
+    git(repo, "stash", "pop")
+    lines[30] = "step0a = 'a person'"
+    write(repo, "src/auth/new.py", "\n".join(lines) + "\n")
+    commit(repo, "renamed and written")
+    record = note(repo)
+    assert record["metadata"]["dev.gitai"]["files"]["src/auth/new.py"]["renamed_from"] == "src/auth/old.py"
+    assert line_counts(record) == {"ai": 9, "mixed": 1}

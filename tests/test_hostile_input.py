@@ -120,7 +120,8 @@ def assert_refused(tmp_path: Path, base: Path, damage: Damage | None, argv: list
 
 COMMANDS = [["init"], ["hooks", "install"], ["hooks", "status"], ["hooks", "uninstall"], ["intents"], ["select", "INT-001"],
             ["clear"], ["status"], ["check"], ["show"], ["log"], ["backfill"], ["trace", "verify"], ["trace", "rebuild"],
-            ["trace", "recover"], ["sync"], ["classify"], ["map"], ["blame-intent", "src/auth/login.py"], ["help"]]
+            ["trace", "recover"], ["sync"], ["classify"], ["map"], ["blame-intent", "src/auth/login.py"], ["help"],
+            ["stats"]]
 
 BAD_ARGUMENTS = [
     *[[*command, "--no-such-option"] for command in COMMANDS],
@@ -131,6 +132,7 @@ BAD_ARGUMENTS = [
     ["check", "--range", "HEAD~1..HEAD", "src/x"],
     ["show", "HEAD~1..HEAD"], ["show", ""], ["show", "nope"], ["show", "HEAD...HEAD~1"], ["show", "--", "--upload-pack=x"],
     ["log", "NOPE"], ["log", "INT\n9"],
+    ["stats", "nope"], ["stats", "x..y"], ["stats", "--by", "nope"], ["stats", "--", "--output=/tmp/x"], ["stats", ""],
     ["backfill", "--range", ""], ["backfill", "--range", "x..y"], ["backfill", "--all", "--range", "HEAD"],
     ["backfill", "--range", "--", "-x"],
     ["blame-intent", ".git/config"], ["blame-intent", "../outside.txt"], ["blame-intent", "no/such/file"],

@@ -336,29 +336,27 @@ def _author_conversations(changed: ChangedFile, labels: list[Any], fallback: Con
     `labels[n - 1]` is line n's `LineAuthor` (gitai/trace/attribution.py), None: `fallback`."""
     assert changed.new_data is not None
     lines = split_lines(changed.new_data)
-    by_author: dict[Any, list[int]] = {}
+    by_author: dict[tuple[str, str | None, str | None, str | None], list[int]] = {}
     for number in changed.added_lines:
         label = labels[number - 1] if number - 1 < len(labels) else None
-        by_author.setdefault(label, []).append(number)
+        key = ((fallback.get("type", "unknown"), fallback.get("model_id"), None, None) if label is None
+               else (label.type, label.model_id, label.session, label.transcript))
+        by_author.setdefault(key, []).append(number)
     conversations: list[Conversation] = []
-    for author, numbers in sorted(by_author.items(), key=lambda item: item[1][0]):
-        if author is None:
-            contributor = Contributor(**fallback)
-            session_related: list[Related] = []
-        else:
-            contributor = Contributor(type=author.type)
-            if author.model_id:
-                contributor["model_id"] = author.model_id[:250]
-            session_related = [{"type": "session", "url": SESSION_PREFIX + author.session}] if author.session else []
+    for (kind, model, session, transcript), numbers in sorted(by_author.items(), key=lambda item: item[1][0]):
+        contributor = Contributor(type=kind)
+        if model:
+            contributor["model_id"] = model[:250]
+        session_related: list[Related] = [{"type": "session", "url": SESSION_PREFIX + session}] if session else []
         conversation: Conversation = {"contributor": contributor, "ranges": [
             {"start_line": start, "end_line": end, "content_hash": content_hash(lines, start, end)}
             for start, end in merge_ranges(numbers)]}
         if related or session_related:
             conversation["related"] = related + session_related
-        if author is not None and author.transcript:
+        if transcript:
             from urllib.parse import quote
 
-            conversation["url"] = "file://" + quote(author.transcript)
+            conversation["url"] = "file://" + quote(transcript)
         conversations.append(conversation)
     return conversations
 

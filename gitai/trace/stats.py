@@ -48,8 +48,11 @@ class Stats:
 
 def scope_commits(layout: Layout, rev: str | None) -> list[str]:
     """The commits of REV (one commit), A..B (a range) or, without REV, the whole current branch."""
+    from gitai.errors import GitaiError
     from gitai.git.runner import rev_list, verify_commit
 
+    if rev is not None and (not rev.strip() or rev.startswith("-")):
+        raise GitaiError(f"not a revision: {rev!r}")
     if rev is None:
         return rev_list(layout.root, "HEAD")
     if ".." in rev:
