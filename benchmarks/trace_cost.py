@@ -65,6 +65,8 @@ def commit_cost(runs: int, tmp: Path) -> dict[str, float]:
             elapsed = timed(lambda: run(["git", "commit", "-qm", f"change {n}"], repo))
             if n:  # the first round warms caches
                 samples[name].append(elapsed)
+    note = run(["git", "notes", "--ref", "gitai", "show", "HEAD"], repos["checkpoints"]).stdout
+    assert b'"attribution":"checkpoints"' in note and b'"mixed"' in note, "the checkpoints were not used"
     return {k: median_ms(v) for k, v in samples.items()}
 
 

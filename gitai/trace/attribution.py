@@ -15,6 +15,7 @@ commits carry each line's contributor from the old records by the line's content
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from difflib import SequenceMatcher
@@ -68,8 +69,14 @@ def _step(old: list[bytes], labels: Labels, new: list[bytes], agent: LineAuthor 
     return out
 
 
+WORDS = re.compile(rb"\w+")
+
+
 def _same_normal_form(path: str, old: bytes, new: bytes) -> bool:
-    """The committed content is the agent's, reformatted (same tree-sitter normal form)."""
+    """The committed content is the agent's, reformatted (same tree-sitter normal form). A formatter
+    keeps every word (names, keywords, numbers) in order: when the words differ, nothing is parsed."""
+    if WORDS.findall(old) != WORDS.findall(new):
+        return False
     try:
         from gitai.syntax.languages import language_for_path
         from gitai.syntax.normal_form import hash_source
