@@ -17,10 +17,13 @@ from gitai.commands.agents import agents
 from gitai.commands.approve import approve, block, done
 from gitai.commands.backfill import backfill
 from gitai.commands.blame_intent import blame_intent_cmd
+from gitai.commands.carry import carry_cmd
 from gitai.commands.check import check
+from gitai.commands.ci import ci_cmd
 from gitai.commands.classify import classify_cmd
 from gitai.commands.context import context
 from gitai.commands.hook import hook
+from gitai.commands.gc import gc_cmd
 from gitai.commands.help import help_cmd
 from gitai.commands.hooks import hooks
 from gitai.commands.init import init
@@ -55,8 +58,8 @@ def cli() -> None:
 
 
 for _command in (init, hooks, intents, select, clear, status, check, show, log_cmd, backfill, trace, sync, classify_cmd,
-                 map_cmd, blame_intent_cmd, help_cmd, agents, hook, owners, intent, context, lesson, approve, done,
-                 block, stats_cmd):
+                 map_cmd, blame_intent_cmd, carry_cmd, ci_cmd, gc_cmd, help_cmd, agents, hook, owners, intent,
+                 context, lesson, approve, done, block, stats_cmd):
     cli.add_command(_command)
 
 

@@ -29,9 +29,20 @@ def _post_commit(layout: Layout, args: list[str]) -> int:
     return 0
 
 
+def _merge_fetched_notes(layout: Layout) -> None:
+    """The end of a `git pull`: merge the notes its fetch brought (gitai.trace.travel)."""
+    from gitai.trace.travel import after_pull
+
+    try:
+        after_pull(layout)
+    except GitaiError as exc:
+        print(f"gitai: warning: fetched notes not merged ({exc}); later: gitai sync", file=sys.stderr)
+
+
 def _post_merge(layout: Layout, args: list[str]) -> int:
     from gitai.hooks.post_hooks import after_merge
 
+    _merge_fetched_notes(layout)
     after_merge(layout, args[0] if args else "0")
     return 0
 
@@ -39,8 +50,36 @@ def _post_merge(layout: Layout, args: list[str]) -> int:
 def _post_rewrite(layout: Layout, args: list[str]) -> int:
     from gitai.hooks.post_hooks import after_rewrite
 
-    after_rewrite(layout, args[0] if args else "", sys.stdin.read())
+    rewritten = sys.stdin.read()
+    if args[:1] == ["rebase"]:
+        _merge_fetched_notes(layout)  # `git pull --rebase`
+    after_rewrite(layout, args[0] if args else "", rewritten)
     return 0
+
+
+def _pre_push(layout: Layout, args: list[str]) -> int:
+    from gitai.trace.travel import before_push
+
+    if args:
+        before_push(layout, args[0])
+    return 0
+
+
+def _pre_receive() -> int:
+    """The server gate, in a bare repository (no work tree, so no layout): refuse out-of-scope pushes."""
+    from gitai.gate.server import run_pre_receive
+
+    root = os.getcwd()  # git runs pre-receive in the repository's git dir
+    try:
+        return run_pre_receive(root, sys.stdin.read())
+    except GitaiError as exc:
+        print(f"gitai: push refused: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except Exception as exc:  # noqa: BLE001 - one line and a logged traceback
+        logged = log_traceback(os.path.join(root, "gitai"), "pre-receive hook")
+        print(f"gitai: error: internal error in the pre-receive hook ({exc.__class__.__name__}: {exc})"
+              + (f"; traceback in {logged}" if logged else ""), file=sys.stderr)
+        return EXIT_INTERNAL
 
 
 HOOKS = {
@@ -48,6 +87,7 @@ HOOKS = {
     "post-commit": _post_commit,
     "post-merge": _post_merge,
     "post-rewrite": _post_rewrite,
+    "pre-push": _pre_push,
 }
 
 
@@ -59,17 +99,19 @@ def uses_gitai(layout: Layout) -> bool:
 
 
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] not in HOOKS:
+    if not argv or (argv[0] not in HOOKS and argv[0] != "pre-receive"):
         print(f"gitai: error: unknown hook {argv[:1]}", file=sys.stderr)
         return EXIT_USAGE
     hook, args = argv[0], argv[1:]
+    if hook == "pre-receive":
+        return _pre_receive()
     if hook == "pre-commit" and os.environ.get("GITAI_HOOKS", "").lower() == "off":
         from gitai.intents.approval import agent_variable
 
         if agent_variable() is None:  # a person's escape hatch; never an agent's (docs/agents.md)
             print("gitai: warning: GITAI_HOOKS=off: the scope gate is skipped for this commit", file=sys.stderr)
             return 0
-    never_fail = hook.startswith("post-")
+    never_fail = hook.startswith("post-") or hook == "pre-push"  # notes travel never stops a push
     layout: Layout | None = None
     try:
         layout = find_layout()

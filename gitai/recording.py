@@ -14,8 +14,8 @@ from gitai.layout import Layout
 from gitai.trace.changes import CommitChanges, commit_changes
 from gitai.trace.classify_commit import classify
 from gitai.trace.attribution import ATTRIBUTION_CARRIED, ATTRIBUTION_CHECKPOINTS, ATTRIBUTION_ENV, HUMAN, Labels, LineAuthor
-from gitai.trace.record import Contributor, Record, attributed_ranges, build_record, file_entries, revision
-from gitai.trace.store import store_record
+from gitai.trace.record import INFERRED, Contributor, Record, attributed_ranges, build_record, file_entries, revision
+from gitai.trace.store import store_record, store_records
 
 
 def make_record(
@@ -25,13 +25,15 @@ def make_record(
     contributor: Contributor,
     extra_metadata: dict[str, Any] | None = None,
     cache_dir: str | None = None,
+    intent_source: str | None = None,
+    per_file: dict[str, str | None] | None = None,
     authors: dict[str, Labels] | None = None,
 ) -> Record:
     """The one place a record is assembled from a commit's changes (`cache_dir`: see `classify`;
     `authors`: each line's author per path, see gitai/trace/attribution.py)."""
     commit_class, file_metadata = classify(changes, cache_dir)
     extra = {"classification": commit_class, **(extra_metadata or {})}
-    return build_record(commit, changes, intent_id, contributor, extra, file_metadata, authors)
+    return build_record(commit, changes, intent_id, contributor, extra, file_metadata, intent_source, per_file, authors)
 
 
 def record_commit(
@@ -42,14 +44,16 @@ def record_commit(
     intent_id: str | None,
     contributor: Contributor,
     extra_metadata: dict[str, Any] | None = None,
+    intent_source: str | None = None,
+    per_file: dict[str, str | None] | None = None,
     authors: dict[str, Labels] | None = None,
     only_if_untraced: bool = False,
 ) -> Record | None:
     """Build and store the commit's record (note and ledger line), then extend its files' line origins.
     With `only_if_untraced`: None, and nothing stored, when the commit has a record of its own by then."""
-    if intent_id is not None and not scope_verified(layout, intent_id, changes):
-        extra_metadata = {**(extra_metadata or {}), "intent_verified": False}
-    record = make_record(commit, changes, intent_id, contributor, extra_metadata, layout.shared_state_dir, authors)
+    extra_metadata = _verified(layout, intent_id, intent_source, changes, extra_metadata)
+    record = make_record(commit, changes, intent_id, contributor, extra_metadata, layout.shared_state_dir,
+                         intent_source, per_file, authors)
     if not store_record(layout, record, only_if_untraced):
         return None
     extend_origins(layout, commit, parents, changes, record)
@@ -74,6 +78,54 @@ def scope_verified(layout: Layout, intent_id: str, changes: CommitChanges) -> bo
     return all(policy.is_exempt(p) or policy.in_scope(intent_id, p) for p in paths)
 
 
+def _verified(layout: Layout, intent_id: str | None, intent_source: str | None, changes: CommitChanges,
+              extra_metadata: dict[str, Any] | None) -> dict[str, Any] | None:
+    """`intent_verified: false` when no scope check covered a declared intent. An intent inferred
+    from scopes (backfill, per file) owns its files by construction: not checked again."""
+    if intent_id is not None and intent_source != INFERRED and not scope_verified(layout, intent_id, changes):
+        return {**(extra_metadata or {}), "intent_verified": False}
+    return extra_metadata
+
+
+class RecordBatch:
+    """`record_commit(..., only_if_untraced=True)` for many commits (backfill): records are stored
+    by batches of `size` through one notes commit each, and whatever is pending when the batch
+    closes (also on an interrupt) is stored, so an interrupted run loses nothing it built.
+    `stored` lists the records stored; `dropped` the commits another run traced meanwhile."""
+
+    def __init__(self, layout: Layout, size: int = 500) -> None:
+        self.layout = layout
+        self.size = size
+        self.pending: list[Record] = []
+        self.stored: list[Record] = []
+        self.dropped: list[str] = []
+
+    def add(self, commit: str, parents: list[str], changes: CommitChanges, intent_id: str | None,
+            contributor: Contributor, extra_metadata: dict[str, Any] | None = None,
+            intent_source: str | None = None, per_file: dict[str, str | None] | None = None) -> Record:
+        extra_metadata = _verified(self.layout, intent_id, intent_source, changes, extra_metadata)
+        record = make_record(commit, changes, intent_id, contributor, extra_metadata, self.layout.shared_state_dir,
+                             intent_source, per_file)
+        self.pending.append(record)
+        extend_origins(self.layout, commit, parents, changes, record)
+        if len(self.pending) >= self.size:
+            self.flush()
+        return record
+
+    def flush(self) -> None:
+        stored = store_records(self.layout, self.pending)
+        kept = {revision(r) for r in stored}
+        self.dropped += [revision(r) for r in self.pending if revision(r) not in kept]
+        self.stored += stored
+        self.pending = []
+
+    def __enter__(self) -> RecordBatch:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.flush()
+
+
 def trace_commit(
     layout: Layout,
     reader: ObjectReader,
@@ -81,15 +133,17 @@ def trace_commit(
     fallback_intent: str | None,
     contributor: Contributor,
     extra_metadata: dict[str, Any] | None = None,
+    fallback_source: str = "active",
     old_records: list[Record] | None = None,
     use_checkpoints: bool = True,
 ) -> Record | None:
-    """Trace `commit`; its intent is the `Intent:` trailer, else `fallback_intent` (may be None).
-    Its lines' authors come from the agents' checkpoints (`use_checkpoints`: work of this worktree,
+    """Trace `commit`; its intent is the `Intent:` trailer (source `trailer`), else `fallback_intent`
+    (may be None) with `fallback_source` (the worktree's selection: `active`). Its lines' authors come from the agents' checkpoints (`use_checkpoints`: work of this worktree,
     not a replay) and, for a rewritten commit, from the `old_records` by line content."""
     parents = commit_parents(reader, commit)
     changes = commit_changes(layout.root, reader, commit, parents)
-    intent_id = commit_intent(layout.root, commit) or fallback_intent
+    trailer = commit_intent(layout.root, commit)
+    intent_id, source = (trailer, "trailer") if trailer else (fallback_intent, fallback_source)
     authors = checkpoint_authors(layout, reader, changes) if use_checkpoints else {}
     attribution = ATTRIBUTION_CHECKPOINTS if authors else ATTRIBUTION_ENV
     if old_records:
@@ -99,7 +153,8 @@ def trace_commit(
                 path: labels for path, labels in authors.items() if path not in carried}
             attribution = ATTRIBUTION_CARRIED if attribution == ATTRIBUTION_ENV else attribution
     extra = {**(extra_metadata or {}), "attribution": attribution}
-    record = record_commit(layout, commit, parents, changes, intent_id, contributor, extra, authors or None)
+    record = record_commit(layout, commit, parents, changes, intent_id, contributor, extra,
+                           source if intent_id else None, authors=authors or None)
     if use_checkpoints and record is not None:
         settle_checkpoints(layout, changes)
     return record

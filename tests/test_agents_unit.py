@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import commit, git, gitai, gitai_json, write
+from conftest import CATALOGUE, commit, git, gitai, gitai_json, new_repo, write
 
 from gitai.agents import normalize as ev
 from gitai.agents.hook_entry import run
@@ -44,13 +44,27 @@ def denial(host: str, out: str, err: str, code: int) -> str | None:
     return data.get("permissionDecisionReason") if data.get("permissionDecision") == "deny" else None
 
 
+@pytest.fixture(scope="module")
+def fixture_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One repository for all payload fixtures (INT-001 selected): each fixture is one independent call."""
+    identity = {"GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "T",
+                "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_CONFIG_NOSYSTEM": "1", "GITAI_INTENT": ""}
+    path = new_repo(tmp_path_factory.mktemp("payloads") / "repo")
+    assert gitai(path, "init", env=identity).returncode == 0
+    write(path, ".orchestration/active_intents.yaml", CATALOGUE)
+    commit(path, "catalogue", env=identity)
+    assert gitai(path, "select", "INT-001", env=identity).returncode == 0
+    return path
+
+
 def test_one_fixture_per_documented_event() -> None:
     hosts = {p.parent.name for p in ALL}
     assert hosts == set(HOSTS) and len(ALL) >= 50
 
 
 @pytest.mark.parametrize("fixture", ALL, ids=lambda p: f"{p.parent.name}/{p.name}")
-def test_fixture_normalizes_and_is_answered(repo: Path, fixture: Path) -> None:
+def test_fixture_normalizes_and_is_answered(fixture_repo: Path, fixture: Path) -> None:
+    repo = fixture_repo
     host = fixture.parent.name
     kind = fixture.name.split(".")[-2]
     event_arg, body = load(fixture, repo)
@@ -58,7 +72,6 @@ def test_fixture_normalizes_and_is_answered(repo: Path, fixture: Path) -> None:
     assert event.kind == kind
     if kind == ev.BEFORE_WRITE:
         assert event.paths and all(os.path.isabs(p) or p[1:3] == ":/" for p in event.paths)
-    gitai(repo, "select", "INT-001")
     out, err, code = run(host, event_arg, body)
     reason = denial(host, out, err, code)
     if kind == ev.BEFORE_WRITE and "windows" not in fixture.name:
@@ -69,7 +82,8 @@ def test_fixture_normalizes_and_is_answered(repo: Path, fixture: Path) -> None:
         assert reason is None, (out, err)
 
 
-def test_codex_patch_headers_and_relative_paths(repo: Path) -> None:
+def test_codex_patch_headers_and_relative_paths(tmp_path: Path) -> None:
+    repo = tmp_path
     _, body = load(FIXTURES / "codex/PreToolUse-apply_patch.before-write.json", repo)
     event = ev.normalize("codex", json.loads(body))
     assert [os.path.relpath(p, repo) for p in event.paths] == ["docs/a.md", "src/old.py", "src/b.py", "docs/b.py"]
@@ -83,7 +97,7 @@ def test_codex_patch_headers_and_relative_paths(repo: Path) -> None:
 
 @pytest.mark.parametrize("host", HOSTS)
 @pytest.mark.parametrize("body", [b"not json", b"[1, 2]", b"", b'{"toolArgs": "{broken"'])
-def test_malformed_payloads_fail_closed(repo: Path, host: str, body: bytes) -> None:
+def test_malformed_payloads_fail_closed(host: str, body: bytes) -> None:
     out, err, code = run(host, "preToolUse" if host == "copilot" else None, body)
     reason = denial(host, out, err, code)
     assert reason and "fail closed" in reason and "\n" not in reason.strip()
@@ -278,3 +292,15 @@ def test_init_writes_the_agent_instructions_once(repo: Path) -> None:
     assert gitai_json(repo, "init")["agent_instructions"] == []  # idempotent
     claude = (repo / "CLAUDE.md").read_text()
     assert claude.startswith("# Project notes\nKeep it short.\n\n<!-- gitai:begin") and claude.count("gitai:end") == 1
+
+
+def test_no_writes_through_cloned_links(repo: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (repo / "AGENTS.md").unlink()
+    (repo / "AGENTS.md").symlink_to(outside / "AGENTS.md")
+    (repo / ".claude").symlink_to(outside, target_is_directory=True)
+    for argv in (("init",), ("agents", "install", "claude-code")):
+        proc = gitai(repo, *argv)
+        assert proc.returncode == 2 and "symbolic link" in proc.stderr, proc.stderr
+    assert list(outside.iterdir()) == []

@@ -121,6 +121,10 @@ def assert_refused(tmp_path: Path, base: Path, damage: Damage | None, argv: list
 COMMANDS = [["init"], ["hooks", "install"], ["hooks", "status"], ["hooks", "uninstall"], ["intents"], ["select", "INT-001"],
             ["clear"], ["status"], ["check"], ["show"], ["log"], ["backfill"], ["trace", "verify"], ["trace", "rebuild"],
             ["trace", "recover"], ["sync"], ["classify"], ["map"], ["blame-intent", "src/auth/login.py"], ["help"],
+            ["carry", "HEAD~1..HEAD", "--to", "HEAD"], ["ci", "github"], ["gc"],
+            ["agents", "install"], ["agents", "status"], ["agents", "uninstall"], ["owners", "src/x"],
+            ["intent", "show", "INT-001"], ["context"], ["lesson", "x"], ["approve", "INT-001"], ["done", "INT-001"],
+            ["block", "INT-001", "--reason", "x"],
             ["stats"]]
 
 BAD_ARGUMENTS = [
@@ -143,14 +147,21 @@ BAD_ARGUMENTS = [
     ["sync", "--", "--upload-pack=touch pwned"], ["sync", "--", "-x"], ["sync", "ext::sh -c touch% pwned"],
     ["sync", "nope"], ["sync", ""], ["sync", "origin\nx"], ["sync", "fd::3"],
     ["classify", "nope"], ["classify", "HEAD~1..HEAD"], ["classify", "--staged", "HEAD"],
-    ["trace"], ["hooks"], ["no-such-command"], ["help", "no-such-command"], ["help", "trace", "bogus"],
+    ["agents", "install", "vim"], ["agents", "install", "copilot", "--user"], ["agents", "status", "emacs"],
+    ["hook", "vim"], ["hook", "--no-such-option"], ["owners", "../outside.txt"], ["owners"], ["intent", "show", "NOPE"],
+    ["context", "--intent"], ["lesson", ""], ["lesson", "x", "--intent", "NOPE"], ["approve", "NOPE"],
+    ["done", "NOPE"], ["block", "INT-001"], ["block", "NOPE", "--reason", "x"],
+    ["carry", "HEAD", "--to", "HEAD"], ["carry", "nope..HEAD", "--to", "HEAD"], ["carry", "-x..HEAD", "--to", "HEAD"],
+    ["carry", "HEAD~1..HEAD", "--to", "--upload-pack=x"], ["carry", "HEAD~1..HEAD"], ["carry", "HEAD..HEAD", "--to", "HEAD"],
+    ["ci", "bitbucket"], ["ci"], ["gc", "--max-size", "lots"], ["gc", "--max-size", "-1"], ["gc", "--max-size", ""],
+    ["trace"], ["hooks"], ["agents"], ["intent"], ["no-such-command"], ["help", "no-such-command"], ["help", "trace", "bogus"],
 ]
 
 
 @pytest.mark.parametrize("argv", BAD_ARGUMENTS, ids=[" ".join(a).encode("unicode_escape").decode()[:60] or "empty"
                                                     for a in BAD_ARGUMENTS])
 def test_bad_arguments(tmp_path: Path, base: Path, argv: list[str]) -> None:
-    if argv in (["trace"], ["hooks"]):
+    if argv in (["trace"], ["hooks"], ["agents"], ["intent"]):
         # a group without its subcommand prints help (exit 0); with a bogus one it must refuse
         argv = [*argv, "bogus"]
     line = assert_refused(tmp_path, base, None, argv)
@@ -241,7 +252,7 @@ LINKS = {
                                                        ["sync", "."], ["init"]]),
     "events.jsonl": (_link("events.jsonl"), [["select", "INT-001"], ["clear"], ["init"]]),
     "intent_map.md": (_link("intent_map.md"), [["map"]]),
-    "AGENT.md": (_link("AGENT.md"), [["init"]]),
+    "AGENT.md": (_link("AGENT.md"), [["init"], ["lesson", "x"]]),
 }
 LINK_CASES = [(kind, command) for kind, (_, commands) in LINKS.items() for command in commands]
 

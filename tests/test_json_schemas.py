@@ -117,6 +117,9 @@ def test_every_command_output_matches_its_schema(traced: Path) -> None:
                  _hook(repo, "gemini", {"hook_event_name": "BeforeTool", "tool_name": "write_file",
                                         "tool_input": {"file_path": "docs/x.md"}}),
                  _hook(repo, "copilot", {"toolName": "edit", "toolArgs": '{"path": "docs/x.md"}'}, "preToolUse")],
+        "carry": [gitai_json(repo, "carry", "HEAD~1..HEAD", "--to", "HEAD")],
+        "gc": [gitai_json(repo, "gc")],
+        "ci": [gitai_json(repo, "ci", "github")],
         "help": [gitai_json(repo, "help"), gitai_json(repo, "help", "hooks", "install")],
     }
     for name, outputs in runs.items():

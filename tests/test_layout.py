@@ -17,7 +17,7 @@ LAYERS: dict[str, int] = {
     "syntax": 5, "agents": 5,
     "trace": 6,
     "blame": 7,
-    "recording": 8, "backfill": 8,
+    "recording": 8, "backfill": 8, "carry": 8, "gc": 8, "ci": 8,
     "hooks": 9, "hook_main": 9,
     "commands": 10,
     "cli": 11, "__main__": 11, "entry": 11,

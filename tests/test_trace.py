@@ -257,9 +257,12 @@ def test_backfill_history_made_by_plain_git(bare_repo: Path) -> None:
     assert log["by scope"]["intent_id"] == "A"
     assert log["by trailer"]["intent_id"] == "A"
     assert log["mixed"]["intent_id"] is None and log["catalogue"]["intent_id"] is None
+    assert log["mixed"]["intents"] == [{"path": "a/z.py", "intent_id": "A"}, {"path": "b/z.py", "intent_id": "B"}]
     assert note(bare_repo)["files"][0]["conversations"][0]["contributor"] == {"type": "unknown"}
     assert gitai_json(bare_repo, "backfill")["traced"] == 0
-    assert [e["subject"] for e in gitai_json(bare_repo, "log", "A")] == ["by trailer", "by scope"]
+    by_a = gitai_json(bare_repo, "log", "A")
+    assert [e["subject"] for e in by_a] == ["mixed", "by trailer", "by scope"]
+    assert by_a[0]["files"] == ["a/z.py"]
     assert gitai(bare_repo, "trace", "verify").returncode == 0
 
 

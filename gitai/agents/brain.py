@@ -33,7 +33,7 @@ def add_lesson(layout: Layout, text: str, intent_id: str | None = None) -> dict[
         author += f" ({model})"
     stamp = utc_now().split(".")[0].rstrip("Z") + "Z"
     line = f"- {stamp} [{intent_id or 'general'}] {author}: {body}"
-    path = os.path.join(layout.orchestration, "AGENT.md")
+    path = layout.guard(os.path.join(layout.orchestration, "AGENT.md"))  # never through a cloned symlink
     if not os.path.isdir(layout.orchestration):
         raise GitaiError("no .orchestration/ here: run 'gitai init' first")
     append_lines(path, [line])  # flock + O_APPEND: concurrent lessons never tear

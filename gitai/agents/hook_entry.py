@@ -240,7 +240,7 @@ def _commit_under_session(layout: Layout, session: Session) -> None:
     current = selected_intent(layout)
     if current is None or current.id != session.intent:
         write_active(layout, session.intent)
-        record_event(layout, "select", intent_id=session.intent, previous=current.id if current else None,
+        record_event(layout, "select", intent_id=session.intent, previous_intent_id=current.id if current else None,
                      reason="agent session commits", session=session.key, host=session.data.get("host"),
                      model=session.data.get("model"))
 

@@ -124,6 +124,8 @@ def _read_json(path: str) -> tuple[dict[str, Any], str | None]:
             text = handle.read()
     except FileNotFoundError:
         return {}, None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise GitaiError(f"cannot read {path} ({exc.__class__.__name__}); fix it by hand, gitai will not overwrite it") from None
     try:
         data = json.loads(text) if text.strip() else {}
     except ValueError as exc:
@@ -224,6 +226,8 @@ def _read_toml(path: str) -> tuple[Any, str | None]:
             text = handle.read()
     except FileNotFoundError:
         return tomlkit.document(), None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise GitaiError(f"cannot read {path} ({exc.__class__.__name__}); fix it by hand, gitai will not overwrite it") from None
     try:
         return tomlkit.parse(text), text
     except Exception as exc:  # noqa: BLE001 - tomlkit raises its own error types
@@ -313,14 +317,24 @@ def host_status(host: str, root: str, user: bool = False) -> HostState:
 def install_host(host: str, root: str, user: bool = False) -> tuple[HostState, bool]:
     """Install gitai's hooks for `host`; returns its state and whether a file changed."""
     path = config_path(host, root, user)
+    _no_links(root, path, user)
     changed = _install_toml(path) if host == "codex" else _install_json(host, path)
     return host_status(host, root, user), changed
 
 
 def uninstall_host(host: str, root: str, user: bool = False) -> tuple[HostState, bool]:
     path = config_path(host, root, user)
+    _no_links(root, path, user)
     changed = _uninstall_toml(path) if host == "codex" else _uninstall_json(host, path)
     return host_status(host, root, user), changed
+
+
+def _no_links(root: str, path: str, user: bool) -> None:
+    """A project's config directories come from commits: never write through a link there."""
+    if not user:
+        from gitai.util.files import refuse_links
+
+        refuse_links(root, path)
 
 
 def resolve_hosts(names: tuple[str, ...], all_hosts: bool) -> list[str]:

@@ -26,9 +26,9 @@ def write_instructions(root: str) -> list[str]:
     for name, always in (("AGENTS.md", True), ("CLAUDE.md", False)):
         path = os.path.join(root, name)
         try:
-            with open(path, encoding="utf-8") as handle:
+            with open(path, encoding="utf-8", errors="replace") as handle:
                 text = handle.read()
-        except FileNotFoundError:
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
             if not always:
                 continue
             text = ""
@@ -38,7 +38,9 @@ def write_instructions(root: str) -> list[str]:
         else:
             new = text + ("\n" if text and not text.endswith("\n") else "") + ("\n" if text else "") + SECTION
         if new != text:
-            with open(path, "w", encoding="utf-8") as handle:
-                handle.write(new)
+            from gitai.util.files import refuse_links, write_atomic
+
+            refuse_links(root, path)  # a clone's AGENTS.md may be a link: never write through it
+            write_atomic(path, new)
             changed.append(name)
     return changed

@@ -22,7 +22,8 @@ from gitai.git.runner import git_process, head_commit, verify_commit
 from gitai.git.trailers import commit_intents
 from gitai.intents.active import active_intent
 from gitai.layout import Layout
-from gitai.trace.summary_index import load_index
+from gitai.trace.record import INFERRED
+from gitai.trace.summary_index import info_intent, load_index
 from gitai.util.files import is_binary
 
 UNCOMMITTED = "0" * 40
@@ -31,21 +32,27 @@ UNCOMMITTED = "0" * 40
 class BlameLine:
     """One line's attribution (`to_json` is the contract's `blame-intent --json` item)."""
 
-    __slots__ = ("line", "content", "commit", "intent_id", "classification", "contributor")
+    __slots__ = ("line", "content", "commit", "intent_id", "classification", "intent_source", "contributor")
 
     def __init__(self, line: int, content: str, commit: str | None, intent_id: str | None,
-                 classification: str | None) -> None:
+                 classification: str | None, intent_source: str | None = None) -> None:
         self.line = line
         self.content = content
         self.commit = commit  # None: not committed yet
         self.intent_id = intent_id
         self.classification = classification
+        self.intent_source = intent_source if intent_id else None  # trailer | session | active | scope
         # {"type", "model_id", "session"} from the commit's record; None: uncommitted or untraced
         self.contributor: dict[str, Any] | None = None
 
+    @property
+    def inferred(self) -> bool:
+        return self.intent_source == INFERRED
+
     def to_json(self) -> dict[str, Any]:
-        return {"line": self.line, "intent_id": self.intent_id, "commit": self.commit,
-                "classification": self.classification, "contributor": self.contributor, "content": self.content}
+        return {"line": self.line, "intent_id": self.intent_id, "intent_source": self.intent_source,
+                "commit": self.commit, "classification": self.classification, "contributor": self.contributor,
+                "content": self.content}
 
 
 def _file_content(layout: Layout, path: str, rev: str | None) -> bytes:
@@ -81,8 +88,10 @@ def _parse_range(spec: str | None, total: int) -> tuple[int, int] | None:
     return start, end
 
 
-def blame_intent(layout: Layout, path: str, rev: str | None = None, line_range: str | None = None) -> list[BlameLine]:
-    """Attribute each line of `path` (at `rev`, or in the working tree) to an intent."""
+def blame_intent(layout: Layout, path: str, rev: str | None = None, line_range: str | None = None,
+                 declared_only: bool = False) -> list[BlameLine]:
+    """Attribute each line of `path` (at `rev`, or in the working tree) to an intent
+    (`declared_only`: lines whose intent was only inferred by backfill count as unattributed)."""
     commit = verify_commit(layout.root, rev) if rev is not None else head_commit(layout.root)
     content = _file_content(layout, path, rev)
     if is_binary(content):
@@ -98,7 +107,7 @@ def blame_intent(layout: Layout, path: str, rev: str | None = None, line_range: 
     active_id = active.id if active else None
     blob = blob_id(layout.root, commit, path) if commit else None
     if blob is None:  # not in HEAD (an empty repository, a new file): all of it is uncommitted
-        return [BlameLine(n, _text(text_lines[n - 1]), None, active_id, None) for n in range(first, last + 1)]
+        return [BlameLine(n, _text(text_lines[n - 1]), None, active_id, None, "active") for n in range(first, last + 1)]
     assert commit is not None
     index = load_index(layout)
     annotator = Annotator(layout, index)
@@ -114,18 +123,28 @@ def blame_intent(layout: Layout, path: str, rev: str | None = None, line_range: 
     unrecorded = {c for c, _ in origins[first - 1 : last]} - commits.keys() - {UNCOMMITTED}
     trailers = commit_intents(layout.root, sorted(unrecorded))
     result = []
+    by_text: dict[tuple[str, str], dict[bytes, str | None]] = {}
     for number in range(first, last + 1):
         origin_commit, origin_path = origins[number - 1]
         text = _text(text_lines[number - 1])
         if origin_commit == UNCOMMITTED:
-            result.append(BlameLine(number, text, None, active_id, None))
+            result.append(BlameLine(number, text, None, active_id, None, "active"))
             continue
         info = commits.get(origin_commit)
-        intent = info["intent"] if info else trailers.get(origin_commit)
+        intent, source = (info_intent(info, origin_path), info.get("source")) if info else (
+            trailers.get(origin_commit), "trailer")
+        spans = info["files"].get(origin_path, {}).get("spans") if info else None
+        if spans:  # a carried squash: this file's lines serve several intents; match the line's text
+            key = (origin_commit, origin_path)
+            if key not in by_text:
+                by_text[key] = _span_intents(layout, origin_commit, origin_path, spans)
+            intent = by_text[key].get(_nearest_text(text_lines, number), intent)
+        if declared_only and source == INFERRED:
+            intent = None
         classification = None
         if info:
             classification = info["files"].get(origin_path, {}).get("class") or info.get("class")
-        result.append(BlameLine(number, text, origin_commit, intent, classification))
+        result.append(BlameLine(number, text, origin_commit, intent, classification, source))
     _add_contributors(layout, result, origins, commits, text_lines)
     return result
 
@@ -196,6 +215,32 @@ def _fitted(layout: Layout, path: str, rev: str | None, content: bytes, blob: st
     return [origin or (UNCOMMITTED, path) for origin in lines]
 
 
+def _nearest_text(lines: list[bytes], number: int) -> bytes:
+    """The line's text, or for a blank line the next non-blank line's, else the previous one's
+    (as `gitai carry` gives blank lines the origin of the code they sit before)."""
+    for step in (0, 1, -1):
+        other = number + step
+        while 1 <= other <= len(lines) and not lines[other - 1].strip():
+            other += step if step else len(lines) + 1
+        if 1 <= other <= len(lines):
+            return lines[other - 1].rstrip(b"\r")
+    return b""
+
+
+def _span_intents(layout: Layout, commit: str, path: str, spans: list[list[Any]]) -> dict[bytes, str | None]:
+    """Line text -> intent in `path` as `commit` has it, from the record's per-range intents."""
+    from gitai.util.lines import split_lines
+
+    proc = git_process(["cat-file", "blob", f"{commit}:{path}"], layout.root)
+    lines = split_lines(proc.stdout) if proc.returncode == 0 else []
+    found: dict[bytes, str | None] = {}
+    for start, end, intent in spans:
+        for number in range(max(1, start), min(end, len(lines)) + 1):
+            if lines[number - 1].strip():
+                found[lines[number - 1]] = intent
+    return found
+
+
 def _text(raw: bytes) -> str:
     return raw.decode("utf-8", "replace").rstrip("\r")
 
@@ -203,13 +248,14 @@ def _text(raw: bytes) -> str:
 def summarize(lines: list[BlameLine]) -> list[dict[str, Any]]:
     """Lines and share per intent and contributor type, with unattributed and uncommitted lines
     counted apart."""
-    counts: dict[tuple[str | None, bool, str | None], int] = {}
+    counts: dict[tuple[str | None, bool, bool, str | None], int] = {}
     for line in lines:
         kind = line.contributor["type"] if line.contributor else None
-        key = (line.intent_id, line.commit is None, kind)
+        key = (line.intent_id, line.commit is None, line.inferred, kind)
         counts[key] = counts.get(key, 0) + 1
     total = len(lines) or 1
-    rows = [{"intent_id": intent, "uncommitted": uncommitted, "contributor": kind, "lines": count,
-             "share": round(count / total, 4)}
-            for (intent, uncommitted, kind), count in counts.items()]
-    return sorted(rows, key=lambda r: (-r["lines"], str(r["intent_id"]), r["uncommitted"], str(r["contributor"])))
+    rows = [{"intent_id": intent, "uncommitted": uncommitted, "inferred": inferred, "contributor": kind,
+             "lines": count, "share": round(count / total, 4)}
+            for (intent, uncommitted, inferred, kind), count in counts.items()]
+    return sorted(rows, key=lambda r: (-r["lines"], str(r["intent_id"]), r["uncommitted"], r["inferred"],
+                                       str(r["contributor"])))

@@ -14,9 +14,11 @@ from gitai.errors import EXIT_OK, GitaiError
 @click.command(epilog="Example: gitai backfill --range v1.0..HEAD")
 @click.option("--range", "revision_range", metavar="A..B", help="Only these commits (default: all of HEAD).")
 @click.option("--all", "every_ref", is_flag=True, help="Every commit of every branch and tag, not only HEAD's.")
+@click.option("--infer", type=click.Choice(["scope", "none"]), default="scope", show_default=True,
+              help="Without a trailer: give each file to the intent owning it (scope), or leave it unattributed.")
 @json_option
-def backfill(revision_range: str | None, every_ref: bool, as_json: bool) -> int:
-    """Trace commits that have no record: intent from the trailer, else the scope owner."""
+def backfill(revision_range: str | None, every_ref: bool, infer: str, as_json: bool) -> int:
+    """Trace commits that have no record: intent from the trailer, else per file from the scope owner."""
     from gitai.backfill import backfill as run_backfill
     from gitai.backfill import terminal_progress
     from gitai.gate.policy import load_policy
@@ -27,12 +29,16 @@ def backfill(revision_range: str | None, every_ref: bool, as_json: bool) -> int:
     lay.guard(lay.ledger)
     policy = load_policy(lay) if os.path.exists(lay.catalogue) else None  # no catalogue: trailers only
     progress = terminal_progress if sys.stderr.isatty() and not as_json else None
-    result = run_backfill(lay, policy, revision_range, progress, every_ref)
+    result = run_backfill(lay, policy, revision_range, progress, every_ref, infer)
+    from gitai.gc import gc
+
+    gc(lay)  # backfill fills the caches with every version of history: keep them within the bound
     if as_json:
         emit_json(result.to_json())
     else:
         src = result.by_source
         click.echo(f"traced {len(result.traced)} commits ({src['trailer']} by trailer, {src['scope']} by scope, "
-                   f"{src['unattributed']} unattributed); {result.skipped} already traced")
+                   f"{src['unattributed']} unattributed; {result.several} span several intents); "
+                   f"{result.skipped} already traced")
     return EXIT_OK
 

@@ -21,23 +21,26 @@ INTENT_COLOURS = ("cyan", "green", "yellow", "magenta", "blue", "bright_cyan", "
 @click.option("--rev", metavar="REV", help="Blame the file at REV instead of the working tree.")
 @click.option("--porcelain", is_flag=True, help="Tab-separated: line, intent, commit, classification, text.")
 @click.option("--summary", is_flag=True, help="Lines and share per intent and contributor (ai, mixed, human, unknown).")
+@click.option("--declared-only", is_flag=True, help="Hide intents only inferred by backfill (shown as ~INT-ID).")
 @json_option
 def blame_intent_cmd(file: str, line_range: str | None, rev: str | None, porcelain: bool, summary: bool,
-                     as_json: bool) -> int:
+                     declared_only: bool, as_json: bool) -> int:
     """Which intent each line of FILE serves, looking through refactor commits and moved code."""
     from gitai.blame.blame_intent import blame_intent, summarize
 
     if porcelain and as_json:
         raise GitaiError("use one of --json or --porcelain")
     lay = layout()
-    lines = blame_intent(lay, lay.repo_path(file), rev, line_range)
+    lines = blame_intent(lay, lay.repo_path(file), rev, line_range, declared_only)
     if summary:
         rows = summarize(lines)
         if as_json:
             emit_json(rows)
         else:
             for row in rows:
-                label = (row["intent_id"] or NO_INTENT) + (" (uncommitted)" if row["uncommitted"] else "")
+                mark = "~" if row["inferred"] else ""
+                label = (mark + row["intent_id"] if row["intent_id"] else NO_INTENT) + (
+                    " (uncommitted)" if row["uncommitted"] else "")
                 click.echo(f"{label:<32} {row['contributor'] or '-':<8} {row['lines']:>7}  {row['share'] * 100:5.1f}%")
         return EXIT_OK
     if as_json:
@@ -49,7 +52,7 @@ def blame_intent_cmd(file: str, line_range: str | None, rev: str | None, porcela
             for line in lines))
         return EXIT_OK
     colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-    width = max((len(line.intent_id or NO_INTENT) for line in lines), default=1)
+    width = max((len(_label(line)) for line in lines), default=1)
     whos = [_who_label(line.contributor) for line in lines]
     who_width = max((len(w) for w in whos), default=1)
     digits = len(str(lines[-1].line)) if lines else 1
@@ -57,7 +60,7 @@ def blame_intent_cmd(file: str, line_range: str | None, rev: str | None, porcela
     out: list[str] = []
     for line, who in zip(lines, whos):
         intent = line.intent_id or NO_INTENT
-        cell = f"{intent:<{width}}"
+        cell = f"{_label(line):<{width}}"
         if colour and line.intent_id:
             palette.setdefault(intent, INTENT_COLOURS[len(palette) % len(INTENT_COLOURS)])
             cell = click.style(cell, fg=palette[intent])
@@ -74,3 +77,8 @@ def _who_label(contributor: dict[str, Any] | None) -> str:
         return "-"
     model = contributor.get("model_id")
     return f"{contributor['type']}:{model}" if model else str(contributor["type"])
+
+
+def _label(line: Any) -> str:
+    """The intent as shown: `~INT-ID` when backfill inferred it from scopes, the no-intent label when none."""
+    return ("~" if line.inferred else "") + line.intent_id if line.intent_id else NO_INTENT

@@ -42,11 +42,23 @@ def _print_hooks(states: list[Any], as_json: bool, lay: Layout) -> None:
 
 @hooks.command("install", epilog="Example: gitai hooks install")
 @click.option("--force", is_flag=True, help="Replace a foreign hook instead of chaining it (it is kept aside); allow a global or system core.hooksPath.")
+@click.option("--server", is_flag=True, help="In a bare repository: the pre-receive gate refusing out-of-scope pushes.")
 @json_option
-def hooks_install(force: bool, as_json: bool) -> int:
+def hooks_install(force: bool, server: bool, as_json: bool) -> int:
     """Install the hooks where git runs them (worktrees, submodules, core.hooksPath)."""
     from gitai.hooks.install import install_hooks
 
+    if server:
+        import os
+
+        from gitai.hooks.install import install_server_hook
+
+        state = install_server_hook(os.getcwd(), force)
+        if as_json:
+            emit_json({"hooks_dir": str(state.path.parent), "core_hooks_path": None, "hooks": [state.to_json()]})
+        else:
+            click.echo(f"{state.name:<13} {state.state:<9}{' chained' if state.chained else ''}  {state.path}")
+        return EXIT_OK
     lay = layout()
     _print_hooks(install_hooks(lay, force=force), as_json, lay)
     return EXIT_OK

@@ -13,8 +13,9 @@ from gitai.errors import EXIT_OK
 
 @click.command(epilog="Example: gitai init")
 @click.option("--no-hooks", is_flag=True, help="Create the skeleton only.")
+@click.option("--no-notes-travel", is_flag=True, help="Do not make the notes travel with git push and git pull.")
 @json_option
-def init(no_hooks: bool, as_json: bool) -> int:
+def init(no_hooks: bool, no_notes_travel: bool, as_json: bool) -> int:
     """Create the .orchestration/ skeleton, the gitai section of AGENTS.md and the hooks (idempotent)."""
     from gitai.agents.instructions import write_instructions
     from gitai.hooks.install import install_hooks
@@ -25,11 +26,16 @@ def init(no_hooks: bool, as_json: bool) -> int:
     hooks = [] if no_hooks else install_hooks(lay)  # first: it may refuse, and then nothing is created
     created = init_orchestration(lay)
     instructions = write_instructions(lay.root)
+    travel = None
+    if hooks and not no_notes_travel:
+        from gitai.trace.travel import enable
+
+        travel = enable(lay)
     if hooks:
         warn_shared_hooks(lay)
     if as_json:
         emit_json({"created": [os.path.relpath(p, lay.root) for p in created], "hooks": [h.to_json() for h in hooks],
-                   "agent_instructions": instructions})
+                   "notes_travel": travel is not None, "agent_instructions": instructions})
         return EXIT_OK
     for path in created:
         click.echo(f"created {os.path.relpath(path, lay.root)}")
@@ -39,6 +45,9 @@ def init(no_hooks: bool, as_json: bool) -> int:
         click.echo(f"wrote the gitai section of {name} (the loop agents follow)")
     for hook in hooks:
         click.echo(f"hook {hook.name}: {hook.state}{' (chained to the previous hook)' if hook.chained else ''}")
+    if travel is not None:
+        click.echo("notes travel with git push and git pull" + (f" ({', '.join(travel)})" if travel else "")
+                   + "; 'gitai init --no-notes-travel' next time to opt out")
     click.echo("next: add intents to .orchestration/active_intents.yaml, then 'gitai select INT-ID'")
     return EXIT_OK
 

@@ -9,13 +9,14 @@ from gitai.errors import EXIT_OK
 
 
 @click.command("map", epilog="Example: gitai map")
+@click.option("--declared-only", is_flag=True, help="Leave out commits whose intent backfill inferred.")
 @json_option
-def map_cmd(as_json: bool) -> int:
+def map_cmd(declared_only: bool, as_json: bool) -> int:
     """Regenerate .orchestration/intent_map.md from the notes (files each intent changed in meaning)."""
     from gitai.trace.intent_map import build_map, map_json, write_map
 
     lay = layout()
-    intents = build_map(lay)
+    intents = build_map(lay, declared_only)
     path = write_map(lay, intents)
     if as_json:
         emit_json({"path": lay.relative(path), "intents": map_json(intents)})

@@ -156,12 +156,18 @@ def check_range(layout: Layout, policy: Policy, revision_range: str, intent_over
     if intent_override is not None:
         policy.require(intent_override)
     commits = rev_list(layout.root, revision_range, "--reverse", "--parents")
-    trailers = {} if intent_override else commit_intents(layout.root, [line.split()[0] for line in commits])
+    return check_commits(layout.root, policy, commits, intent_override)
+
+
+def check_commits(root: str, policy: Policy, commits: list[str], intent_override: str | None = None) -> CheckResult:
+    """Check commits (`rev-list --parents` lines, oldest first) against their trailers' intents;
+    `root` may be a bare repository (the server gate)."""
+    trailers = {} if intent_override else commit_intents(root, [line.split()[0] for line in commits])
     result = CheckResult(intent_override, unit="commits")
     result.scope_changes = []
     for sha, *parents in (line.split() for line in commits):
         result.checked += 1
-        paths = _changed_paths(layout, sha, parents)
+        paths = _changed_paths(root, sha, parents)
         intent_id = intent_override or trailers.get(sha)
         if CATALOGUE_PATH in paths:
             for changed, (old, new) in scope_changes(layout, parents[0] if parents else None, sha).items():
@@ -184,16 +190,16 @@ def check_range(layout: Layout, policy: Policy, revision_range: str, intent_over
     return result
 
 
-def _changed_paths(layout: Layout, sha: str, parents: list[str]) -> list[str]:
+def _changed_paths(root: str, sha: str, parents: list[str]) -> list[str]:
     """Paths the commit changes; for a merge, its own work: what differs from git's automatic
     merge of its parents (`--remerge-diff`), or for an octopus, what differs from every parent."""
     if len(parents) <= 1:
         return split_z(run_git(["diff-tree", "--root", "-r", "--no-commit-id", "--name-only", "-z", "--no-renames", sha],
-                               layout.root))
+                               root))
     if len(parents) == 2:
-        return split_z(run_git(["show", "--remerge-diff", "--name-only", "--format=", "-z", sha], layout.root))
+        return split_z(run_git(["show", "--remerge-diff", "--name-only", "--format=", "-z", sha], root))
     common: set[str] | None = None
     for parent in parents:
-        changed = set(split_z(run_git(["diff-tree", "-r", "--name-only", "-z", "--no-renames", parent, sha], layout.root)))
+        changed = set(split_z(run_git(["diff-tree", "-r", "--name-only", "-z", "--no-renames", parent, sha], root)))
         common = changed if common is None else common & changed
     return sorted(common or ())

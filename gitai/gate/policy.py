@@ -94,10 +94,17 @@ def load_policy(layout: Layout) -> Policy:
 
 
 def _compile(layout: Layout, ignore_bytes: bytes | None) -> tuple[list[IntentScope], list[CompiledPattern], dict[str, str]]:
+    return compile_policy(layout.catalogue, layout.root, ignore_bytes, layout.relative(layout.intentignore))
+
+
+def compile_policy(catalogue_path: str, root: str | None, ignore_bytes: bytes | None,
+                   ignore_name: str) -> tuple[list[IntentScope], list[CompiledPattern], dict[str, str]]:
+    """The intents' compiled scopes, the compiled `.intentignore` and the catalogue's `agent_policy` (also
+    for a bare repository's server gate, which reads both from a commit)."""
     from gitai.intents.catalogue import load_catalogue
     from gitai.intents.patterns import PatternError, compile_pattern, compile_patterns
 
-    catalogue = load_catalogue(layout.catalogue, layout.root)
+    catalogue = load_catalogue(catalogue_path, root)
     intents = [IntentScope(i.id, i.name, i.status, compile_patterns(i.owned_scope), list(i.owned_scope),
                            i.requires_approval) for i in catalogue.intents]
     ignore: list[CompiledPattern] = []
@@ -106,7 +113,7 @@ def _compile(layout: Layout, ignore_bytes: bytes | None) -> tuple[list[IntentSco
         try:
             compiled = compile_pattern(line, anchors=True)
         except PatternError as exc:
-            raise GitaiError(f"{layout.relative(layout.intentignore)}:{number}: {exc}") from None
+            raise GitaiError(f"{ignore_name}:{number}: {exc}") from None
         if compiled:
             ignore.append(compiled)
     return intents, ignore, catalogue.agent_policy

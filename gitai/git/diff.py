@@ -65,21 +65,31 @@ Hunk = tuple[int, int, int, int]
 0, the start is the line after which the change sits)."""
 
 
-def hunks_per_change(root: str, parent: str | None, commit: str, count: int) -> list[list[Hunk] | None] | None:
-    """For each change in `raw_changes` order, its `-U0` hunks (None where git saw a binary file:
-    a real one, or text marked `-diff`, which the caller diffs again with `--text`).
-
-    Reads one `diff-tree -p -U0` and splits it at the per-file headers; returns None when the
-    patch does not line up with the raw listing (the caller then diffs file by file).
-    """
-    out = run_git(
-        ["diff-tree", "-p", "-U0", "-M", *DIFF_OPTIONS, "--no-commit-id", parent or empty_tree(root, commit), commit],
-        root,
-    )
-    chunks = re.split(rb"^diff --git ", out, flags=re.MULTILINE)[1:]
-    if len(chunks) != count:
-        return None
-    return [None if BINARY_PATCH.search(chunk) else parse_hunks(chunk) for chunk in chunks]
+def raw_and_hunks(root: str, parent: str | None, commit: str) -> tuple[list[RawChange], list[list[Hunk] | None] | None]:
+    """The changes of `raw_changes` and, for each in that order, its `-U0` hunks (None where git
+    saw a binary file: a real one, or text marked `-diff`, which the caller diffs again with
+    `--text`), from one `diff-tree --raw -p`: one process per commit (backfill runs thousands).
+    The hunks are None when the patch does not line up with the raw listing (the caller then
+    diffs file by file)."""
+    out = run_git(["diff-tree", "-r", "-z", "--raw", "-p", "-U0", "-M", *DIFF_OPTIONS, "--no-commit-id",
+                   parent or empty_tree(root, commit), commit], root)
+    changes: list[RawChange] = []
+    pos = 0
+    while out.startswith(b":", pos):
+        end = out.index(b"\0", pos)
+        meta = out[pos + 1 : end].decode().split(" ")
+        pos = end + 1
+        status = meta[4][0]
+        names = []
+        for _ in range(2 if status in "RC" else 1):
+            end = out.index(b"\0", pos)
+            names.append(out[pos:end].decode("utf-8", "surrogateescape"))
+            pos = end + 1
+        changes.append(RawChange(status, int(meta[0], 8), int(meta[1], 8), meta[2], meta[3], names[0], names[-1]))
+    chunks = re.split(rb"^diff --git ", out[pos:].lstrip(b"\0"), flags=re.MULTILINE)[1:]
+    if len(chunks) != len(changes):
+        return changes, None
+    return changes, [None if BINARY_PATCH.search(chunk) else parse_hunks(chunk) for chunk in chunks]
 
 
 def blob_hunks(root: str, old: str | None, new: str) -> list[Hunk]:

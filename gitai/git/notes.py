@@ -55,3 +55,22 @@ def list_notes(root: str, ref: str) -> list[tuple[str, str]]:
     """(note blob, annotated commit) for every note under `ref`."""
     listing = git_process(["notes", "--ref", ref, "list"], root).stdout.decode().split()
     return list(zip(listing[::2], listing[1::2]))
+
+
+def write_notes(root: str, ref: str, notes: list[tuple[str, bytes]]) -> None:
+    """Replace the notes of many commits with one notes commit, through one `git fast-import`
+    (it keeps git's note fan-out). The caller holds the lock that serialises writers of `ref`."""
+    tip = git_process(["rev-parse", "-q", "--verify", ref], root).stdout.decode().strip()
+    ident = git_process(["var", "GIT_COMMITTER_IDENT"], root).stdout.decode().strip()
+    who = ident.rsplit(" ", 2)[0] if ident else "gitai <gitai@localhost>"
+    message = b"Notes added by 'gitai backfill'\n"
+    stream = [f"commit {ref}\ncommitter {who} {int(time.time())} +0000\n".encode(),
+              b"data %d\n" % len(message), message]
+    if tip:
+        stream.append(f"from {tip}\n".encode())
+    for commit, body in notes:
+        stream += [f"N inline {commit}\n".encode(), b"data %d\n" % len(body), body, b"\n"]
+    proc = git_process(["fast-import", "--quiet", "--done"], root, b"".join(stream) + b"done\n")
+    if proc.returncode != 0:
+        message_lines = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise GitCommandError(f"git fast-import failed: {message_lines[0] if message_lines else proc.returncode}")

@@ -13,6 +13,7 @@ if [ ! -x "$GITAI_PYTHON" ] || [ ! -d "$GITAI_PACKAGE" ]; then
   gone="the gitai this $hook hook was installed with is gone ($GITAI_PYTHON); reinstall gitai and run 'gitai hooks install'"
   case "$hook" in
     post-*) echo "gitai: warning: $gone; this commit is not traced (later: 'gitai backfill')" >&2; exit 0 ;;
+    pre-push) echo "gitai: warning: $gone; the notes do not travel with this push (later: 'gitai sync')" >&2; exit 0 ;;
     *) echo "gitai: error: $gone" >&2; exit 1 ;;
   esac
 fi
@@ -65,15 +66,22 @@ commit_msg() {
 }
 
 if [ -x "$chained" ]; then
-  if [ "$hook" = post-rewrite ]; then
-    # Both hooks read the rewritten-commit list from standard input.
-    input=$(mktemp "${TMPDIR:-/tmp}/gitai-post-rewrite.XXXXXX") || exit 0
+  case "$hook" in post-rewrite|pre-push|pre-receive)
+    # Both hooks read the same standard input (rewritten commits, pushed refs).
+    input=$(mktemp "${TMPDIR:-/tmp}/gitai-$hook.XXXXXX") || exit 1
     cat >"$input"
     "$chained" "$@" <"$input"
+    status=$?
+    if [ "$hook" != post-rewrite ] && [ $status -ne 0 ]; then
+      rm -f "$input"
+      exit $status
+    fi
     run_gitai "$hook" "$@" <"$input"
+    status=$?
     rm -f "$input"
-    exit 0
-  fi
+    [ "$hook" = post-rewrite ] && exit 0
+    exit $status
+  esac
   "$chained" "$@" || {
     status=$?
     case "$hook" in post-*) ;; *) exit $status ;; esac

@@ -20,7 +20,7 @@ from gitai.git.runner import config_get, run_git
 from gitai.layout import NOTES_REF, Layout
 from gitai.util.files import write_atomic
 
-HOOK_NAMES = ("pre-commit", "commit-msg", "post-commit", "post-merge", "post-rewrite")
+HOOK_NAMES = ("pre-commit", "commit-msg", "post-commit", "post-merge", "post-rewrite", "pre-push")
 MARKER = "# gitai-managed-hook"
 CHAINED = ".gitai-chained"
 REPLACED = ".gitai-replaced"
@@ -98,6 +98,33 @@ def install_hooks(layout: Layout, force: bool = False) -> list[HookState]:
     return hook_status(layout)
 
 
+SERVER_HOOK = "pre-receive"
+
+
+def server_hooks_dir(cwd: str) -> Path:
+    """The hooks directory of the bare repository at `cwd`; GitaiError when it is not one."""
+    bare = run_git(["rev-parse", "--is-bare-repository"], cwd, check=False).decode().strip()
+    if bare != "true":
+        raise GitaiError("--server installs the pre-receive gate in a bare repository (the one people push to); "
+                         "this is not one")
+    hooks = run_git(["rev-parse", "--path-format=absolute", "--git-path", "hooks"], cwd).decode().strip()
+    return Path(hooks)
+
+
+def install_server_hook(cwd: str, force: bool = False) -> HookState:
+    """Install the pre-receive gate in a bare repository (a foreign pre-receive is chained, or set aside)."""
+    hooks_dir = server_hooks_dir(cwd)
+    target = hooks_dir / SERVER_HOOK
+    if target.exists() and not _is_ours(target):
+        kept = hooks_dir / (SERVER_HOOK + (REPLACED if force else CHAINED))
+        if kept.exists():
+            raise GitaiError(f"{target} is not gitai's and {kept.name} already exists beside it; move one of them away")
+        os.replace(target, kept)
+    hooks_dir.mkdir(parents=True, exist_ok=True)
+    _write_executable(target, render_hook(SERVER_HOOK))
+    return HookState(SERVER_HOOK, target, "installed", (hooks_dir / (SERVER_HOOK + CHAINED)).exists())
+
+
 def uninstall_hooks(layout: Layout) -> list[HookState]:
     """Remove gitai's hooks and put back whatever was there before, byte for byte."""
     hooks_dir = Path(layout.repo.hooks_dir)
@@ -111,6 +138,9 @@ def uninstall_hooks(layout: Layout) -> list[HookState]:
                 os.replace(kept, target)
     if NOTES_REF in config_get("notes.rewriteRef", layout.root):
         run_git(["config", "--unset-all", "--fixed-value", "notes.rewriteRef", NOTES_REF], layout.root)
+    from gitai.trace.travel import disable
+
+    disable(layout)
     if os.path.exists(layout.installed_marker):
         os.unlink(layout.installed_marker)
     return hook_status(layout)

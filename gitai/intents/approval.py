@@ -53,14 +53,15 @@ def require_person(command: str) -> None:
 def approve(layout: Layout, intent_id: str) -> dict[str, object]:
     """Record a person's approval of an intent that requires it."""
     from gitai.intents.catalogue import load_catalogue
-    from gitai.intents.events import actor, record_event
+    from gitai.intents.events import actor, check_events_writable, record_event
     from gitai.util.time import utc_now
 
     require_person("approve")
     intent = load_catalogue(layout.catalogue, layout.root).get(intent_id)
+    check_events_writable(layout)  # an approval that cannot be recorded is refused, not lost
     entry = {"intent_id": intent.id, "approved_by": actor(), "approved_at": utc_now(),
              "requires_approval": intent.requires_approval, "already_approved": is_approved(layout, intent.id)}
-    record_event(layout, "approve", False, **entry)
+    record_event(layout, "approve", True, **entry)
     return entry
 
 
@@ -68,7 +69,7 @@ def close(layout: Layout, intent_id: str, status: str, reason: str | None = None
     """`gitai done` / `gitai block`: set the status (and blocked reason) the safe way `select` does."""
     from gitai.errors import GitaiError
     from gitai.intents.catalogue import load_catalogue
-    from gitai.intents.events import actor, record_event
+    from gitai.intents.events import actor, check_events_writable, record_event
     from gitai.intents.status_edit import write_fields
 
     command = "done" if status == "DONE" else "block"
@@ -77,13 +78,16 @@ def close(layout: Layout, intent_id: str, status: str, reason: str | None = None
     intent = catalogue.get(intent_id)
     if status == "BLOCKED" and not (reason or "").strip():
         raise GitaiError("a blocked intent needs a reason: gitai block ID --reason TEXT")
+    check_events_writable(layout)
     values = {"status": status}
     if reason:
         values["blocked_reason"] = reason.strip()
-    written = write_fields(catalogue.path, intent.id, values, catalogue.list_key)
+    from pathlib import Path
+
+    written = write_fields(Path(layout.guard(str(catalogue.path))), intent.id, values, catalogue.list_key)
     entry: dict[str, object] = {"intent_id": intent.id, "previous_status": intent.status, "status": status,
                                 "by": actor(), "status_written": written}
     if reason:
         entry["reason"] = reason.strip()
-    record_event(layout, command, False, **entry)
+    record_event(layout, command, True, **entry)
     return entry

@@ -203,6 +203,27 @@ def _lines(first: Node, last: Node) -> tuple[int, int]:
     return start, max(start, end_row + 1 if end_column else end_row)
 
 
+_DIGESTS: dict[tuple[object, ...], str] = {}
+_MAX_DIGESTS = 50_000
+
+
+def _remembered_digest(language: str, nodes: Sequence[Node], src: bytes, escape: bool, tables: _Tables,
+                       skipped: list[Node], skip_depth: int) -> str:
+    """`_digest`, remembered by the bytes the nodes span and where the skipped definitions sit in
+    them: a new version of a file re-hashes only the definitions whose text changed (the token
+    stream of a span is a function of its text and of what is left out of it)."""
+    start, end = nodes[0].start_byte, nodes[-1].end_byte
+    key = (language, escape, nodes[0].kind_id, len(nodes), skip_depth, hashlib.sha1(src[start:end]).digest(),
+           tuple((n.start_byte - start, n.end_byte - start) for n in skipped))
+    found = _DIGESTS.get(key)
+    if found is None:
+        found = _digest(nodes, src, escape, tables, frozenset(n.id for n in skipped), skip_depth)
+        if len(_DIGESTS) >= _MAX_DIGESTS:
+            _DIGESTS.clear()
+        _DIGESTS[key] = found
+    return found
+
+
 def parse(language: str, data: bytes) -> Tree:
     """Parse `data` with the grammar of `language` (a fresh parser per call: thread-safe)."""
     from tree_sitter import Parser
@@ -233,10 +254,10 @@ def hash_tree(language: str, data: bytes, tree: Tree) -> ParsedSource:
     def frame_hashes(frame: int, nodes: Sequence[Node]) -> tuple[str, str]:
         inner = [sites[i] for i in members[frame]]
         if not inner:
-            own_hex = _digest(nodes, data, escape, tables, frozenset(), -1)
+            own_hex = _remembered_digest(language, nodes, data, escape, tables, [], -1)
             return own_hex, own_hex
-        skip = frozenset(node.id for site in inner for node in site.nodes)
-        own_hex = _digest(nodes, data, escape, tables, skip, max(site.depth for site in inner))
+        own_hex = _remembered_digest(language, nodes, data, escape, tables, [n for site in inner for n in site.nodes],
+                                     max(site.depth for site in inner))
         nested = "".join(sorted(merkle[i] for i in members[frame]))
         return own_hex, hashlib.sha256(f"{own_hex}{nested}".encode()).hexdigest()
 

@@ -15,8 +15,7 @@ from gitai.git.diff import (
     RawChange,
     added_lines,
     blob_hunks,
-    hunks_per_change,
-    raw_changes,
+    raw_and_hunks,
 )
 from gitai.git.objects import ObjectReader
 from gitai.util.files import LARGE_FILE, is_binary
@@ -60,8 +59,7 @@ def _content(reader: ObjectReader, mode: int, oid: str) -> bytes | None:
 
 def changes_against(root: str, reader: ObjectReader, parent: str | None, commit: str) -> CommitChanges:
     """What `commit` adds, changes and deletes against `parent` (None: the empty tree)."""
-    raw = raw_changes(root, parent, commit)
-    per_change = hunks_per_change(root, parent, commit, len(raw)) if raw else []
+    raw, per_change = raw_and_hunks(root, parent, commit)
     changes = load_changes(root, reader, raw, per_change)
     changes.paths_gone = [any(change.status in "DR" for change in raw)]
     return changes

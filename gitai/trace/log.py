@@ -19,8 +19,13 @@ from gitai.trace.record import (
     deleted_paths,
     file_entries,
     file_meta,
+    file_intents,
     file_ranges_of,
     intent_of,
+    intent_of_any,
+    intent_of_file,
+    intent_source_of,
+    is_inferred,
     intent_verified,
     own_records,
     record_id,
@@ -45,14 +50,21 @@ class LogEntry:
     intent_id: str | None
     classification: str | None
     files: list[str]
+    intent_source: str | None = None
+    intents: dict[str, str | None] | None = None  # per file, when the files serve different intents
 
     def to_json(self) -> dict[str, Any]:
-        return {"commit": self.commit, "date": self.date, "subject": self.subject, "intent_id": self.intent_id,
-                "classification": self.classification, "files": self.files}
+        data: dict[str, Any] = {"commit": self.commit, "date": self.date, "subject": self.subject, "intent_id": self.intent_id,
+                "intent_source": self.intent_source, "classification": self.classification, "files": self.files}
+        if self.intents is not None:  # per-file results: a list of objects with a path
+            data["intents"] = [{"path": path, "intent_id": intent} for path, intent in self.intents.items()]
+        return data
 
 
-def traced_log(layout: Layout, intent_id: str | None = None, rev: str = "HEAD") -> list[LogEntry]:
-    """Traced commits reachable from `rev`, newest first, optionally only one intent's."""
+def traced_log(layout: Layout, intent_id: str | None = None, rev: str = "HEAD",
+               declared_only: bool = False) -> list[LogEntry]:
+    """Traced commits reachable from `rev`, newest first, optionally only one intent's (then only
+    the files serving it); `declared_only` leaves out records whose intent backfill inferred."""
     notes = all_notes(layout)
     if not notes:
         return []
@@ -65,11 +77,17 @@ def traced_log(layout: Layout, intent_id: str | None = None, rev: str = "HEAD") 
         sha, _, rest = item.partition("\x01")
         commit_time, _, subject = rest.partition("\x01")
         for record in own_records(notes.get(sha, []), sha):
-            if intent_id is not None and intent_of(record) != intent_id:
+            if declared_only and is_inferred(record):
+                continue
+            if intent_id is not None and intent_id not in intent_of_any(record):
                 continue
             when = datetime.fromtimestamp(int(commit_time), timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-            files = [entry["path"] for entry in file_entries(record)] + deleted_paths(record)
-            entries.append(LogEntry(sha, when, subject, intent_of(record), classification_of(record), files))
+            files = [entry["path"] for entry in file_entries(record)
+                     if intent_id is None or intent_of_file(record, entry["path"]) == intent_id]
+            if intent_id is None or intent_of(record) == intent_id:
+                files += deleted_paths(record)
+            entries.append(LogEntry(sha, when, subject, intent_of(record), classification_of(record), files,
+                                    intent_source_of(record), file_intents(record)))
     return entries
 
 
@@ -80,8 +98,11 @@ def _spans(ranges: list[Range]) -> str:
 
 def describe_record(record: Record) -> list[str]:
     """Human lines for `gitai show`."""
+    source = intent_source_of(record)
     unverified = "" if intent_verified(record) else "  (unverified: the intent does not own every path of the commit)"
-    lines = [f"commit {revision(record)}", f"intent:  {intent_of(record) or NO_INTENT}{unverified}"]
+    lines = [f"commit {revision(record)}", f"intent:  {intent_of(record) or NO_INTENT}"
+             + (f" ({source}{', inferred' if source == 'scope' else ''})" if source else "") + unverified]
+    per_file = file_intents(record)
     if classification_of(record):
         lines.append(f"class:   {classification_of(record)}")
     who = contributors(record)
@@ -101,6 +122,8 @@ def describe_record(record: Record) -> list[str]:
         tags = [str(info[k]) for k in ("classification", "content") if info.get(k)]
         if info.get("renamed_from"):
             tags.append(f"renamed from {info['renamed_from']}")
+        if per_file is not None:
+            tags.insert(0, f"intent {per_file.get(entry['path']) or NO_INTENT}")
         suffix = f"  [{'; '.join(tags)}]" if tags else ""
         lines.append(f"  {display_path(entry['path'])}: {spans or 'no line ranges'}{suffix}")
         if len(entry["conversations"]) > 1:  # line-level provenance: the ranges of each contributor

@@ -67,14 +67,24 @@ class FileMeta(TypedDict, total=False):
     renamed_from: str
 
 
+INTENT_SOURCES = ("trailer", "session", "active", "scope")
+"""Where a record's intent came from, most declared first: the commit's `Intent:` trailer, an agent
+session's selection, the worktree's selection at commit, or inferred from scopes (backfill)."""
+INFERRED = "scope"
+
+
 class GitaiMeta(TypedDict, total=False):
-    intent_id: str | None
+    intent_id: str | None  # the commit's one intent; null when its files serve several (see `intents`)
+    intent_source: str | None  # one of INTENT_SOURCES; null when no intent
+    intents: dict[str, str | None]  # per file, only when the files do not all serve `intent_id`
     classification: str
     files: dict[str, FileMeta]
     deleted: list[str]
     backfilled: bool
     rewritten_from: list[str]
     attribution: str  # checkpoints | env | carried (docs/trace-format.md, "Attribution")
+    carried_from: list[str]  # `gitai carry`: the commits whose records this one was built from
+    carry: str  # "rebase" (exact) | "squash" (best effort)
     intent_verified: bool  # present (false) only when no scope check covered the intent (amend, revert...)
 
 
@@ -110,6 +120,60 @@ def intent_of(record: Record) -> str | None:
     return intent if isinstance(intent, str) else None
 
 
+def intent_source_of(record: Record) -> str | None:
+    """Where the intent came from (INTENT_SOURCES); None for unattributed records and old records."""
+    source = gitai_meta(record).get("intent_source")
+    return source if isinstance(source, str) and intent_of_any(record) else None
+
+
+def is_inferred(record: Record) -> bool:
+    """The intent was inferred (backfill by scope), not declared when the commit was made."""
+    return intent_source_of(record) == INFERRED
+
+
+def file_intents(record: Record) -> dict[str, str | None] | None:
+    """Per path, the intent its lines serve, when the record's files serve different intents
+    (None: every file serves `intent_of(record)`)."""
+    intents = gitai_meta(record).get("intents")
+    return dict(intents) if isinstance(intents, dict) else None
+
+
+def intent_of_file(record: Record, path: str) -> str | None:
+    """The intent the record gives the lines of `path`."""
+    intents = file_intents(record)
+    return intents.get(path) if intents is not None else intent_of(record)
+
+
+def conversation_intent(conversation: Conversation) -> str | None:
+    """The intent a conversation's `related` names (`gitai:intent/ID`), if any."""
+    related = conversation.get("related", [])
+    for item in related if isinstance(related, list) else []:
+        url = item.get("url") if isinstance(item, dict) else None
+        if isinstance(url, str) and url.startswith("gitai:intent/"):
+            return url.removeprefix("gitai:intent/")
+    return None
+
+
+def intent_spans(record: Record) -> dict[str, list[list[Any]]]:
+    """Per file whose conversations name different intents (a carried squash): its ranges as
+    `[start, end, intent_id|null]`, so readers can attribute line by line."""
+    spans: dict[str, list[list[Any]]] = {}
+    for entry in file_entries(record):
+        found = []
+        for conversation in entry["conversations"]:
+            intent = conversation_intent(conversation)
+            found += [[r["start_line"], r["end_line"], intent] for r in conversation.get("ranges", [])]
+        if len({span[2] for span in found}) > 1:
+            spans[entry["path"]] = sorted(found)
+    return spans
+
+
+def intent_of_any(record: Record) -> list[str]:
+    """Every intent the record names (commit-level and per file), sorted."""
+    found = {intent_of(record)} | set((file_intents(record) or {}).values())
+    return sorted(i for i in found if i)
+
+
 def classification_of(record: Record) -> str | None:
     return gitai_meta(record).get("classification")
 
@@ -134,6 +198,16 @@ def is_backfilled(record: Record) -> bool:
 
 def rewritten_from(record: Record) -> list[str]:
     return list(gitai_meta(record).get("rewritten_from", []))
+
+
+def carried_from(record: Record) -> list[str]:
+    return list(gitai_meta(record).get("carried_from", []))
+
+
+def carry_kind(record: Record) -> str | None:
+    """"rebase" or "squash" for a record `gitai carry` built, else None."""
+    kind = gitai_meta(record).get("carry")
+    return kind if isinstance(kind, str) else None
 
 
 def file_entries(record: Record) -> list[FileEntry]:
@@ -276,10 +350,14 @@ def is_record(value: object) -> bool:
 def _is_gitai_meta(meta: object) -> bool:
     if not isinstance(meta, dict):
         return False
-    if not all(_is_str_or_none(meta.get(key)) for key in ("intent_id", "classification", "attribution")):
+    if not all(_is_str_or_none(meta.get(key)) for key in ("intent_id", "classification", "intent_source", "carry",
+                                                          "attribution")):
         return False
     if not all(isinstance(meta.get(key, []), list) and all(isinstance(p, str) for p in meta.get(key, []))
-               for key in ("deleted", "rewritten_from")):
+               for key in ("deleted", "rewritten_from", "carried_from")):
+        return False
+    intents = meta.get("intents", {})
+    if not (isinstance(intents, dict) and all(_is_str_or_none(v) for v in intents.values())):
         return False
     files = meta.get("files", {})
     if not isinstance(files, dict):
@@ -319,6 +397,11 @@ def file_ranges(changed: ChangedFile) -> list[Range]:
         {"start_line": start, "end_line": end, "content_hash": content_hash(lines, start, end)}
         for start, end in merge_ranges(changed.added_lines)
     ]
+
+
+def intent_related(intent_id: str | None) -> list[Related]:
+    """A conversation's link to its intent (Agent Trace `related`); none when unattributed."""
+    return [{"type": "intent", "url": f"gitai:intent/{intent_id}"}] if intent_id else []
 
 
 def new_record_id() -> str:
@@ -368,14 +451,21 @@ def build_record(
     contributor: Contributor,
     extra_metadata: dict[str, Any] | None = None,
     file_metadata: dict[str, dict[str, Any]] | None = None,
+    intent_source: str | None = None,
+    per_file: dict[str, str | None] | None = None,
     authors: dict[str, list[Any]] | None = None,
 ) -> Record:
-    """The record for `commit` (schema: Agent Trace 0.1.0, strict form). `authors`: per path, each
-    line's author (line-level provenance); other files' ranges get `contributor`."""
-    related: list[Related] = [{"type": "intent", "url": f"gitai:intent/{intent_id}"}] if intent_id else []
+    """The record for `commit` (schema: Agent Trace 0.1.0, strict form). `per_file`: the intent of
+    each changed file when they may differ (backfill by scope); then `intent_id` is the commit's one
+    intent if there is one, and `intents` lists the files' own when they do not all serve it."""
     files_json: list[FileEntry] = []
     files_meta: dict[str, dict[str, Any]] = {k: dict(v) for k, v in (file_metadata or {}).items()}
+    paths = sorted(f.path for f in changes.files)
+    intents = {path: per_file.get(path) for path in paths} if per_file is not None else None
+    if intents is not None and all(i == intent_id for i in intents.values()):
+        intents = None  # every file serves the commit's intent: nothing to say per file
     for changed in sorted(changes.files, key=lambda f: f.path):
+        related = intent_related(intents[changed.path] if intents is not None else intent_id)
         labels = (authors or {}).get(changed.path)
         if labels is not None and changed.kind == "text" and changed.new_data is not None and changed.added_lines:
             files_json.append({"path": changed.path,
@@ -390,7 +480,10 @@ def build_record(
             meta["content"] = changed.kind
         if changed.old_path and changed.old_path != changed.path:
             meta["renamed_from"] = changed.old_path
-    meta_out: dict[str, Any] = {"intent_id": intent_id}
+    meta_out: dict[str, Any] = {"intent_id": intent_id,
+                                "intent_source": intent_source if (intent_id or intents) else None}
+    if intents is not None:
+        meta_out["intents"] = intents
     meta_out.update(extra_metadata or {})
     meta_out["files"] = {path: meta for path, meta in sorted(files_meta.items()) if meta}
     meta_out["deleted"] = sorted(path for path, _ in changes.deleted)
@@ -403,3 +496,42 @@ def build_record(
         "files": files_json,
         "metadata": {GITAI_KEY: meta_out},
     }
+
+
+def least_declared(sources: list[str | None]) -> str | None:
+    """Of several intent sources, the one that claims least (a record mixing a declaration and an
+    inference says `scope`): a carried record never sounds surer than its least sure line."""
+    known = [s for s in sources if s in INTENT_SOURCES]
+    return max(known, key=INTENT_SOURCES.index) if known else None
+
+
+def with_conversations(
+    record: Record,
+    conversations: dict[str, list[Conversation]],
+    intent_source: str | None,
+    extra_metadata: dict[str, Any],
+) -> Record:
+    """`record` with each listed file's conversations replaced (a carried record: per line, the
+    intent and contributor of the commit that wrote it). A file's intent is the one all its
+    conversations name (else null); the commit's the one intent any line serves (else null)."""
+    per_file: dict[str, str | None] = {}
+    owners: set[str] = set()
+    for entry in record["files"]:
+        talks = conversations.get(entry["path"])
+        if talks is None:
+            continue
+        entry["conversations"] = talks
+        named = {conversation_intent(c) for c in talks if c.get("ranges")}
+        unnamed = None in named
+        named.discard(None)
+        owners |= named  # type: ignore[arg-type]
+        per_file[entry["path"]] = next(iter(named)) if len(named) == 1 and not unnamed else None
+    meta = record["metadata"][GITAI_KEY]
+    intent_id = owners.pop() if len(owners) == 1 else None
+    meta["intent_id"] = intent_id
+    meta.pop("intents", None)
+    if any(i != intent_id for i in per_file.values()):
+        meta["intents"] = dict(sorted(per_file.items()))
+    meta["intent_source"] = intent_source if (intent_id or any(per_file.values())) else None
+    meta.update(extra_metadata)
+    return record

@@ -13,7 +13,7 @@ import os
 import sys
 from collections.abc import Iterator
 
-from gitai.git.notes import add_note, show_note
+from gitai.git.notes import add_note, list_notes, show_note, write_notes
 from gitai.layout import NOTES_REF, Layout
 from gitai.trace.record import Record, parse_note, revision
 from gitai.util.files import UnsafePathError
@@ -40,6 +40,29 @@ def trace_lock(layout: Layout) -> Iterator[None]:
 
 def note_body(records: list[Record]) -> str:
     return "".join(dumps(r) + "\n" for r in records)
+
+
+def store_records(layout: Layout, records: list[Record]) -> list[Record]:
+    """Attach many records (one per commit) and append them to the ledger, under the trace lock,
+    through one `git fast-import` making one notes commit (a `git notes add` per record costs a
+    process and a notes commit each: backfill of thousands of commits). As `store_record` with
+    `only_if_untraced`: a commit that got a record of its own meanwhile is left out. Returns the
+    records stored."""
+    if not records:
+        return []
+    with trace_lock(layout):
+        noted = {commit for _, commit in list_notes(layout.root, NOTES_REF)}
+        fresh = [r for r in records if revision(r) not in noted
+                 or not any(revision(o) == revision(r) for o in read_note(layout.root, revision(r)))]
+        if not fresh:
+            return []
+        write_notes(layout.root, NOTES_REF, [(revision(r), note_body([r]).encode("utf-8")) for r in fresh])
+        try:
+            layout.ensure_local_dir()
+            append_lines(layout.ledger, [dumps(r) for r in fresh])
+        except UnsafePathError as exc:
+            sys.stderr.write(f"gitai: warning: {exc}; {len(fresh)} records are in their notes only\n")
+    return fresh
 
 
 def store_record(layout: Layout, record: Record, only_if_untraced: bool = False) -> bool:

@@ -24,8 +24,11 @@ from gitai.trace.record import (
     attributed_ranges,
     classification_of,
     file_entries,
+    file_intents,
     file_meta,
+    intent_spans,
     intent_of,
+    intent_source_of,
     is_backfilled,
     own_records,
     parse_note,
@@ -35,9 +38,11 @@ from gitai.util.files import write_atomic
 
 INDEX_NAME = "notes-index.json"
 DEFINITIONS_NAME = "notes-definitions.json"
-VERSION = f"{__version__}/3"  # bump the suffix when summarize() changes
-# {"intent": str|None, "class": str|None, "files": {path: {"class": str, "who": [[type, model_id|None, session|None, lines], ...]}}}
+VERSION = f"{__version__}/4"  # bump the suffix when summarize() changes
 CommitInfo = dict[str, Any]
+"""{"intent": str|None, "source": str|None, "class": str|None, "files": {path: {"class": str, ...}},
+"intents": {path: str|None} (only when the files serve different intents)}; a file's "who":
+[[contributor type, model_id|None, session|None, lines], ...] from its ranges (gitai stats, blame)."""
 
 
 def choose_record(records: list[Record]) -> Record | None:
@@ -75,7 +80,20 @@ def summarize(record: Record) -> tuple[CommitInfo, dict[str, list[dict[str, Any]
             counts[key] = counts.get(key, 0) + max(0, rng["end_line"] - rng["start_line"] + 1)
         if counts:
             files.setdefault(file_entry["path"], {"class": None})["who"] = [[*key, n] for key, n in counts.items()]
-    return {"intent": intent_of(record), "class": classification_of(record), "files": files}, definitions
+    summary: CommitInfo = {"intent": intent_of(record), "source": intent_source_of(record),
+                           "class": classification_of(record), "files": files}
+    intents = file_intents(record)
+    if intents is not None:
+        summary["intents"] = intents
+        for path, spans in intent_spans(record).items():  # a carried file whose lines serve several intents
+            files.setdefault(path, {})["spans"] = spans
+    return summary, definitions
+
+
+def info_intent(info: CommitInfo, path: str) -> str | None:
+    """The intent a summarized commit gives the lines of `path`."""
+    intents = info.get("intents")
+    return intents.get(path) if isinstance(intents, dict) else info.get("intent")
 
 
 def _moved_source_lines(files: dict[str, FileMeta], path: str, definition: DefinitionMeta) -> list[int] | None:

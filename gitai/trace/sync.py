@@ -84,15 +84,20 @@ def _fetch_and_merge(layout: Layout, remote: str, name: str) -> bool:
         lines = [line for line in message.strip().splitlines() if line.strip()]
         first = next((line for line in lines if line.startswith("fatal:")), lines[0] if lines else f"exit {fetch.returncode}")
         raise GitaiError(f"cannot fetch from {remote}: {first}")
+    merge_notes(layout, tracking)
+    return True
+
+
+def merge_notes(layout: Layout, tracking: str) -> None:
+    """Merge fetched notes into refs/notes/gitai (both records kept when both sides annotated a commit)."""
     if not _has_ref(layout, NOTES_REF):
         run_git(["update-ref", NOTES_REF, tracking], layout.root)
     else:
         run_git([*_identity_args(layout), "notes", "--ref", NOTES_REF, "merge", "-q", "-s", "cat_sort_uniq", tracking],
                 layout.root)
-    return True
 
 
-def _append_new_records(layout: Layout) -> int:
+def append_new_records(layout: Layout) -> int:
     known = {record_id(record) for _, record in read_jsonl(layout.ledger).records}
     unique: dict[str, Record] = {}
     for commit_id, records in sorted(all_notes(layout).items()):
@@ -112,10 +117,11 @@ def sync(layout: Layout, remote: str = "origin") -> SyncResult:
     for _ in range(ATTEMPTS):
         with trace_lock(layout):
             fetched = _fetch_and_merge(layout, address, name)
-            received = _append_new_records(layout)
+            received = append_new_records(layout)
         if not _has_ref(layout, NOTES_REF):
             return SyncResult(remote, fetched, received, False)
-        push = git_process(["push", "-q", "--", address, f"{NOTES_REF}:{NOTES_REF}"], layout.root)
+        # --no-verify: the pre-push hook that makes notes travel (gitai.trace.travel) is not run again
+        push = git_process(["push", "-q", "--no-verify", "--", address, f"{NOTES_REF}:{NOTES_REF}"], layout.root)
         if push.returncode == 0:
             return SyncResult(remote, fetched, received, True)
     raise GitaiError(f"could not push {NOTES_REF} to {remote}: the remote kept changing or refused")

@@ -1,0 +1,98 @@
+"""Adopting gitai on a real history: backfill of pallets/click's full history (issue 14).
+
+Clones SOURCE (a local clone or bare copy of https://github.com/pallets/click; nothing is fetched
+here) into a scratch directory, writes an eight-intent catalogue (uncommitted), then measures:
+- `gitai backfill` of every commit: wall and CPU seconds (CPU: gitai and its git children), peak
+  memory, the attribution counts, `.git` and cache sizes before and after (target: < 25 s);
+- as a reference in the same run, `git log -p` over the same history (reads every diff once);
+- the first `blame-intent` in a fresh clone (notes fetched, no line origins kept) on
+  src/click/core.py against `git blame` of the same file (target: <= 2x), and a warm run.
+Usage: .venv/bin/python benchmarks/backfill_click.py [SOURCE]   (default /work/.mirror/pallets+click/repo)
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _common import ENV, median_ms, run, scratch, timed  # noqa: E402
+
+SOURCE = "/work/.mirror/pallets+click/repo"
+FILE = "src/click/core.py"
+CATALOGUE = """\
+active_intents:
+  - {id: CORE, name: Core, status: IN_PROGRESS, owned_scope: ["src/click/core.py", "click/core.py",
+     "src/click/decorators.py", "click/decorators.py", "src/click/parser.py", "click/parser.py"]}
+  - {id: TYPES, name: Types, status: IN_PROGRESS, owned_scope: ["src/click/types.py", "click/types.py"]}
+  - {id: TERM, name: Terminal, status: IN_PROGRESS, owned_scope: ["src/click/termui.py", "click/termui.py",
+     "src/click/_termui_impl.py", "click/_termui_impl.py", "src/click/_compat.py", "click/_compat.py",
+     "src/click/_winconsole.py", "click/_winconsole.py"]}
+  - {id: SHELL, name: Completion, status: IN_PROGRESS, owned_scope: ["src/click/shell_completion.py",
+     "click/_bashcomplete.py", "src/click/_bashcomplete.py"]}
+  - {id: DOCS, name: Docs, status: IN_PROGRESS, owned_scope: ["docs/**", "*.rst", "*.md", "examples/**"]}
+  - {id: TESTS, name: Tests, status: IN_PROGRESS, owned_scope: ["tests/**", "src/click/testing.py", "click/testing.py"]}
+  - {id: UTIL, name: Utilities, status: IN_PROGRESS, owned_scope: ["src/click/utils.py", "click/utils.py",
+     "src/click/exceptions.py", "click/exceptions.py", "src/click/formatting.py", "click/formatting.py",
+     "src/click/globals.py", "click/globals.py", "src/click/__init__.py", "click/__init__.py",
+     "src/click/_textwrap.py", "click/_textwrap.py"]}
+  - {id: BUILD, name: Build, status: IN_PROGRESS, owned_scope: [".github/**", "setup.py", "setup.cfg",
+     "pyproject.toml", "tox.ini", "requirements/**", ".pre-commit-config.yaml", "Makefile", "MANIFEST.in",
+     ".travis.yml", "*.txt", ".gitignore", ".readthedocs.yaml", ".editorconfig", ".flake8"]}
+"""
+
+
+def size_mb(path: Path) -> float:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) / 1024 / 1024 if path.exists() else 0.0
+
+
+def main() -> None:
+    source = sys.argv[1] if len(sys.argv) > 1 else SOURCE
+    for tmp in scratch():
+        repo = tmp / "click"
+        run(["git", "clone", "-q", source, str(repo)], tmp)
+        run(["gitai", "init", "--no-hooks"], repo)
+        (repo / ".orchestration" / "active_intents.yaml").write_text(CATALOGUE)
+        commits = int(run(["git", "rev-list", "--count", "HEAD"], repo).stdout)
+        git_before = size_mb(repo / ".git")
+        reference = timed(lambda: run(["git", "log", "-p", "--no-color", "--format=%H"], repo))
+
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        proc = subprocess.run(["/usr/bin/time", "-f", "%M", "gitai", "backfill", "--json"], cwd=repo, env=ENV,
+                              capture_output=True, check=True)
+        wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        peak = int(proc.stderr.decode().strip().splitlines()[-1]) / 1024
+        result = json.loads(proc.stdout)
+        state = repo / ".git" / "gitai"
+        print(f"click: {commits} commits; backfill {wall:.1f} s wall, {cpu:.1f} s CPU, peak {peak:.0f} MB "
+              f"(git log -p over the same history: {reference:.1f} s; backfill / git log -p = {wall / reference:.1f})")
+        print(f"  intent from: {result['intent_from']}, {result['several_intents']} commits span several intents")
+        print(f"  .git {git_before:.0f} MB -> {size_mb(repo / '.git'):.0f} MB; caches: origins "
+              f"{size_mb(state / 'origins-v1'):.1f} MB, syntax {size_mb(state / 'syntax-v1'):.1f} MB, "
+              f"notes objects packed by fast-import")
+
+        fresh = tmp / "fresh"
+        run(["git", "clone", "-q", str(repo), str(fresh)], tmp)
+        run(["git", "fetch", "-q", "origin", "refs/notes/gitai:refs/notes/gitai"], fresh)
+        first = timed(lambda: run(["gitai", "blame-intent", "--rev", "HEAD", FILE, "--json"], fresh))
+        warm = median_ms([timed(lambda: run(["gitai", "blame-intent", "--rev", "HEAD", FILE, "--json"], fresh))
+                          for _ in range(3)])
+        blame = median_ms([timed(lambda: run(["git", "blame", "--porcelain", "HEAD", "--", FILE], fresh))
+                           for _ in range(3)])
+        print(f"  blame-intent {FILE} in a fresh clone: first {first * 1000:.0f} ms, warm {warm:.0f} ms; "
+              f"git blame {blame:.0f} ms (first/git {first * 1000 / blame:.2f}, warm/git {warm / blame:.2f})")
+        rows = json.loads(run(["gitai", "blame-intent", "--rev", "HEAD", FILE, "--json"], fresh).stdout)
+        attributed = sum(1 for r in rows if r["intent_id"])
+        print(f"  {FILE}: {attributed} of {len(rows)} lines have an intent "
+              f"({sum(1 for r in rows if r['intent_source'] == 'scope')} inferred)")
+
+
+if __name__ == "__main__":
+    main()

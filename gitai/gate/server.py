@@ -1,0 +1,104 @@
+"""The server-side gate: a pre-receive hook in a bare repository (`gitai hooks install --server`).
+
+Every pushed branch is checked like `gitai check --range`: each commit new to the repository
+against the intent of its `Intent:` trailer. The scopes are the catalogue of the branch as it
+was before the push (for a new branch: the default branch's), never the pushed one, so a push
+cannot widen its own scope: a scope change is pushed (and reviewed) first. A repository with no
+catalogue yet accepts everything (the team's first push brings it). Lean: no repository layout
+(a bare repository has no work tree), no pygit2.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+
+from gitai.errors import EXIT_OK, EXIT_PROBLEM
+from gitai.gate.check import CheckResult, check_commits
+from gitai.gate.policy import Policy, compile_policy
+from gitai.git.runner import git_process, run_git
+from gitai.layout import CATALOGUE, INTENTIGNORE, ORCHESTRATION
+from gitai.util.text import display_path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TextIO
+
+ZERO = "0" * 40
+
+
+def _blob(root: str, commit: str, path: str) -> bytes | None:
+    proc = git_process(["cat-file", "blob", f"{commit}:{path}"], root)
+    return proc.stdout if proc.returncode == 0 else None
+
+
+def policy_at(root: str, commit: str) -> Policy | None:
+    """The scopes as `commit` has them (None: it has no catalogue)."""
+    catalogue = _blob(root, commit, f"{ORCHESTRATION}/{CATALOGUE}")
+    if catalogue is None:
+        return None
+    ignore = _blob(root, commit, f"{ORCHESTRATION}/{INTENTIGNORE}")
+    with tempfile.TemporaryDirectory(prefix="gitai-gate-") as scratch:
+        path = os.path.join(scratch, CATALOGUE)
+        with open(path, "wb") as handle:
+            handle.write(catalogue)
+        intents, ignored, _agent_policy = compile_policy(path, None, ignore, f"{commit[:12]}:{ORCHESTRATION}/{INTENTIGNORE}")
+    return Policy(intents, ignored)
+
+
+def _base_of(root: str, old: str) -> str | None:
+    """The commit whose catalogue rules a push: the branch before it, else the default branch."""
+    if old.strip("0"):
+        return old
+    head = git_process(["rev-parse", "-q", "--verify", "HEAD^{commit}"], root)
+    return head.stdout.decode().strip() or None
+
+
+def check_push(root: str, updates: list[tuple[str, str, str]]) -> list[tuple[str, CheckResult]]:
+    """(ref, result) per pushed branch that has commits new to the repository."""
+    results = []
+    for old, new, ref in updates:
+        if not ref.startswith("refs/heads/") or not new.strip("0"):
+            continue  # tags, notes (refs/notes/gitai), deletions
+        base = _base_of(root, old)
+        policy = policy_at(root, base) if base else None
+        if policy is None:
+            continue  # no catalogue yet: nothing to check against
+        commits = run_git(["rev-list", "--reverse", "--topo-order", "--parents", new, "--not", "--all"],
+                          root).decode().splitlines()
+        if commits:
+            results.append((ref, check_commits(root, policy, commits)))
+    return results
+
+
+def refusal_message(results: list[tuple[str, CheckResult]]) -> str:
+    """What the pusher needs to correct the push, in the words of the pre-commit gate."""
+    violations = [(ref, v) for ref, result in results for v in result.violations]
+    commits = {v.commit for _, v in violations}
+    lines = [f"gitai: push refused: {len(commits)} commit{'s' if len(commits) > 1 else ''} outside the scope of "
+             "the intent named by their Intent: trailer:"]
+    width = max(len(display_path(v.path)) for _, v in violations)
+    for ref, v in violations:
+        owners = ", ".join(v.owners) if v.owners else "no intent (add it to an owned_scope or .intentignore)"
+        said = {"no_intent_trailer": "no Intent: trailer", "unknown_intent": f"unknown intent {v.intent_id}",
+                "out_of_scope": f"Intent: {v.intent_id}"}.get(v.reason, v.reason)
+        lines.append(f"  {(v.commit or '')[:12]} {ref.removeprefix('refs/heads/')}: {display_path(v.path):<{width}}"
+                     f"  owned by: {owners}  ({said})")
+    owning = sorted({o for _, v in violations for o in v.owners})
+    lines += ["How to fix (then push again):",
+              "  give each commit the intent that owns its paths: git rebase -i, reword, Intent: "
+              + (" or ".join(owning) if owning else "INT-ID"),
+              "  or split a commit that spans intents, one commit per intent (gitai select INT-ID before each)",
+              "  or widen the scope: push a change to owned_scope in .orchestration/active_intents.yaml first",
+              "  see: gitai check --range <remote branch>..HEAD"]
+    return "\n".join(lines) + "\n"
+
+
+def run_pre_receive(root: str, stdin: str, out: TextIO = sys.stderr) -> int:
+    updates = [tuple(line.split()[:3]) for line in stdin.splitlines() if len(line.split()) >= 3]
+    results = [(ref, r) for ref, r in check_push(root, updates) if not r.ok]  # type: ignore[arg-type]
+    if not results:
+        return EXIT_OK
+    out.write(refusal_message(results))
+    return EXIT_PROBLEM
