@@ -73,11 +73,11 @@ class CheckResult:
         return data
 
 
-def _scopes_at(layout: Layout, revision: str) -> dict[str, list[str]]:
+def _scopes_at(root: str, revision: str) -> dict[str, list[str]]:
     """Each intent's owned_scope in the catalogue at `revision` (`:` for the index); {} when absent or unreadable."""
     import yaml
 
-    proc = git_process(["show", f"{revision}:{CATALOGUE_PATH}"], layout.root)
+    proc = git_process(["show", f"{revision}:{CATALOGUE_PATH}"], root)
     if proc.returncode != 0:
         return {}
     try:
@@ -93,10 +93,10 @@ def _scopes_at(layout: Layout, revision: str) -> dict[str, list[str]]:
     return scopes
 
 
-def scope_changes(layout: Layout, before: str | None, after: str) -> dict[str, tuple[list[str], list[str]]]:
+def scope_changes(root: str, before: str | None, after: str) -> dict[str, tuple[list[str], list[str]]]:
     """Intents whose owned_scope differs between two catalogue versions: id -> (before, after)."""
-    old = _scopes_at(layout, before) if before else {}
-    new = _scopes_at(layout, after)
+    old = _scopes_at(root, before) if before else {}
+    new = _scopes_at(root, after)
     return {i: (old.get(i, []), new.get(i, [])) for i in dict.fromkeys([*old, *new]) if old.get(i) != new.get(i)}
 
 
@@ -170,7 +170,7 @@ def check_commits(root: str, policy: Policy, commits: list[str], intent_override
         paths = _changed_paths(root, sha, parents)
         intent_id = intent_override or trailers.get(sha)
         if CATALOGUE_PATH in paths:
-            for changed, (old, new) in scope_changes(layout, parents[0] if parents else None, sha).items():
+            for changed, (old, new) in scope_changes(root, parents[0] if parents else None, sha).items():
                 result.scope_changes.append({"commit": sha, "intent_id": changed, "before": old, "after": new,
                                              "committed_under": trailers.get(sha)})
                 if changed == intent_id and old:  # an existing intent's scope, changed under itself

@@ -64,7 +64,7 @@ def _scope_self_change(layout: Layout) -> str | None:
     active = active_intent(layout)
     if active is None:
         return None
-    changes = scope_changes(layout, "HEAD", "")
+    changes = scope_changes(layout.root, "HEAD", "")
     if active.id not in changes:
         return None
     before, after = changes[active.id]
