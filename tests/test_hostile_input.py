@@ -124,7 +124,8 @@ COMMANDS = [["init"], ["hooks", "install"], ["hooks", "status"], ["hooks", "unin
             ["carry", "HEAD~1..HEAD", "--to", "HEAD"], ["ci", "github"], ["gc"],
             ["agents", "install"], ["agents", "status"], ["agents", "uninstall"], ["owners", "src/x"],
             ["intent", "show", "INT-001"], ["context"], ["lesson", "x"], ["approve", "INT-001"], ["done", "INT-001"],
-            ["block", "INT-001", "--reason", "x"]]
+            ["block", "INT-001", "--reason", "x"],
+            ["stats"]]
 
 BAD_ARGUMENTS = [
     *[[*command, "--no-such-option"] for command in COMMANDS],
@@ -135,6 +136,7 @@ BAD_ARGUMENTS = [
     ["check", "--range", "HEAD~1..HEAD", "src/x"],
     ["show", "HEAD~1..HEAD"], ["show", ""], ["show", "nope"], ["show", "HEAD...HEAD~1"], ["show", "--", "--upload-pack=x"],
     ["log", "NOPE"], ["log", "INT\n9"],
+    ["stats", "nope"], ["stats", "x..y"], ["stats", "--by", "nope"], ["stats", "--", "--output=/tmp/x"], ["stats", ""],
     ["backfill", "--range", ""], ["backfill", "--range", "x..y"], ["backfill", "--all", "--range", "HEAD"],
     ["backfill", "--range", "--", "-x"],
     ["blame-intent", ".git/config"], ["blame-intent", "../outside.txt"], ["blame-intent", "no/such/file"],
