@@ -134,4 +134,26 @@ printf '$ (agent) Bash: rm -rf src\n'
 agent Bash '{"command":"rm -rf src"}'
 show gitai lesson "JWT helpers live in src/auth/jwt.py" --intent INT-001
 show gitai context
+
+step "Line-level provenance: the agent writes, a person edits, gitai stats splits the lines"
+agent_wrote() {  # FILE: the PostToolUse of a Write: gitai checkpoints the agent's version of FILE
+  printf '%s' "{\"hook_event_name\":\"PostToolUse\",\"session_id\":\"demo\",\"cwd\":\"$PWD\",\"model\":\"claude-sonnet-4-5\",\"tool_name\":\"Write\",\"tool_input\":{\"file_path\":\"$PWD/$1\"},\"tool_response\":{\"success\":true}}" \
+    | gitai hook claude-code >/dev/null
+}
+printf '$ (agent) Write src/auth/jwt.py   -- 20 lines
+'
+python3 -c 'print("\n".join(f"CLAIM_{i} = \"claim-{i}\"" for i in range(20)))' > src/auth/jwt.py
+agent_wrote src/auth/jwt.py
+printf '$ (person) edits 2 of those lines and adds 3
+'
+python3 - <<'PY'
+lines = open("src/auth/jwt.py").read().splitlines()
+lines[0] = 'CLAIM_0 = "subject"'; lines[1] = 'CLAIM_1 = "issuer"'
+lines += ["", "def claims():", "    return [v for k, v in globals().items() if k.startswith('CLAIM_')]"]
+open("src/auth/jwt.py", "w").write("\n".join(lines) + "\n")
+PY
+git add src/auth/jwt.py && git commit -qm "JWT claims (agent, reviewed)"
+show gitai stats HEAD --by contributor
+show gitai stats --by model
+show gitai blame-intent -L 1,3 src/auth/jwt.py
 printf '\nThe tour ran in %s (removed on exit).\n' "$scratch"

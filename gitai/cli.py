@@ -37,6 +37,7 @@ from gitai.commands.owners import owners
 from gitai.commands.report import report_cmd
 from gitai.commands.select import clear, select
 from gitai.commands.show import show
+from gitai.commands.stats import stats_cmd
 from gitai.commands.status import status
 from gitai.commands.sync import sync
 from gitai.commands.trace import trace
@@ -60,7 +61,7 @@ def cli() -> None:
 
 for _command in (init, hooks, intents, select, clear, status, check, show, log_cmd, backfill, trace, sync, classify_cmd,
                  map_cmd, blame_intent_cmd, carry_cmd, ci_cmd, gc_cmd, help_cmd, agents, hook, owners, intent,
-                 context, lesson, approve, done, block, export_cmd, report_cmd):
+                 context, lesson, approve, done, block, stats_cmd, export_cmd, report_cmd):
     cli.add_command(_command)
 
 

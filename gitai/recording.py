@@ -3,6 +3,7 @@ files' line origins. The one module (with backfill) that drives both the trace a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from gitai.blame.maintain import extend_origins
@@ -12,7 +13,8 @@ from gitai.git.trailers import commit_intent
 from gitai.layout import Layout
 from gitai.trace.changes import CommitChanges, commit_changes
 from gitai.trace.classify_commit import classify
-from gitai.trace.record import INFERRED, Contributor, Record, build_record, revision
+from gitai.trace.attribution import ATTRIBUTION_CARRIED, ATTRIBUTION_CHECKPOINTS, ATTRIBUTION_ENV, HUMAN, Labels, LineAuthor
+from gitai.trace.record import INFERRED, Contributor, Record, attributed_ranges, build_record, file_entries, revision
 from gitai.trace.store import store_record, store_records
 
 
@@ -25,11 +27,13 @@ def make_record(
     cache_dir: str | None = None,
     intent_source: str | None = None,
     per_file: dict[str, str | None] | None = None,
+    authors: dict[str, Labels] | None = None,
 ) -> Record:
-    """The one place a record is assembled from a commit's changes (`cache_dir`: see `classify`)."""
+    """The one place a record is assembled from a commit's changes (`cache_dir`: see `classify`;
+    `authors`: each line's author per path, see gitai/trace/attribution.py)."""
     commit_class, file_metadata = classify(changes, cache_dir)
     extra = {"classification": commit_class, **(extra_metadata or {})}
-    return build_record(commit, changes, intent_id, contributor, extra, file_metadata, intent_source, per_file)
+    return build_record(commit, changes, intent_id, contributor, extra, file_metadata, intent_source, per_file, authors)
 
 
 def record_commit(
@@ -42,13 +46,14 @@ def record_commit(
     extra_metadata: dict[str, Any] | None = None,
     intent_source: str | None = None,
     per_file: dict[str, str | None] | None = None,
+    authors: dict[str, Labels] | None = None,
     only_if_untraced: bool = False,
 ) -> Record | None:
     """Build and store the commit's record (note and ledger line), then extend its files' line origins.
     With `only_if_untraced`: None, and nothing stored, when the commit has a record of its own by then."""
     extra_metadata = _verified(layout, intent_id, intent_source, changes, extra_metadata)
     record = make_record(commit, changes, intent_id, contributor, extra_metadata, layout.shared_state_dir,
-                         intent_source, per_file)
+                         intent_source, per_file, authors)
     if not store_record(layout, record, only_if_untraced):
         return None
     extend_origins(layout, commit, parents, changes, record)
@@ -129,12 +134,129 @@ def trace_commit(
     contributor: Contributor,
     extra_metadata: dict[str, Any] | None = None,
     fallback_source: str = "active",
+    old_records: list[Record] | None = None,
+    use_checkpoints: bool = True,
 ) -> Record | None:
     """Trace `commit`; its intent is the `Intent:` trailer (source `trailer`), else `fallback_intent`
-    (may be None) with `fallback_source` (the worktree's selection: `active`)."""
+    (may be None) with `fallback_source` (the worktree's selection: `active`). Its lines' authors come from the agents' checkpoints (`use_checkpoints`: work of this worktree,
+    not a replay) and, for a rewritten commit, from the `old_records` by line content."""
     parents = commit_parents(reader, commit)
     changes = commit_changes(layout.root, reader, commit, parents)
     trailer = commit_intent(layout.root, commit)
     intent_id, source = (trailer, "trailer") if trailer else (fallback_intent, fallback_source)
-    return record_commit(layout, commit, parents, changes, intent_id, contributor, extra_metadata,
-                         source if intent_id else None)
+    authors = checkpoint_authors(layout, reader, changes) if use_checkpoints else {}
+    attribution = ATTRIBUTION_CHECKPOINTS if authors else ATTRIBUTION_ENV
+    if old_records:
+        carried = carried_authors(reader, changes, old_records)
+        if carried:
+            authors = {path: _merge(authors.get(path), labels) for path, labels in carried.items()} | {
+                path: labels for path, labels in authors.items() if path not in carried}
+            attribution = ATTRIBUTION_CARRIED if attribution == ATTRIBUTION_ENV else attribution
+    extra = {**(extra_metadata or {}), "attribution": attribution}
+    record = record_commit(layout, commit, parents, changes, intent_id, contributor, extra,
+                           source if intent_id else None, authors=authors or None)
+    if use_checkpoints and record is not None:
+        settle_checkpoints(layout, changes)
+    return record
+
+
+def _reader_blob(reader: ObjectReader) -> Callable[[str], bytes | None]:
+    def read(oid: str) -> bytes | None:
+        try:
+            return reader.read(oid)
+        except KeyError:
+            return None
+    return read
+
+
+def checkpoint_authors(layout: Layout, reader: ObjectReader, changes: CommitChanges) -> dict[str, Labels]:
+    """Per changed text file with live agent checkpoints: each committed line's author."""
+    from gitai.agents.checkpoints import has_checkpoints, read_checkpoints
+
+    if not has_checkpoints(layout):
+        return {}
+    from gitai.trace.attribution import attribute_file
+
+    transcripts: bool | None = None
+    authors: dict[str, Labels] = {}
+    for changed in changes.files:
+        if changed.kind != "text" or changed.new_data is None or not changed.added_lines:
+            continue
+        found = read_checkpoints(layout, changed.path)
+        if changed.old_path and changed.old_path != changed.path:
+            found = sorted(read_checkpoints(layout, changed.old_path) + found, key=lambda c: float(c["time"]))
+        if not found:
+            continue
+        if transcripts is None:
+            transcripts = _transcripts_opted_in(layout)
+        authors[changed.path] = attribute_file(changed.path, changed.old_data, changed.new_data, found,
+                                               _reader_blob(reader), transcripts)
+    return authors
+
+
+def _transcripts_opted_in(layout: Layout) -> bool:
+    """`git config gitai.recordTranscriptPath true`: records name the session's transcript file."""
+    from gitai.git.runner import run_git
+
+    value = run_git(["config", "--bool", "gitai.recordTranscriptPath"], layout.root, check=False)
+    return value.strip() == b"true"
+
+
+def settle_checkpoints(layout: Layout, changes: CommitChanges) -> None:
+    """A file's checkpoints are done with once its agent version or its working-tree content is
+    committed; what is left (a partial `git add -p`) waits for the next commit."""
+    import os
+
+    from gitai.agents.checkpoints import drop, has_checkpoints, prune_stale, read_checkpoints
+
+    if not has_checkpoints(layout):
+        return
+    for changed in changes.files:
+        for path in {changed.path, changed.old_path or changed.path}:
+            found = read_checkpoints(layout, path)
+            if not found:
+                continue
+            done = found[-1]["blob"] == changed.new_oid
+            if not done:
+                try:
+                    with open(os.path.join(layout.root, changed.path), "rb") as handle:
+                        done = handle.read() == changed.new_data
+                except OSError:
+                    done = False
+            if done:
+                drop(layout, path)
+    prune_stale(layout)
+
+
+def carried_authors(reader: ObjectReader, changes: CommitChanges, old_records: list[Record]) -> dict[str, Labels]:
+    """Each line's author from the records of the commits this one rewrote, by the line's content
+    (at the old revision): a rebase, squash or amend keeps who wrote what."""
+    from gitai.trace.attribution import carry_labels, line_key
+    from gitai.util.lines import split_lines
+
+    known: dict[str, LineAuthor] = {}
+    for record in old_records:
+        old = revision(record)
+        for entry in file_entries(record):
+            try:
+                lines = split_lines(reader.read(f"{old}:{entry['path']}"))
+            except KeyError:
+                continue
+            for rng, contributor, session in attributed_ranges(entry):
+                author = LineAuthor(str(contributor.get("type", "unknown")), contributor.get("model_id"), session)
+                for line in lines[rng["start_line"] - 1: rng["end_line"]]:
+                    known[line_key(line)] = author
+    if not known:
+        return {}
+    carried: dict[str, Labels] = {}
+    for changed in changes.files:
+        if changed.kind == "text" and changed.new_data is not None and changed.added_lines:
+            carried[changed.path] = carry_labels(split_lines(changed.new_data), known)
+    return carried
+
+
+def _merge(from_checkpoints: Labels | None, carried: Labels) -> Labels:
+    """A checkpoint's agent label wins; a line no checkpoint gave an agent keeps its old author."""
+    if from_checkpoints is None:
+        return carried
+    return [c if c is not None and c != HUMAN else (k or c) for c, k in zip(from_checkpoints, carried)]

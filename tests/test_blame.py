@@ -70,10 +70,11 @@ def intents(rows: list[dict]) -> list[str | None]:
 def test_two_intents_then_reformat_is_looked_through(history: Path) -> None:
     rows = blame(history, "src/auth.py")
     assert intents(rows) == ["A"] * 8 + ["B"] * 4
-    assert set(rows[0]) == {"line", "intent_id", "intent_source", "commit", "classification", "content"}
+    assert set(rows[0]) == {"line", "intent_id", "intent_source", "commit", "classification", "contributor", "content"}
     assert rows[0] == {"line": 1, "intent_id": "A", "intent_source": "trailer",
                        "commit": git(history, "rev-parse", "HEAD~1").stdout.strip(),
-                       "classification": "INTENT_EVOLUTION", "content": "def login(user):"}
+                       "classification": "INTENT_EVOLUTION", "contributor": {"type": "human", "model_id": None, "session": None},
+                       "content": "def login(user):"}
     write(history, "src/auth.py", REFORMATTED + "\n\ndef charge( user ):\n    return bill( user, 10 )\n")
     commit(history, "C reformats", env={"GITAI_INTENT": "C"})
     reformat = gitai_json(history, "show")[0]
@@ -125,9 +126,9 @@ def test_uncommitted_lines_get_the_active_intent(history: Path) -> None:
     write(history, "src/auth.py", (history / "src/auth.py").read_text() + "PENDING = True\n")
     rows = blame(history, "src/auth.py")
     assert rows[-1] == {"line": 13, "intent_id": "C", "intent_source": "active", "commit": None,
-                        "classification": None, "content": "PENDING = True"}
+                        "classification": None, "contributor": None, "content": "PENDING = True"}
     human = gitai(history, "blame-intent", "src/auth.py").stdout.splitlines()
-    assert human[-1].split()[:3] == ["C", "uncommit", "13)"]
+    assert human[-1].split()[:4] == ["C", "uncommit", "-", "13)"]  # "-": no contributor yet
     assert "\x1b[" not in "".join(human)  # no colour when not on a terminal
     summary = {(r["intent_id"], r["uncommitted"]): r["lines"] for r in gitai_json(history, "blame-intent", "src/auth.py", "--summary")}
     assert summary == {("A", False): 8, ("B", False): 4, ("C", True): 1}

@@ -124,7 +124,8 @@ COMMANDS = [["init"], ["hooks", "install"], ["hooks", "status"], ["hooks", "unin
             ["carry", "HEAD~1..HEAD", "--to", "HEAD"], ["ci", "github"], ["gc"],
             ["agents", "install"], ["agents", "status"], ["agents", "uninstall"], ["owners", "src/x"],
             ["intent", "show", "INT-001"], ["context"], ["lesson", "x"], ["approve", "INT-001"], ["done", "INT-001"],
-            ["block", "INT-001", "--reason", "x"], ["export", "-o", "t.sqlite"], ["report"]]
+            ["block", "INT-001", "--reason", "x"],
+            ["stats"], ["export", "-o", "t.sqlite"], ["report"]]
 
 BAD_ARGUMENTS = [
     *[[*command, "--no-such-option"] for command in COMMANDS],
@@ -138,6 +139,7 @@ BAD_ARGUMENTS = [
     ["map", "--format", "svg"],
     ["export", "-o", "."], ["export", "--format", "xml", "-o", "t.x"], ["export"],
     ["report", "--range", "nope..HEAD"], ["report", "--range", ""], ["report", "-o", "."],
+    ["stats", "nope"], ["stats", "x..y"], ["stats", "--by", "nope"], ["stats", "--", "--output=/tmp/x"], ["stats", ""],
     ["backfill", "--range", ""], ["backfill", "--range", "x..y"], ["backfill", "--all", "--range", "HEAD"],
     ["backfill", "--range", "--", "-x"],
     ["blame-intent", ".git/config"], ["blame-intent", "../outside.txt"], ["blame-intent", "no/such/file"],

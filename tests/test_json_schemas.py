@@ -90,6 +90,7 @@ def test_every_command_output_matches_its_schema(traced: Path) -> None:
                   gitai_json(repo, "check", "docs/x.md", "--intent", "INT-001", code=1)],
         "show": [gitai_json(repo, "show", head)],
         "log": [gitai_json(repo, "log"), gitai_json(repo, "log", "--no-merges", "--limit", "1", "--path", "src")],
+        "stats": [gitai_json(repo, "stats"), gitai_json(repo, "stats", "HEAD", "--by", "model")],
         "backfill": [gitai_json(repo, "backfill")],
         "trace-verify": [gitai_json(repo, "trace", "verify")],
         "trace-rebuild": [gitai_json(repo, "trace", "rebuild")],

@@ -1,10 +1,9 @@
 """After an agent wrote files: the one place that handles the after-write event.
 
-Extension point (issue 12, line-level provenance): `on_after_write` receives the normalized event
-(`event.host`, `event.session_id`, `event.model`, `event.paths` absolute, `event.transcript_path`,
-`event.tool`, `event.tool_input`, `event.raw`) and the session (its `intent`); a checkpoint of the
-written lines belongs here, after the fingerprints are remembered. It must stay fast and never raise
-into the host: the caller logs an exception and lets the (already done) write stand.
+It remembers each file's fingerprint (the stale-write lock) and records a checkpoint of each
+written file (gitai/agents/checkpoints.py): the source of line-level provenance at commit time.
+It must stay fast and never raise into the host: the caller logs an exception and lets the
+(already done) write stand.
 """
 
 from __future__ import annotations
@@ -36,5 +35,25 @@ def remember_seen(layout: Layout, session: Session, paths: list[str]) -> list[st
 
 
 def on_after_write(layout: Layout, event: AgentEvent, session: Session) -> None:
-    """An agent's write happened: the session now knows these files' content."""
-    remember_seen(layout, session, event.paths)
+    """An agent's write happened: the session now knows these files' content, and each file's
+    content is checkpointed as the agent's version."""
+    from gitai.agents.checkpoints import record_checkpoint
+
+    files = session.files()
+    written = session.data.get("written")
+    if not isinstance(written, dict):
+        written = session.data["written"] = {}
+    before = {rel: files.get(rel) for rel in (repo_relative(layout, p) for p in event.paths) if rel}
+    model = event.model or session.data.get("model")
+    intent_id = session.intent
+    if intent_id is None:
+        from gitai.agents.hook_entry import session_intent
+
+        intent_id = session_intent(layout, session)
+    for rel in remember_seen(layout, session, event.paths):
+        if rel.startswith(".git/") or rel.startswith(".orchestration/"):
+            continue
+        unchanged = before.get(rel) is not None and before.get(rel) == written.get(rel)
+        record_checkpoint(layout, rel, event.host, session.key, model if isinstance(model, str) else None,
+                          intent_id, event.transcript_path, unchanged)
+        written[rel] = files[rel]

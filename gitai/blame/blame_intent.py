@@ -32,7 +32,7 @@ UNCOMMITTED = "0" * 40
 class BlameLine:
     """One line's attribution (`to_json` is the contract's `blame-intent --json` item)."""
 
-    __slots__ = ("line", "content", "commit", "intent_id", "classification", "intent_source")
+    __slots__ = ("line", "content", "commit", "intent_id", "classification", "intent_source", "contributor")
 
     def __init__(self, line: int, content: str, commit: str | None, intent_id: str | None,
                  classification: str | None, intent_source: str | None = None) -> None:
@@ -42,6 +42,8 @@ class BlameLine:
         self.intent_id = intent_id
         self.classification = classification
         self.intent_source = intent_source if intent_id else None  # trailer | session | active | scope
+        # {"type", "model_id", "session"} from the commit's record; None: uncommitted or untraced
+        self.contributor: dict[str, Any] | None = None
 
     @property
     def inferred(self) -> bool:
@@ -49,7 +51,8 @@ class BlameLine:
 
     def to_json(self) -> dict[str, Any]:
         return {"line": self.line, "intent_id": self.intent_id, "intent_source": self.intent_source,
-                "commit": self.commit, "classification": self.classification, "content": self.content}
+                "commit": self.commit, "classification": self.classification, "contributor": self.contributor,
+                "content": self.content}
 
 
 def _file_content(layout: Layout, path: str, rev: str | None) -> bytes:
@@ -142,7 +145,60 @@ def blame_intent(layout: Layout, path: str, rev: str | None = None, line_range: 
         if info:
             classification = info["files"].get(origin_path, {}).get("class") or info.get("class")
         result.append(BlameLine(number, text, origin_commit, intent, classification, source))
+    _add_contributors(layout, result, origins, commits, text_lines)
     return result
+
+
+def _who(entry: list[Any]) -> dict[str, Any]:
+    kind, model, session = entry[0], entry[1], entry[2]
+    return {"type": kind, "model_id": model, "session": session}
+
+
+def _add_contributors(layout: Layout, result: list[BlameLine], origins: Origins, commits: dict[str, Any],
+                      text_lines: list[bytes]) -> None:
+    """Each committed line's contributor: the one of its origin commit's file when the record has
+    one; when it has several (line-level provenance), by the line's content in that record."""
+    by_content: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
+    for line in result:
+        if line.commit is None:
+            continue
+        origin_commit, origin_path = origins[line.line - 1]
+        info = commits.get(origin_commit)
+        who = info["files"].get(origin_path, {}).get("who", []) if info else []
+        if len(who) == 1:
+            line.contributor = _who(who[0])
+        elif who:
+            key = (origin_commit, origin_path)
+            if key not in by_content:
+                by_content[key] = _contributors_by_content(layout, origin_commit, origin_path)
+            from gitai.trace.attribution import line_key
+
+            line.contributor = by_content[key].get(line_key(text_lines[line.line - 1]))
+
+
+def _contributors_by_content(layout: Layout, commit: str, path: str) -> dict[str, dict[str, Any]]:
+    from gitai.git.notes import show_note
+    from gitai.layout import NOTES_REF
+    from gitai.trace.attribution import line_key
+    from gitai.trace.record import attributed_ranges, file_entries, own_records, parse_note
+    from gitai.util.lines import split_lines
+
+    body = show_note(layout.root, NOTES_REF, commit)
+    proc = git_process(["cat-file", "blob", f"{commit}:{path}"], layout.root)
+    if body is None or proc.returncode != 0:
+        return {}
+    lines = split_lines(proc.stdout)
+    found: dict[str, dict[str, Any]] = {}
+    for record in own_records(parse_note(body), commit)[:1]:
+        for entry in file_entries(record):
+            if entry["path"] != path:
+                continue
+            for rng, contributor, session in attributed_ranges(entry):
+                who = {"type": contributor.get("type", "unknown"), "model_id": contributor.get("model_id"),
+                       "session": session}
+                for text in lines[rng["start_line"] - 1: rng["end_line"]]:
+                    found[line_key(text)] = who
+    return found
 
 
 def _fitted(layout: Layout, path: str, rev: str | None, content: bytes, blob: str, origins: Origins,
@@ -190,13 +246,16 @@ def _text(raw: bytes) -> str:
 
 
 def summarize(lines: list[BlameLine]) -> list[dict[str, Any]]:
-    """Lines and share per intent, with unattributed and uncommitted lines counted apart."""
-    counts: dict[tuple[str | None, bool, bool], int] = {}
+    """Lines and share per intent and contributor type, with unattributed and uncommitted lines
+    counted apart."""
+    counts: dict[tuple[str | None, bool, bool, str | None], int] = {}
     for line in lines:
-        key = (line.intent_id, line.commit is None, line.inferred)
+        kind = line.contributor["type"] if line.contributor else None
+        key = (line.intent_id, line.commit is None, line.inferred, kind)
         counts[key] = counts.get(key, 0) + 1
     total = len(lines) or 1
-    rows = [{"intent_id": intent, "uncommitted": uncommitted, "inferred": inferred, "lines": count,
-             "share": round(count / total, 4)}
-            for (intent, uncommitted, inferred), count in counts.items()]
-    return sorted(rows, key=lambda r: (-r["lines"], str(r["intent_id"]), r["uncommitted"], r["inferred"]))
+    rows = [{"intent_id": intent, "uncommitted": uncommitted, "inferred": inferred, "contributor": kind,
+             "lines": count, "share": round(count / total, 4)}
+            for (intent, uncommitted, inferred, kind), count in counts.items()]
+    return sorted(rows, key=lambda r: (-r["lines"], str(r["intent_id"]), r["uncommitted"], r["inferred"],
+                                       str(r["contributor"])))

@@ -20,7 +20,7 @@ INTENT_COLOURS = ("cyan", "green", "yellow", "magenta", "blue", "bright_cyan", "
 @click.option("-L", "line_range", metavar="START,END", help="Only these lines (1-based, inclusive).")
 @click.option("--rev", metavar="REV", help="Blame the file at REV instead of the working tree.")
 @click.option("--porcelain", is_flag=True, help="Tab-separated: line, intent, commit, classification, text.")
-@click.option("--summary", is_flag=True, help="Lines and share per intent.")
+@click.option("--summary", is_flag=True, help="Lines and share per intent and contributor (ai, mixed, human, unknown).")
 @click.option("--declared-only", is_flag=True, help="Hide intents only inferred by backfill (shown as ~INT-ID).")
 @json_option
 def blame_intent_cmd(file: str, line_range: str | None, rev: str | None, porcelain: bool, summary: bool,
@@ -41,7 +41,7 @@ def blame_intent_cmd(file: str, line_range: str | None, rev: str | None, porcela
                 mark = "~" if row["inferred"] else ""
                 label = (mark + row["intent_id"] if row["intent_id"] else NO_INTENT) + (
                     " (uncommitted)" if row["uncommitted"] else "")
-                click.echo(f"{label:<32} {row['lines']:>7}  {row['share'] * 100:5.1f}%")
+                click.echo(f"{label:<32} {row['contributor'] or '-':<8} {row['lines']:>7}  {row['share'] * 100:5.1f}%")
         return EXIT_OK
     if as_json:
         emit_json([line.to_json() for line in lines])
@@ -53,20 +53,30 @@ def blame_intent_cmd(file: str, line_range: str | None, rev: str | None, porcela
         return EXIT_OK
     colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     width = max((len(_label(line)) for line in lines), default=1)
+    whos = [_who_label(line.contributor) for line in lines]
+    who_width = max((len(w) for w in whos), default=1)
     digits = len(str(lines[-1].line)) if lines else 1
     palette: dict[str, str] = {}
     out: list[str] = []
-    for line in lines:
+    for line, who in zip(lines, whos):
         intent = line.intent_id or NO_INTENT
         cell = f"{_label(line):<{width}}"
         if colour and line.intent_id:
             palette.setdefault(intent, INTENT_COLOURS[len(palette) % len(INTENT_COLOURS)])
             cell = click.style(cell, fg=palette[intent])
         commit = line.commit[:8] if line.commit else "uncommit"
-        out.append(f"{cell} {commit} {line.line:>{digits}}) {line.content}\n")
+        out.append(f"{cell} {commit} {who:<{who_width}} {line.line:>{digits}}) {line.content}\n")
     sys.stdout.write("".join(out))
     return EXIT_OK
 
+
+
+def _who_label(contributor: dict[str, Any] | None) -> str:
+    """`ai:<model>` / `mixed:<model>` / `human` / `unknown`; `-` for an uncommitted or untraced line."""
+    if contributor is None:
+        return "-"
+    model = contributor.get("model_id")
+    return f"{contributor['type']}:{model}" if model else str(contributor["type"])
 
 
 def _label(line: Any) -> str:

@@ -10,6 +10,8 @@ from gitai.git.runner import git_process, verify_commit
 from gitai.layout import Layout
 from gitai.trace.notes_reader import all_notes
 from gitai.trace.record import (
+    attribution_of,
+    conversation_session,
     Range,
     Record,
     classification_of,
@@ -151,6 +153,8 @@ def describe_record(record: Record) -> list[str]:
         types = sorted({c.get("type", "") for c in who} - {""})
         models = sorted({c.get("model_id", "") for c in who} - {""})
         lines.append(f"by:      {', '.join(types)}" + (f" ({', '.join(models)})" if models else ""))
+    if attribution_of(record):
+        lines.append(f"lines:   attributed from {attribution_of(record)}")
     if rewritten_from(record):
         lines.append(f"from:    {', '.join(c[:12] for c in rewritten_from(record))} (rewritten)")
     lines.append(f"record:  {record_id(record)} at {record.get('timestamp', '')}")
@@ -165,6 +169,13 @@ def describe_record(record: Record) -> list[str]:
             tags.insert(0, f"intent {per_file.get(entry['path']) or NO_INTENT}")
         suffix = f"  [{'; '.join(tags)}]" if tags else ""
         lines.append(f"  {display_path(entry['path'])}: {spans or 'no line ranges'}{suffix}")
+        if len(entry["conversations"]) > 1:  # line-level provenance: the ranges of each contributor
+            for conversation in entry["conversations"]:
+                author = conversation.get("contributor", {})
+                label = " ".join(filter(None, [author.get("type", "unknown"), author.get("model_id")]))
+                session = conversation_session(conversation)
+                label += f" session {session}" if session else ""
+                lines.append(f"      {label}: {_spans(conversation.get('ranges', []))}")
         for definition in info.get("definitions", []):
             if definition.get("status") != "unchanged":
                 lines.append(f"      {definition.get('status', ''):<9} {definition.get('kind', '')} {definition.get('name', '')}")

@@ -82,6 +82,7 @@ class GitaiMeta(TypedDict, total=False):
     deleted: list[str]
     backfilled: bool
     rewritten_from: list[str]
+    attribution: str  # checkpoints | env | carried (docs/trace-format.md, "Attribution")
     carried_from: list[str]  # `gitai carry`: the commits whose records this one was built from
     carry: str  # "rebase" (exact) | "squash" (best effort)
     intent_verified: bool  # present (false) only when no scope check covered the intent (amend, revert...)
@@ -264,6 +265,37 @@ def contributors(record: Record) -> list[Contributor]:
     return seen
 
 
+def attribution_of(record: Record) -> str | None:
+    """How the record's contributors were decided: "checkpoints" (per line, from agent hooks),
+    "carried" (from the records of rewritten commits), "env" (per commit), None (older records)."""
+    value = gitai_meta(record).get("attribution")
+    return value if isinstance(value, str) else None
+
+
+SESSION_PREFIX = "gitai:session/"
+
+
+def conversation_session(conversation: Conversation) -> str | None:
+    """The agent session a conversation names (a `related` entry of type "session")."""
+    for related in conversation.get("related", []):
+        if related.get("type") == "session" and str(related.get("url", "")).startswith(SESSION_PREFIX):
+            return str(related["url"])[len(SESSION_PREFIX):]
+    return None
+
+
+def attributed_ranges(entry: FileEntry) -> list[tuple[Range, Contributor, str | None]]:
+    """Every range of a file entry with its contributor (the range's override, else its
+    conversation's, else unknown) and session."""
+    found: list[tuple[Range, Contributor, str | None]] = []
+    for conversation in entry["conversations"]:
+        contributor = conversation.get("contributor") or Contributor(type="unknown")
+        session = conversation_session(conversation)
+        for r in conversation.get("ranges", []):
+            override: Contributor | None = dict(r).get("contributor")  # type: ignore[assignment]
+            found.append((r, override if isinstance(override, dict) else contributor, session))
+    return found
+
+
 def own_records(records: list[Record], commit: str) -> list[Record]:
     """The records describing this very commit (a note copied from a rewritten commit does not count)."""
     return [r for r in records if revision(r) == commit]
@@ -344,13 +376,17 @@ def is_record(value: object) -> bool:
                 return False
             if not isinstance(conversation.get("contributor", {}), dict):
                 return False
+            related = conversation.get("related", [])
+            if not (isinstance(related, list) and all(isinstance(x, dict) for x in related)):
+                return False
     return _is_gitai_meta(meta.get(GITAI_KEY, {}))
 
 
 def _is_gitai_meta(meta: object) -> bool:
     if not isinstance(meta, dict):
         return False
-    if not all(_is_str_or_none(meta.get(key)) for key in ("intent_id", "classification", "intent_source", "carry")):
+    if not all(_is_str_or_none(meta.get(key)) for key in ("intent_id", "classification", "intent_source", "carry",
+                                                          "attribution")):
         return False
     if not all(isinstance(meta.get(key, []), list) and all(isinstance(p, str) for p in meta.get(key, []))
                for key in ("deleted", "rewritten_from", "carried_from")):
@@ -412,6 +448,37 @@ def new_record_id() -> str:
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
+def _author_conversations(changed: ChangedFile, labels: list[Any], fallback: Contributor,
+                          related: list[Related]) -> list[Conversation]:
+    """One conversation per author (contributor, model, session) with the author's ranges;
+    `labels[n - 1]` is line n's `LineAuthor` (gitai/trace/attribution.py), None: `fallback`."""
+    assert changed.new_data is not None
+    lines = split_lines(changed.new_data)
+    by_author: dict[tuple[str, str | None, str | None, str | None], list[int]] = {}
+    for number in changed.added_lines:
+        label = labels[number - 1] if number - 1 < len(labels) else None
+        key = ((fallback.get("type", "unknown"), fallback.get("model_id"), None, None) if label is None
+               else (label.type, label.model_id, label.session, label.transcript))
+        by_author.setdefault(key, []).append(number)
+    conversations: list[Conversation] = []
+    for (kind, model, session, transcript), numbers in sorted(by_author.items(), key=lambda item: item[1][0]):
+        contributor = Contributor(type=kind)
+        if model:
+            contributor["model_id"] = model[:250]
+        session_related: list[Related] = [{"type": "session", "url": SESSION_PREFIX + session}] if session else []
+        conversation: Conversation = {"contributor": contributor, "ranges": [
+            {"start_line": start, "end_line": end, "content_hash": content_hash(lines, start, end)}
+            for start, end in merge_ranges(numbers)]}
+        if related or session_related:
+            conversation["related"] = related + session_related
+        if transcript:
+            from urllib.parse import quote
+
+            conversation["url"] = "file://" + quote(transcript)
+        conversations.append(conversation)
+    return conversations
+
+
 def build_record(
     commit: str,
     changes: CommitChanges,
@@ -421,6 +488,7 @@ def build_record(
     file_metadata: dict[str, dict[str, Any]] | None = None,
     intent_source: str | None = None,
     per_file: dict[str, str | None] | None = None,
+    authors: dict[str, list[Any]] | None = None,
 ) -> Record:
     """The record for `commit` (schema: Agent Trace 0.1.0, strict form). `per_file`: the intent of
     each changed file when they may differ (backfill by scope); then `intent_id` is the commit's one
@@ -432,11 +500,16 @@ def build_record(
     if intents is not None and all(i == intent_id for i in intents.values()):
         intents = None  # every file serves the commit's intent: nothing to say per file
     for changed in sorted(changes.files, key=lambda f: f.path):
-        conversation: Conversation = {"contributor": Contributor(**contributor), "ranges": file_ranges(changed)}
         related = intent_related(intents[changed.path] if intents is not None else intent_id)
-        if related:
-            conversation["related"] = related
-        files_json.append({"path": changed.path, "conversations": [conversation]})
+        labels = (authors or {}).get(changed.path)
+        if labels is not None and changed.kind == "text" and changed.new_data is not None and changed.added_lines:
+            files_json.append({"path": changed.path,
+                               "conversations": _author_conversations(changed, labels, contributor, related)})
+        else:
+            conversation: Conversation = {"contributor": Contributor(**contributor), "ranges": file_ranges(changed)}
+            if related:
+                conversation["related"] = related
+            files_json.append({"path": changed.path, "conversations": [conversation]})
         meta = files_meta.setdefault(changed.path, {})
         if changed.kind != "text":
             meta["content"] = changed.kind

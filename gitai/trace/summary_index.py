@@ -21,7 +21,9 @@ from gitai.trace.record import (
     DefinitionMeta,
     FileMeta,
     Record,
+    attributed_ranges,
     classification_of,
+    file_entries,
     file_intents,
     file_meta,
     intent_spans,
@@ -36,10 +38,11 @@ from gitai.util.files import write_atomic
 
 INDEX_NAME = "notes-index.json"
 DEFINITIONS_NAME = "notes-definitions.json"
-VERSION = f"{__version__}/3"  # bump the suffix when summarize() changes
+VERSION = f"{__version__}/4"  # bump the suffix when summarize() changes
 CommitInfo = dict[str, Any]
 """{"intent": str|None, "source": str|None, "class": str|None, "files": {path: {"class": str, ...}},
-"intents": {path: str|None} (only when the files serve different intents)}"""
+"intents": {path: str|None} (only when the files serve different intents)}; a file's "who":
+[[contributor type, model_id|None, session|None, lines], ...] from its ranges (gitai stats, blame)."""
 
 
 def choose_record(records: list[Record]) -> Record | None:
@@ -70,6 +73,13 @@ def summarize(record: Record) -> tuple[CommitInfo, dict[str, list[dict[str, Any]
                              "moved_from": d.get("moved_from")})
         if defs:
             definitions[path] = defs
+    for file_entry in file_entries(record):
+        counts: dict[tuple[str, str | None, str | None], int] = {}
+        for rng, contributor, session in attributed_ranges(file_entry):
+            key = (str(contributor.get("type", "unknown")), contributor.get("model_id"), session)
+            counts[key] = counts.get(key, 0) + max(0, rng["end_line"] - rng["start_line"] + 1)
+        if counts:
+            files.setdefault(file_entry["path"], {"class": None})["who"] = [[*key, n] for key, n in counts.items()]
     summary: CommitInfo = {"intent": intent_of(record), "source": intent_source_of(record),
                            "class": classification_of(record), "files": files}
     intents = file_intents(record)
