@@ -425,7 +425,7 @@ def test_hash_strings_carry_grammar_and_version() -> None:
     }
     for language, (name, distribution, code) in versions.items():
         parsed = hash_source(language, code)
-        pattern = rf"ts:{name}@{re.escape(importlib.metadata.version(distribution))}:[0-9a-f]{{64}}"
+        pattern = rf"ts2:{name}@{re.escape(importlib.metadata.version(distribution))}:[0-9a-f]{{64}}"
         for value in (parsed.hash, parsed.skeleton_hash, parsed.definitions[0].hash, parsed.definitions[0].tree_hash):
             assert re.fullmatch(pattern, value), value
     # the same code in two grammars never shares a hash
@@ -476,7 +476,7 @@ def test_hash_cache_gives_what_hashing_gives(tmp_path: Path) -> None:
     assert kept
     kept[0].write_text("{not json")
     entry = json.loads(kept[1].read_text())
-    entry["hash"] = "ts:python@0.0.1:" + entry["hash"].rsplit(":", 1)[1]  # made by another grammar version
+    entry["hash"] = "ts2:python@0.0.1:" + entry["hash"].rsplit(":", 1)[1]  # made by another grammar version
     kept[1].write_text(json.dumps(entry))
     for path, old, new, _ in PAIRS:
         language = language_for_path(path)
