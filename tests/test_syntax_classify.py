@@ -347,7 +347,8 @@ def test_non_utf8_bytes() -> None:
 def test_marker_bytes_in_source_do_not_collide() -> None:
     padding = b"#" * 9000 + b"\n"  # NUL after the binary sniff window: parsed (as an error)
     with_nul = padding + b"x = '\x00'\n"
-    assert classify_one("a.py", with_nul, with_nul + b"\n").reason == "parse error in both versions"
+    reason = classify_one("a.py", with_nul, with_nul + b"\n").reason
+    assert reason == "parse error in both versions (old line 2, new line 2)"
     with_marker = b"x = '\x01N12'\n"
     assert hash_source("python", with_marker).hash != hash_source("python", b"x = '\x01\x00N12'\n").hash
     assert classify_one("a.py", with_marker, with_marker.replace(b"x = ", b"x=")).classification == AST
@@ -407,10 +408,10 @@ def test_rename_with_same_normal_form() -> None:
 
 def test_parse_error_reasons() -> None:
     broken = b"def f(:\n    pass\n"
-    assert classify_one("a.py", b"x = 1\n", broken).reason == "parse error in new version"
-    assert classify_one("a.py", broken, b"x = 1\n").reason == "parse error in old version"
+    assert classify_one("a.py", b"x = 1\n", b"x = 1\n" + broken).reason == "parse error in new version (line 2)"
+    assert classify_one("a.py", broken, b"x = 1\n").reason == "parse error in old version (line 1)"
     both = classify_one("a.py", broken, broken)
-    assert (both.classification, both.reason) == (INTENT, "parse error in both versions")
+    assert (both.classification, both.reason) == (INTENT, "parse error in both versions (old line 1, new line 1)")
 
 
 def test_hash_strings_carry_grammar_and_version() -> None:

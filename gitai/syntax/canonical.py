@@ -73,7 +73,7 @@ CANONS: dict[str, Canon] = {
         transparent=frozenset({"parenthesized_expression"}),
         runs=frozenset({"use_declaration"}),
         sets=frozenset({"use_list"}),
-        handlers={"block": "rust_block"},
+        handlers={"block": "rust_block", "expression_statement": "rust_statement"},
     ),
     "java": Canon(
         transparent=frozenset({"parenthesized_expression"}),

@@ -265,7 +265,7 @@ def _walk(
                     text = b" ".join(src[start:end].split()) if action == _COLLAPSE else src[start:end]
                     append(_escape(text) if escape else text)
             elif action == _QUOTE:  # only a prefix is kept: b"x" differs from "x", 'x' == "x"
-                text = bytes(sorted(src[start:end].strip(b"\"'`").lower()))
+                text = bytes(sorted(src[start:end].strip(b"\"'`").lower().replace(b"u", b"")))  # Python u'' is 
                 walk.prefix = text
                 if text:
                     append(_QUOTE_MARK)
@@ -298,6 +298,7 @@ def _walk(
 
 _ESCAPE = re.compile(rb"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|N\{[^}]*\}|.)", re.DOTALL)
 _JS_IDENTIFIER = re.compile(rb"[A-Za-z_$][\w$]*|0|[1-9][0-9]*")
+_RUST_DIVERGING = frozenset({"return_expression", "break_expression", "continue_expression"})
 _DOCSTRING_OWNERS = frozenset({"function_definition", "class_definition"})
 _RUST_STATEMENTS = frozenset({"expression_statement", "let_declaration", "empty_statement", "label",
                               "attribute_item", "inner_attribute_item", "macro_definition"})
@@ -453,9 +454,20 @@ def _rust_block(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
     if owner is None or owner.type not in ("match_arm", "closure_expression"):
         return None
     named = _named(node)
-    if len(named) != 1 or named[0].type in _RUST_STATEMENTS or named[0].type.endswith("_item"):
+    if len(named) != 1:
+        return None
+    only = named[0]
+    if only.type == "expression_statement" and only.child_count == 1:  # `if`/`match` ending a block, no `;`
+        return _walk((only.children[0],), walk)
+    if only.type in _RUST_STATEMENTS or only.type.endswith("_item"):
         return None
     return _TRANSPARENT_RESULT
+
+
+def _rust_statement(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
+    """`return x;` is `return x` (rustfmt adds the `;`): a diverging statement is its expression."""
+    named = _named(node)
+    return _TRANSPARENT_RESULT if len(named) == 1 and named[0].type in _RUST_DIVERGING else None
 
 
 def _empty(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
@@ -473,7 +485,7 @@ _HANDLERS: dict[str, Handler] = {
     "python_string": _python_string, "python_docstring": _python_docstring, "lowercase": _lowercase,
     "python_tuple_pattern": _python_tuple_pattern, "python_concatenation": _python_concatenation,
     "js_string": _js_string, "js_number": _js_number, "single_parameter": _single_parameter,
-    "leading_pipe": _leading_pipe, "rust_block": _rust_block, "empty": _empty, "set": _set,
+    "leading_pipe": _leading_pipe, "rust_block": _rust_block, "rust_statement": _rust_statement, "empty": _empty, "set": _set,
 }
 
 
@@ -481,6 +493,50 @@ def _lines(first: Node, last: Node) -> tuple[int, int]:
     start = first.start_point.row + 1
     end_row, end_column = last.end_point
     return start, max(start, end_row + 1 if end_column else end_row)
+
+
+_IMPORTS = frozenset({"import_statement", "import_from_statement", "future_import_statement", "import_declaration",
+                      "use_declaration", "extern_crate_declaration", "package_clause", "package_declaration"})
+
+
+@dataclass(frozen=True)
+class Statement:
+    """Code outside definitions at top level: an import (`imports`) or another statement."""
+
+    imports: bool
+    digest: str
+    lines: tuple[int, int]
+
+
+def top_level_statements(language: str, data: bytes) -> list[Statement]:
+    """The file's top-level code outside definitions, one normal-form digest per statement; only
+    for saying which part of a file changed, so it parses again rather than cost every hash."""
+    root = parse(language, data).root_node
+    tables = _tables(language)
+    sites = [node for site in find_definitions(language, root).sites if site.parent == -1 for node in site.nodes]
+    starts = {node.start_byte for node in sites}
+    escape = b"\x00" in data or b"\x01" in data
+    statements = []
+    for child in _named(root):
+        if child.start_byte in starts or any(child.start_byte <= n.start_byte < child.end_byte for n in sites):
+            continue
+        digest = _digest((child,), data, escape, tables, frozenset(), -1)
+        statements.append(Statement(child.type in _IMPORTS, digest, _lines(child, child)))
+    return statements
+
+
+def first_error_line(language: str, data: bytes) -> int | None:
+    """The 1-based line of the first syntax error tree-sitter recovered from, if any."""
+    cursor = parse(language, data).walk()
+    while True:
+        node = cursor.node
+        if node is not None and (node.is_error or node.is_missing):
+            return node.start_point.row + 1
+        if node is not None and node.has_error and cursor.goto_first_child():
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return None
 
 
 def parse(language: str, data: bytes) -> Tree:
