@@ -108,3 +108,20 @@ def test_every_table_entry_has_a_rule_test() -> None:
     extensions = {"python": "py", "javascript": "js", "typescript": "ts", "tsx": "ts", "go": "go", "rust": "rs",
                   "java": "java"}
     assert {extensions[language] for language in CANONS} <= covered
+
+
+def test_record_lists_changed_definitions_and_reformatted_ones_only() -> None:
+    """to_record_json: changed definitions, plus (AST_REFACTOR) unchanged ones holding a changed line."""
+    from gitai.syntax.classify import to_record_json
+
+    old = b"def f(x):\n    return x\n\n\ndef g():\n    return 1\n\n\ndef h():\n    return 2\n"
+    new = b"def f(x):\n    return (\n        x\n    )\n\n\ndef g():\n    return 1\n\n\ndef h():\n    return 2\n"
+    refactor = classify_changes([FileChange("a.py", "a.py", old, new)]).files["a.py"]
+    assert refactor.classification == AST
+    entry = to_record_json(refactor, [2, 3, 4])
+    assert entry["definitions"] == [{"kind": "function", "name": "f", "status": "unchanged",
+                                     "old_lines": [1, 2], "new_lines": [1, 4]}]
+    evolution = classify_changes([FileChange("a.py", "a.py", old, new.replace(b"return 2", b"return 3"))])
+    entry = to_record_json(evolution.files["a.py"], [2, 3, 4, 12])
+    assert [(d["name"], d["status"]) for d in entry["definitions"]] == [("h", "modified")]
+    assert entry["reason"] == "modified: function h (lines 11-12)"
