@@ -2,7 +2,8 @@
 
 The normal form of a subtree is a token stream: field and node-type markers for named nodes, the
 text of leaves, a close marker per inner node; comments, punctuation-only and quote tokens and
-whitespace are left out, parenthesized expressions are transparent (docs/classification.md).
+whitespace are left out, and the canonical forms of canonical.py apply (transparent wrappers,
+aliases, sorted imports, string spellings; docs/classification.md).
 A definition's own hash leaves its nested definitions out; its tree hash (Merkle) adds their tree
 hashes sorted (without nested definitions it is the own hash), so reordering definitions never
 changes a tree hash. The file is hashed the same way
