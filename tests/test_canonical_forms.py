@@ -125,3 +125,10 @@ def test_record_lists_changed_definitions_and_reformatted_ones_only() -> None:
     entry = to_record_json(evolution.files["a.py"], [2, 3, 4, 12])
     assert [(d["name"], d["status"]) for d in entry["definitions"]] == [("h", "modified")]
     assert entry["reason"] == "modified: function h (lines 11-12)"
+
+
+def test_raw_string_with_an_escaped_quote_keeps_its_text() -> None:
+    """tree-sitter-python gives `r"\\""` no content node (its text is in the closing token)."""
+    assert verdict("a.py", 'x = r"\\""\n', "x = r'\\\"'\n") == AST
+    assert verdict("a.py", 'x = r"\\""\n', 'x = r""\n') == INTENT
+    assert verdict("a.py", 'x = r"\\""\n', "x = r'\\\\'\n") == INTENT

@@ -47,11 +47,13 @@ def ast_dump(source: str) -> str:
     """`ast.dump` with docstrings' lines stripped, as black compares them."""
     tree = ast.parse(source)
     for node in ast.walk(tree):
+        if isinstance(node, ast.Constant):
+            node.kind = None  # u'' is '' (black drops the prefix)
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
             first = node.body[0]
             if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
                     and isinstance(first.value.value, str):
-                lines = first.value.value.expandtabs().splitlines()
+                lines = first.value.value.splitlines()
                 first.value.value = "\n".join(line.strip() for line in lines).strip()
     return ast.dump(tree)
 

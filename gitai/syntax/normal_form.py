@@ -370,6 +370,8 @@ def _python_concatenation(node: Node, field: int, walk: _Walk) -> list[bytes] | 
 
 def _python_docstring(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
     """A docstring's lines compare stripped, as black's own AST check does."""
+    if node.child_count == 2:
+        return _python_uncovered_string(node, walk)
     statement = node.parent
     if statement is None or statement.type != "expression_statement" or statement.named_child_count != 1:
         return None
@@ -387,6 +389,17 @@ def _python_docstring(node: Node, field: int, walk: _Walk) -> list[bytes] | None
             lines = tokens[index + 1].splitlines()
             tokens[index + 1] = b"\n".join(line.strip() for line in lines).strip()
     return tokens
+
+
+def _python_uncovered_string(node: Node, walk: _Walk) -> list[bytes] | None:
+    """tree-sitter-python puts the text of `r"\\""` in its string_end token: it is the content all the same."""
+    start, end = node.children
+    quote = walk.src[start.start_byte : start.end_byte].lstrip(b"rRbBuUfFtT")
+    text = walk.src[start.end_byte : end.end_byte - len(quote)]
+    if not text:
+        return None
+    return [walk.tables.markers[node.kind_id], *_walk((start,), walk), walk.tables.kind_markers["string_content"],
+            walk.text(text), _CLOSE]
 
 
 def _lowercase(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
