@@ -208,28 +208,29 @@ def _walk(
                 run.sort()
                 out.extend(run)
                 run.clear()
-            if action == _SPECIAL and (depth or not as_is):
-                field = cursor.field_id or 0
-                replaced = handlers[kind](node, field, walk)
-                if replaced is None:
+            if _COLLAPSE < action < _NODE:  # a handler or a run
+                if not depth and as_is:
                     action = _NODE
-                elif replaced is _TRANSPARENT_RESULT:
-                    action = _TRANSPARENT
+                elif action == _SPECIAL:
+                    field = cursor.field_id or 0
+                    replaced = handlers[kind](node, field, walk)
+                    if replaced is None:
+                        action = _NODE
+                    elif replaced is _TRANSPARENT_RESULT:
+                        action = _TRANSPARENT
+                    else:
+                        pos = _gap(src, pos, node.start_byte, escape, out)
+                        if replaced and fields[field]:
+                            append(fields[field])
+                        out.extend(replaced)
+                        pos = max(pos, node.end_byte)
+                        action = _DROP
                 else:
                     pos = _gap(src, pos, node.start_byte, escape, out)
-                    if replaced and fields[field]:
-                        append(fields[field])
-                    out.extend(replaced)
+                    run.append(b"\x00".join(_walk((node,), walk, as_is=True)))
                     pos = max(pos, node.end_byte)
                     action = _DROP
-            elif action == _SPECIAL or (action == _RUN and not depth and as_is):
-                action = _NODE
-            if action == _RUN:
-                pos = _gap(src, pos, node.start_byte, escape, out)
-                run.append(b"\x00".join(_walk((node,), walk, as_is=True)))
-                pos = max(pos, node.end_byte)
-                action = _DROP
-            elif action >= _NODE:
+            if action >= _NODE:
                 if depth <= skip_depth and node.id in skip:
                     action = _DROP
                 else:
@@ -369,18 +370,16 @@ def _python_concatenation(node: Node, field: int, walk: _Walk) -> list[bytes] | 
 
 
 def _python_docstring(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
-    """A docstring's lines compare stripped, as black's own AST check does."""
-    if node.child_count == 2:
-        return _python_uncovered_string(node, walk)
-    statement = node.parent
-    if statement is None or statement.type != "expression_statement" or statement.named_child_count != 1:
+    """A docstring's lines compare stripped, as black's own AST check does (an expression statement
+    of one string, first in a module, class or function body)."""
+    if node.named_child_count != 1 or node.named_children[0].type != "string":
         return None
-    body = statement.parent
+    body = node.parent
     if body is None or (body.type != "module" and (body.type != "block" or body.parent is None
                                                      or body.parent.type not in _DOCSTRING_OWNERS)):
         return None
     first = next((child for child in body.named_children if not child.is_extra), None)
-    if first is None or first.id != statement.id:
+    if first is None or first.id != node.id:
         return None
     tokens = _walk((node,), walk, as_is=True)
     content = walk.tables.kind_markers["string_content"]
@@ -391,8 +390,10 @@ def _python_docstring(node: Node, field: int, walk: _Walk) -> list[bytes] | None
     return tokens
 
 
-def _python_uncovered_string(node: Node, walk: _Walk) -> list[bytes] | None:
+def _python_uncovered_string(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
     """tree-sitter-python puts the text of `r"\\""` in its string_end token: it is the content all the same."""
+    if node.child_count != 2:
+        return None
     start, end = node.children
     quote = walk.src[start.start_byte : start.end_byte].lstrip(b"rRbBuUfFtT")
     text = walk.src[start.end_byte : end.end_byte - len(quote)]
@@ -404,12 +405,12 @@ def _python_uncovered_string(node: Node, walk: _Walk) -> list[bytes] | None:
 
 def _lowercase(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
     """Python numbers are case-insensitive: 0XFF == 0xff, 1E5 == 1e5."""
-    return [walk.tables.markers[node.kind_id], walk.text(walk.src[node.start_byte : node.end_byte].lower())]
+    return [walk.tables.markers[node.kind_id], walk.src[node.start_byte : node.end_byte].lower()]
 
 
 def _js_key(text: bytes, field: int, walk: _Walk) -> list[bytes] | None:
     """An object key written as a string or number that could be a bare name: `{'a': 1}` == `{a: 1}`."""
-    if field == walk.tables.field_ids.get("key") and _JS_IDENTIFIER.fullmatch(text):
+    if field and field == walk.tables.field_ids.get("key") and _JS_IDENTIFIER.fullmatch(text):
         return [walk.tables.kind_markers["property_identifier"], text]
     return None
 
@@ -434,7 +435,7 @@ _JS_NUMBER_RULES = [  # prettier's own number printing (lower case, no redundant
 def _js_number(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
     """Numbers as prettier prints them: `0XAB` == `0xab`, `1.50` == `1.5`, `.5` == `0.5`."""
     text = walk.src[node.start_byte : node.end_byte].lower()
-    if not text.startswith((b"0x", b"0b", b"0o")):
+    if not text.isdigit() and not text.startswith((b"0x", b"0b", b"0o")):
         for pattern, replacement in _JS_NUMBER_RULES:
             text = pattern.sub(replacement, text)
     return _js_key(text, field, walk) or [walk.tables.markers[node.kind_id], walk.text(text)]
@@ -442,6 +443,8 @@ def _js_number(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
 
 def _single_parameter(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
     """`(x) => f(x)` == `x => f(x)`: a parameter list of one plain name is that name."""
+    if node.named_child_count != 1:
+        return None
     named = _named(node)
     if len(named) != 1:
         return None
@@ -497,6 +500,7 @@ def _set(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
 
 _HANDLERS: dict[str, Handler] = {
     "python_string": _python_string, "python_docstring": _python_docstring, "lowercase": _lowercase,
+    "python_uncovered_string": _python_uncovered_string,
     "python_tuple_pattern": _python_tuple_pattern, "python_concatenation": _python_concatenation,
     "js_string": _js_string, "js_number": _js_number, "single_parameter": _single_parameter,
     "leading_pipe": _leading_pipe, "rust_block": _rust_block, "rust_statement": _rust_statement, "empty": _empty, "set": _set,
