@@ -42,7 +42,8 @@ _JS = Canon(
     transparent=frozenset({"parenthesized_expression"}),
     field_aliases={"parameter": "parameters"},
     dropped=frozenset({"empty_statement"}),
-    handlers={"string": "js_string", "number": "js_number", "formal_parameters": "single_parameter"},
+    handlers={"string": "js_string", "number": "js_number", "formal_parameters": "single_parameter",
+              "binary_expression": "js_logical"},
 )
 _TS = Canon(
     transparent=frozenset({"parenthesized_expression", "parenthesized_type"}),

@@ -441,6 +441,31 @@ def _js_number(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
     return _js_key(text, field, walk) or [walk.tables.markers[node.kind_id], walk.text(text)]
 
 
+_ASSOCIATIVE = frozenset({b"&&", b"||", b"??"})
+
+
+def _js_logical(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
+    """`(a || b) || c` == `a || (b || c)` == `a || b || c` (prettier drops such parentheses): `&&`,
+    `||` and `??` chains are associative, evaluated left to right either way; written flat."""
+    operator = node.child_by_field_name("operator")
+    text = walk.src[operator.start_byte : operator.end_byte] if operator is not None else b""
+    if text not in _ASSOCIATIVE:
+        return None
+    operands = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        while current.type == "parenthesized_expression" and current.named_child_count == 1:
+            current = current.named_children[0]
+        inner = current.child_by_field_name("operator") if current.type == "binary_expression" else None
+        left, right = current.child_by_field_name("left"), current.child_by_field_name("right")
+        if inner is not None and walk.src[inner.start_byte : inner.end_byte] == text and left and right:
+            stack += [right, left]
+        else:
+            operands.append(b"\x00".join(_walk((current,), walk)))
+    return [walk.tables.markers[node.kind_id], text, *operands, _CLOSE]
+
+
 def _single_parameter(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
     """`(x) => f(x)` == `x => f(x)`: a parameter list of one plain name is that name."""
     if node.named_child_count != 1:
@@ -502,7 +527,7 @@ _HANDLERS: dict[str, Handler] = {
     "python_string": _python_string, "python_docstring": _python_docstring, "lowercase": _lowercase,
     "python_uncovered_string": _python_uncovered_string,
     "python_tuple_pattern": _python_tuple_pattern, "python_concatenation": _python_concatenation,
-    "js_string": _js_string, "js_number": _js_number, "single_parameter": _single_parameter,
+    "js_string": _js_string, "js_number": _js_number, "js_logical": _js_logical, "single_parameter": _single_parameter,
     "leading_pipe": _leading_pipe, "rust_block": _rust_block, "rust_statement": _rust_statement, "empty": _empty, "set": _set,
 }
 
