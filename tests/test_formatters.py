@@ -24,7 +24,7 @@ from gitai.syntax.classify import FileChange, classify_changes
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 CLICK = Path(click.__file__).parent
 CORPUS = [STDLIB / name for name in ("textwrap.py", "shlex.py", "heapq.py", "fractions.py", "json/encoder.py",
-                                     "email/headerregistry.py", "email/quoprimime.py", "configparser.py")]
+                                     "email/headerregistry.py", "email/quoprimime.py")]
 CORPUS += [CLICK / name for name in ("types.py", "termui.py", "formatting.py", "utils.py", "decorators.py")]
 RUFF = Path(sys.executable).parent / "ruff"
 
