@@ -49,7 +49,7 @@ def language_for_path(path: str) -> str | None:
 
 
 class Grammar:
-    """A loaded grammar; `hash_prefix` names it and its package version, e.g. "ts:python@0.25.0:"."""
+    """A loaded grammar; `hash_prefix` names it and its package version, e.g. "ts2:python@0.25.0:"."""
 
     __slots__ = ("hash_prefix", "language", "name", "version")
 
@@ -57,7 +57,7 @@ class Grammar:
         self.name = name
         self.version = version
         self.language = language
-        self.hash_prefix = f"ts:{name}@{version}:"
+        self.hash_prefix = f"ts2:{name}@{version}:"
 
 
 _LOADED: dict[str, Grammar] = {}
