@@ -40,9 +40,6 @@ _GRAMMAR_SOURCES: dict[str, tuple[str, str, str]] = {
     "java": ("tree-sitter-java", "tree_sitter_java", "language"),
 }
 
-LANGUAGES: tuple[str, ...] = tuple(_GRAMMAR_SOURCES)
-
-
 def language_for_path(path: str) -> str | None:
     """The language name for `path` by its extension (case-insensitive), or None."""
     return LANGUAGE_BY_EXTENSION.get(os.path.splitext(path)[1].lower())

@@ -57,6 +57,9 @@ class ParsedSource:
 
 # Actions per node kind; a skipped subtree (nested definition) is dropped too.
 _DROP, _ANON, _QUOTE, _OPAQUE, _COLLAPSE, _SPECIAL, _RUN, _NODE, _TRANSPARENT = range(9)
+_INNER = frozenset({_NODE, _TRANSPARENT})  # named nodes the walk goes into (a marker unless transparent)
+_TEXT_LEAVES = frozenset({_OPAQUE, _COLLAPSE, _SPECIAL, _RUN})  # named leaves whose text is written
+_NAMED = _INNER | _TEXT_LEAVES  # written with their type marker (and field) when they are leaves
 
 _PUNCTUATION = frozenset({"(", ")", "[", "]", "{", "}", ",", ";"})
 _QUOTES = frozenset({'"', "'", "`", '"""', "'''"})
@@ -230,7 +233,7 @@ def _walk(
                     run.append(b"\x00".join(_walk((node,), walk, as_is=True)))
                     pos = max(pos, node.end_byte)
                     action = _DROP
-            if action >= _NODE:
+            if action in _INNER:
                 if depth <= skip_depth and node.id in skip:
                     action = _DROP
                 else:
@@ -245,7 +248,7 @@ def _walk(
                             closes.append(b"")
                         depth += 1
                         continue
-            elif action >= _OPAQUE:
+            elif action in _TEXT_LEAVES:
                 field_id = cursor.field_id
                 if field_id and fields[field_id]:
                     append(fields[field_id])
@@ -259,9 +262,9 @@ def _walk(
                 pos = end
             if action == _ANON:  # keywords and operators: their text, no marker
                 append(_escape(src[start:end]) if escape else src[start:end])
-            elif action >= _OPAQUE:  # named leaves
+            elif action in _NAMED:  # named leaves
                 append(markers[kind])
-                if start == end and action >= _NODE:  # empty: like a node whose children were all dropped
+                if start == end and action in _INNER:  # empty: like a node whose children were all dropped
                     append(_CLOSE)
                 else:
                     text = b" ".join(src[start:end].split()) if action == _COLLAPSE else src[start:end]
