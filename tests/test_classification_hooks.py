@@ -38,7 +38,8 @@ def test_records_carry_classes_per_commit_file_and_definition(repo: Path) -> Non
     assert meta["classification"] == "INTENT_EVOLUTION"
     assert meta["files"]["src/auth/ui.js"]["classification"] == "AST_REFACTOR"
     defs = {d["name"]: d["status"] for d in meta["files"]["src/auth/geo.py"]["definitions"]}
-    assert defs == {"perimeter": "modified", "area": "unchanged"}
+    assert defs == {"perimeter": "modified"}  # records list what changed only
+    assert meta["files"]["src/auth/geo.py"]["reason"] == "modified: function perimeter (lines 1-2)"
     assert gitai(repo, "trace", "verify").returncode == 0
 
 

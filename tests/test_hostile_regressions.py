@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import GITAI, commit, git, gitai, gitai_json, head, new_repo, write
+from conftest import GITAI, commit, git, gitai, gitai_json, head, write
 from trace_helpers import ledger, note, notes, validate
 
 

@@ -344,7 +344,8 @@ def test_non_utf8_bytes() -> None:
 def test_marker_bytes_in_source_do_not_collide() -> None:
     padding = b"#" * 9000 + b"\n"  # NUL after the binary sniff window: parsed (as an error)
     with_nul = padding + b"x = '\x00'\n"
-    assert classify_one("a.py", with_nul, with_nul + b"\n").reason == "parse error in both versions"
+    reason = classify_one("a.py", with_nul, with_nul + b"\n").reason
+    assert reason == "parse error in both versions (old line 2, new line 2)"
     with_marker = b"x = '\x01N12'\n"
     assert hash_source("python", with_marker).hash != hash_source("python", b"x = '\x01\x00N12'\n").hash
     assert classify_one("a.py", with_marker, with_marker.replace(b"x = ", b"x=")).classification == AST
@@ -404,10 +405,10 @@ def test_rename_with_same_normal_form() -> None:
 
 def test_parse_error_reasons() -> None:
     broken = b"def f(:\n    pass\n"
-    assert classify_one("a.py", b"x = 1\n", broken).reason == "parse error in new version"
-    assert classify_one("a.py", broken, b"x = 1\n").reason == "parse error in old version"
+    assert classify_one("a.py", b"x = 1\n", b"x = 1\n" + broken).reason == "parse error in new version (line 2)"
+    assert classify_one("a.py", broken, b"x = 1\n").reason == "parse error in old version (line 1)"
     both = classify_one("a.py", broken, broken)
-    assert (both.classification, both.reason) == (INTENT, "parse error in both versions")
+    assert (both.classification, both.reason) == (INTENT, "parse error in both versions (old line 1, new line 1)")
 
 
 def test_hash_strings_carry_grammar_and_version() -> None:
@@ -422,7 +423,7 @@ def test_hash_strings_carry_grammar_and_version() -> None:
     }
     for language, (name, distribution, code) in versions.items():
         parsed = hash_source(language, code)
-        pattern = rf"ts:{name}@{re.escape(importlib.metadata.version(distribution))}:[0-9a-f]{{64}}"
+        pattern = rf"ts2:{name}@{re.escape(importlib.metadata.version(distribution))}:[0-9a-f]{{64}}"
         for value in (parsed.hash, parsed.skeleton_hash, parsed.definitions[0].hash, parsed.definitions[0].tree_hash):
             assert re.fullmatch(pattern, value), value
     # the same code in two grammars never shares a hash
@@ -473,7 +474,7 @@ def test_hash_cache_gives_what_hashing_gives(tmp_path: Path) -> None:
     assert kept
     kept[0].write_text("{not json")
     entry = json.loads(kept[1].read_text())
-    entry["hash"] = "ts:python@0.0.1:" + entry["hash"].rsplit(":", 1)[1]  # made by another grammar version
+    entry["hash"] = "ts2:python@0.0.1:" + entry["hash"].rsplit(":", 1)[1]  # made by another grammar version
     kept[1].write_text(json.dumps(entry))
     for path, old, new, _ in PAIRS:
         language = language_for_path(path)

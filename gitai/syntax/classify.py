@@ -9,13 +9,14 @@ every file is.
 
 from __future__ import annotations
 
-from collections import defaultdict, deque
-from collections.abc import Callable, Sequence
+from bisect import bisect_left
+from collections import Counter, defaultdict, deque
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 from gitai.syntax.languages import language_for_path
-from gitai.syntax.normal_form import Definition, ParsedSource, hash_source
+from gitai.syntax.normal_form import Definition, ParsedSource, first_error_line, hash_source, top_level_statements
 from gitai.util.files import LARGE_FILE, is_binary
 
 AST_REFACTOR: Final = "AST_REFACTOR"
@@ -243,7 +244,7 @@ def _finish(work: _File) -> FileClassification:
     reason = None
     if errors:
         ok = False
-        reason = "parse error in " + ("both versions" if len(errors) == 2 else f"{errors[0]} version")
+        reason = _parse_error_reason(work, errors)
     elif old is None or new is None:
         # an added or deleted file is a refactor only when it just receives or gives up moved definitions
         present = new or old
@@ -253,7 +254,100 @@ def _finish(work: _File) -> FileClassification:
             reason = "file added" if old is None else "file deleted"
     else:
         ok = old.skeleton_hash == new.skeleton_hash and all(e.status in ("unchanged", "moved") for e in entries)
+        if not ok:
+            reason = _change_reason(work, definitions)
     return FileClassification(_verdict(ok), work.language, reason, definitions)
+
+
+def _spans(ranges: Iterable[tuple[int, int]]) -> str:
+    """`[(3, 5), (6, 6), (9, 9)]` -> "lines 3-6, 9": 1-based ranges, adjacent ones joined."""
+    merged: list[list[int]] = []
+    for start, end in sorted(ranges):
+        if merged and start <= merged[-1][1] + 1:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    text = ", ".join(f"{a}-{b}" if a != b else str(a) for a, b in merged)
+    return ("lines " if len(merged) > 1 or merged[0][0] != merged[0][1] else "line ") + text
+
+
+def _parse_error_reason(work: _File, sides: list[str]) -> str:
+    data = {"old": work.change.old_data, "new": work.change.new_data}
+    assert work.language is not None
+    lines = [(side, first_error_line(work.language, data[side] or b"")) for side in sides]
+    where = ", ".join(f"{side} line {line}" if len(sides) == 2 else f"line {line}" for side, line in lines if line)
+    return "parse error in " + ("both versions" if len(sides) == 2 else f"{sides[0]} version") + \
+        (f" ({where})" if where else "")
+
+
+def _change_reason(work: _File, definitions: list[DefinitionChange]) -> str:
+    """Why a file is INTENT_EVOLUTION: which imports or top-level statements changed, which
+    definitions were modified, added or removed, with their lines (old lines for removals)."""
+    parts: list[str] = []
+    old, new = work.old, work.new
+    if old is not None and new is not None and old.skeleton_hash != new.skeleton_hash and work.language:
+        parts += _skeleton_reason(work.language, work.change.old_data or b"", work.change.new_data or b"")
+    for status in ("modified", "added", "removed"):
+        items = [f"{d.kind} {d.name} ({'old ' if d.new_lines is None else ''}{_spans([span])})"
+                 for d in definitions if d.status == status and (span := d.new_lines or d.old_lines)]
+        if items:
+            more = f" and {len(items) - 5} more" if len(items) > 5 else ""
+            parts.append(f"{status}: {', '.join(items[:5])}{more}")
+    return "; ".join(parts) or "changed"
+
+
+def _skeleton_reason(language: str, old_data: bytes, new_data: bytes) -> list[str]:
+    """The top-level code outside definitions that differs, as imports and other statements."""
+    olds, news = top_level_statements(language, old_data), top_level_statements(language, new_data)
+    parts = []
+    for imports, label in ((True, "imports"), (False, "top-level statements")):
+        old_side = [s for s in olds if s.imports == imports]
+        new_side = [s for s in news if s.imports == imports]
+        remaining = Counter(s.digest for s in old_side)
+        added = []
+        for statement in new_side:
+            if remaining[statement.digest] > 0:
+                remaining[statement.digest] -= 1
+            else:
+                added.append(statement.lines)
+        kept = Counter(s.digest for s in new_side)
+        removed = []
+        for statement in old_side:
+            if kept[statement.digest] > 0:
+                kept[statement.digest] -= 1
+            else:
+                removed.append(statement.lines)
+        if added:
+            parts.append(f"{label} changed ({_spans(added)})")
+        elif removed:
+            parts.append(f"{label} removed (old {_spans(removed)})")
+        elif [s.digest for s in old_side] != [s.digest for s in new_side]:
+            parts.append(f"{label} reordered")
+    return parts or ["top-level code changed"]
+
+
+def to_record_json(result: FileClassification, changed_lines: Iterable[int]) -> dict[str, Any]:
+    """A file's classification as a trace record keeps it: only the definitions that changed
+    (added, removed, modified, moved) and, for an AST_REFACTOR file, the unchanged ones holding a
+    changed line (reformatted in place: blame-intent follows those lines through their old and new
+    lines); no hashes, which only the classification itself compares."""
+    lines = sorted(set(changed_lines))
+    data = result.to_json()
+    kept = []
+    for definition, entry in zip(result.definitions, data["definitions"]):
+        if definition.status == "unchanged":
+            span = definition.new_lines
+            if result.classification != AST_REFACTOR or span is None or not _holds_any(span, lines):
+                continue
+        del entry["hash"]
+        kept.append(entry)
+    data["definitions"] = kept
+    return data
+
+
+def _holds_any(span: tuple[int, int], sorted_lines: list[int]) -> bool:
+    index = bisect_left(sorted_lines, span[0])
+    return index < len(sorted_lines) and sorted_lines[index] <= span[1]
 
 
 def classify_changes(changes: Sequence[FileChange], hasher: Hasher = hash_source) -> CommitClassification:

@@ -40,16 +40,13 @@ _GRAMMAR_SOURCES: dict[str, tuple[str, str, str]] = {
     "java": ("tree-sitter-java", "tree_sitter_java", "language"),
 }
 
-LANGUAGES: tuple[str, ...] = tuple(_GRAMMAR_SOURCES)
-
-
 def language_for_path(path: str) -> str | None:
     """The language name for `path` by its extension (case-insensitive), or None."""
     return LANGUAGE_BY_EXTENSION.get(os.path.splitext(path)[1].lower())
 
 
 class Grammar:
-    """A loaded grammar; `hash_prefix` names it and its package version, e.g. "ts:python@0.25.0:"."""
+    """A loaded grammar; `hash_prefix` names it and its package version, e.g. "ts2:python@0.25.0:"."""
 
     __slots__ = ("hash_prefix", "language", "name", "version")
 
@@ -57,7 +54,7 @@ class Grammar:
         self.name = name
         self.version = version
         self.language = language
-        self.hash_prefix = f"ts:{name}@{version}:"
+        self.hash_prefix = f"ts2:{name}@{version}:"
 
 
 _LOADED: dict[str, Grammar] = {}

@@ -2,21 +2,24 @@
 
 The normal form of a subtree is a token stream: field and node-type markers for named nodes, the
 text of leaves, a close marker per inner node; comments, punctuation-only and quote tokens and
-whitespace are left out, parenthesized expressions are transparent (docs/classification.md).
+whitespace are left out, and the canonical forms of canonical.py apply (transparent wrappers,
+aliases, sorted imports, string spellings; docs/classification.md).
 A definition's own hash leaves its nested definitions out; its tree hash (Merkle) adds their tree
 hashes sorted (without nested definitions it is the own hash), so reordering definitions never
 changes a tree hash. The file is hashed the same way
-with its top-level definitions. Hash strings look like "ts:python@0.25.0:<sha256 hex>".
+with its top-level definitions. Hash strings look like "ts2:python@0.25.0:<sha256 hex>".
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from gitai.syntax.canonical import CANONS
 from gitai.syntax.definitions import find_definitions
 from gitai.syntax.languages import load_grammar
 
@@ -53,7 +56,10 @@ class ParsedSource:
 
 
 # Actions per node kind; a skipped subtree (nested definition) is dropped too.
-_DROP, _ANON, _QUOTE, _OPAQUE, _COLLAPSE, _NODE, _TRANSPARENT = range(7)
+_DROP, _ANON, _QUOTE, _OPAQUE, _COLLAPSE, _SPECIAL, _RUN, _NODE, _TRANSPARENT = range(9)
+_INNER = frozenset({_NODE, _TRANSPARENT})  # named nodes the walk goes into (a marker unless transparent)
+_TEXT_LEAVES = frozenset({_OPAQUE, _COLLAPSE, _SPECIAL, _RUN})  # named leaves whose text is written
+_NAMED = _INNER | _TEXT_LEAVES  # written with their type marker (and field) when they are leaves
 
 _PUNCTUATION = frozenset({"(", ")", "[", "]", "{", "}", ",", ";"})
 _QUOTES = frozenset({'"', "'", "`", '"""', "'''"})
@@ -67,20 +73,43 @@ _OVERRIDES: dict[str, dict[str, int]] = {
 _CHUNK = 1024  # tokens joined per hash update
 _QUOTE_MARK, _GAP_MARK, _CLOSE = b"\x01Q", b"\x01G", b"\x01C"
 _ERROR_KIND = 0xFFFF  # tree-sitter's ERROR symbol, outside node_kind_count
+_TRANSPARENT_RESULT: list[bytes] = []  # a handler's answer: walk the node as a transparent wrapper
 
 
 @dataclass(frozen=True)
 class _Tables:
+    language: str
     actions: dict[int, int]  # by kind id
-    markers: dict[int, bytes]  # by kind id: one marker per node type name
-    fields: list[bytes]  # by field id
+    markers: dict[int, bytes]  # by kind id: one marker per node type name (or its alias)
+    fields: list[bytes]  # by field id; empty for a dropped field
+    handlers: dict[int, Handler]  # by kind id, for _SPECIAL and set (_RUN handled apart)
+    field_ids: dict[str, int]
+    kind_markers: dict[str, bytes]  # by node type name
+
+
+class _Walk:
+    """State one normal-form walk shares with the handlers: the source and the current string prefix."""
+
+    __slots__ = ("escape", "prefix", "src", "tables")
+
+    def __init__(self, src: bytes, escape: bool, tables: _Tables) -> None:
+        self.src, self.escape, self.tables, self.prefix = src, escape, tables, b""
+
+    def text(self, text: bytes) -> bytes:
+        return _escape(text) if self.escape else text
+
+
+Handler = Callable[["Node", int, _Walk], "list[bytes] | None"]
+"""(node, its field id, walk) -> the node's tokens, None to walk it as usual, or _TRANSPARENT_RESULT."""
 
 
 @functools.cache
 def _tables(language: str) -> _Tables:
     lang = load_grammar(language).language
+    canon = CANONS[language]
     overrides = _OVERRIDES.get(language, {})
-    actions, markers = {}, {}
+    special = {**canon.handlers, **dict.fromkeys(canon.sets, "set")}
+    actions, markers, handlers = {}, {}, {}
     for kind in [*range(lang.node_kind_count), _ERROR_KIND]:
         name = lang.node_kind_for_id(kind) or ""
         named = kind == _ERROR_KIND or lang.node_kind_is_named(kind)
@@ -89,17 +118,32 @@ def _tables(language: str) -> _Tables:
                 action = _DROP
             else:  # "not in", "is not": keywords with layout inside
                 action = _QUOTE if name in _QUOTES else _COLLAPSE if len(name.split()) > 1 else _ANON
+        elif name in special:
+            action = _SPECIAL
+            handlers[kind] = _HANDLERS[special[name]]
         elif name in overrides:
             action = overrides[name]
-        elif name in _EXTRAS:
+        elif name in _EXTRAS or name in canon.dropped:
             action = _DROP
+        elif name in canon.runs:
+            action = _RUN
         else:
-            action = _TRANSPARENT if name == "parenthesized_expression" else _NODE
+            action = _TRANSPARENT if name in canon.transparent else _NODE
         actions[kind] = action
-        canonical = lang.id_for_node_kind(name, named)
+        written = canon.aliases.get(name, name) if named else name
+        canonical = lang.id_for_node_kind(written, named)
         markers[kind] = b"\x01N%d" % (kind if canonical is None else canonical)
-    fields = [b""] + [b"\x01F%d" % i for i in range(1, lang.field_count + 1)]
-    return _Tables(actions, markers, fields)
+    field_names = [lang.field_name_for_id(i) or "" for i in range(lang.field_count + 1)]
+    field_ids = {name: i for i, name in enumerate(field_names) if name}
+    fields = [b""]
+    for name in field_names[1:]:
+        written = canon.field_aliases.get(name, name)
+        fields.append(b"" if name in canon.dropped_fields else b"\x01F%d" % field_ids.get(written, 0))
+    kind_markers: dict[str, bytes] = {}
+    for kind in range(lang.node_kind_count):
+        if lang.node_kind_is_named(kind):
+            kind_markers.setdefault(lang.node_kind_for_id(kind) or "", markers[kind])
+    return _Tables(language, actions, markers, fields, handlers, field_ids, kind_markers)
 
 
 def _escape(text: bytes) -> bytes:
@@ -112,18 +156,47 @@ def _gap_text(gap: bytes) -> bytes:
     return b" ".join(gap.replace(b"\\\r\n", b" ").replace(b"\\\n", b" ").split())
 
 
+def _gap(src: bytes, pos: int, start: int, escape: bool, out: list[bytes]) -> int:
+    """Write the text between `pos` and `start` unless it is layout; the new position."""
+    if start > pos and not src[pos:start].isspace():
+        gap = _gap_text(src[pos:start])
+        if gap:
+            out.append(_GAP_MARK)
+            out.append(_escape(gap) if escape else gap)
+    return max(pos, start)
+
+
 def _digest(
     nodes: Sequence[Node], src: bytes, escape: bool, tables: _Tables, skip: frozenset[int], skip_depth: int
 ) -> str:
-    """SHA-256 of the normal-form token stream of `nodes`, leaving out subtrees whose id is in `skip`.
+    """SHA-256 of the normal-form token stream of `nodes`, leaving out subtrees whose id is in `skip`."""
+    out = _walk(nodes, _Walk(src, escape, tables), skip, skip_depth)
+    digest = hashlib.sha256()
+    join = b"\x00".join
+    for chunk in range(0, len(out), _CHUNK):  # joining millions of items at once is slow
+        if chunk:
+            digest.update(b"\x00")
+        digest.update(join(out[chunk : chunk + _CHUNK]))
+    return digest.hexdigest()
+
+
+def _walk(
+    nodes: Sequence[Node], walk: _Walk, skip: frozenset[int] = frozenset(), skip_depth: int = -1,
+    as_is: bool = False,
+) -> list[bytes]:
+    """The normal-form token stream of `nodes`, leaving out subtrees whose id is in `skip`.
 
     Iterative TreeCursor walk; `skip` is only consulted down to `skip_depth` below each node;
-    `escape` when `src` holds the marker bytes NUL or 0x01. Source bytes that no leaf covers (a
-    grammar's hidden tokens) are kept unless they are layout.
+    `as_is`: no handler for `nodes` themselves (a handler walking its own node). Source bytes
+    that no leaf covers (a grammar's hidden tokens) are kept unless they are layout. Consecutive
+    siblings of a `runs` type are collected and written sorted.
     """
-    actions, markers, fields = tables.actions, tables.markers, tables.fields
+    tables = walk.tables
+    src, escape = walk.src, walk.escape
+    actions, markers, fields, handlers = tables.actions, tables.markers, tables.fields, tables.handlers
     out: list[bytes] = []
     append = out.append
+    run: list[bytes] = []
     for top in nodes:
         cursor = top.walk()
         first_child, next_sibling, parent = cursor.goto_first_child, cursor.goto_next_sibling, cursor.goto_parent
@@ -134,13 +207,39 @@ def _digest(
             node: Node = cursor.node  # type: ignore[assignment]  # never None inside a walk
             kind = node.kind_id
             action = actions[kind]
-            if action >= _NODE:
+            if run and action != _RUN and action != _DROP:
+                run.sort()
+                out.extend(run)
+                run.clear()
+            if _COLLAPSE < action < _NODE:  # a handler or a run
+                if not depth and as_is:
+                    action = _NODE
+                elif action == _SPECIAL:
+                    field = cursor.field_id or 0
+                    replaced = handlers[kind](node, field, walk)
+                    if replaced is None:
+                        action = _NODE
+                    elif replaced is _TRANSPARENT_RESULT:
+                        action = _TRANSPARENT
+                    else:
+                        pos = _gap(src, pos, node.start_byte, escape, out)
+                        if replaced and fields[field]:
+                            append(fields[field])
+                        out.extend(replaced)
+                        pos = max(pos, node.end_byte)
+                        action = _DROP
+                else:
+                    pos = _gap(src, pos, node.start_byte, escape, out)
+                    run.append(b"\x00".join(_walk((node,), walk, as_is=True)))
+                    pos = max(pos, node.end_byte)
+                    action = _DROP
+            if action in _INNER:
                 if depth <= skip_depth and node.id in skip:
                     action = _DROP
                 else:
-                    field = cursor.field_id
-                    if field:
-                        append(fields[field])
+                    field_id = cursor.field_id
+                    if field_id and fields[field_id]:
+                        append(fields[field_id])
                     if first_child():
                         if action == _NODE:
                             append(markers[kind])
@@ -149,10 +248,10 @@ def _digest(
                             closes.append(b"")
                         depth += 1
                         continue
-            elif action >= _OPAQUE:
-                field = cursor.field_id
-                if field:
-                    append(fields[field])
+            elif action in _TEXT_LEAVES:
+                field_id = cursor.field_id
+                if field_id and fields[field_id]:
+                    append(fields[field_id])
             start, end = node.byte_range
             if start > pos and not src[pos:start].isspace():
                 gap = _gap_text(src[pos:start])
@@ -163,38 +262,277 @@ def _digest(
                 pos = end
             if action == _ANON:  # keywords and operators: their text, no marker
                 append(_escape(src[start:end]) if escape else src[start:end])
-            elif action >= _OPAQUE:  # named leaves
+            elif action in _NAMED:  # named leaves
                 append(markers[kind])
-                if start == end and action >= _NODE:  # empty: like a node whose children were all dropped
+                if start == end and action in _INNER:  # empty: like a node whose children were all dropped
                     append(_CLOSE)
                 else:
                     text = b" ".join(src[start:end].split()) if action == _COLLAPSE else src[start:end]
                     append(_escape(text) if escape else text)
             elif action == _QUOTE:  # only a prefix is kept: b"x" differs from "x", 'x' == "x"
-                text = bytes(sorted(src[start:end].strip(b"\"'`").lower()))
+                text = bytes(sorted(src[start:end].strip(b"\"'`").lower().replace(b"u", b"")))  # Python u'' is 
+                walk.prefix = text
                 if text:
                     append(_QUOTE_MARK)
                     append(_escape(text) if escape else text)
             while depth and not next_sibling():
                 parent()
                 depth -= 1
+                if run:
+                    run.sort()
+                    out.extend(run)
+                    run.clear()
                 close = closes.pop()
                 if close:
                     append(close)
             if not depth:
                 break
+        if run:
+            run.sort()
+            out.extend(run)
+            run.clear()
         if top.end_byte > pos and not src[pos : top.end_byte].isspace():
             tail = _gap_text(src[pos : top.end_byte])
             if tail:
                 append(_GAP_MARK)
                 append(_escape(tail) if escape else tail)
-    digest = hashlib.sha256()
-    join = b"\x00".join
-    for chunk in range(0, len(out), _CHUNK):  # joining millions of items at once is slow
-        if chunk:
-            digest.update(b"\x00")
-        digest.update(join(out[chunk : chunk + _CHUNK]))
-    return digest.hexdigest()
+    return out
+
+
+# --- handlers: the rules of canonical.py that look at a node -------------------------------------
+
+_ESCAPE = re.compile(rb"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|N\{[^}]*\}|.)", re.DOTALL)
+_JS_IDENTIFIER = re.compile(rb"[A-Za-z_$][\w$]*|0|[1-9][0-9]*")
+_RUST_DIVERGING = frozenset({"return_expression", "break_expression", "continue_expression"})
+_DOCSTRING_OWNERS = frozenset({"function_definition", "class_definition"})
+_RUST_STATEMENTS = frozenset({"expression_statement", "let_declaration", "empty_statement", "label",
+                              "attribute_item", "inner_attribute_item", "macro_definition"})
+
+
+def _named(node: Node) -> list[Node]:
+    return [child for child in node.named_children if not child.is_extra]
+
+
+def _python_escapes(text: bytes, prefix: bytes) -> bytes:
+    """`\\'` is `'`; hex digits of escapes in lower case, `\\N{...}` names in upper case (black and
+    ruff respell all three); `\\u` and `\\N` are escapes in text strings only."""
+
+    def respell(match: re.Match[bytes]) -> bytes:
+        code = match.group(1)
+        if code in (b"'", b'"'):
+            return code
+        if code[:1] == b"x" or (code[:1] in (b"u", b"U") and len(code) > 1 and b"b" not in prefix):
+            return b"\\" + code[:1] + code[1:].lower()
+        if code[:2] == b"N{" and b"b" not in prefix:
+            return b"\\" + code.upper()
+        return match.group(0)
+
+    return _ESCAPE.sub(respell, text)
+
+
+def _python_string(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
+    """String text with escapes respelled as black does, unless raw."""
+    text = walk.src[node.start_byte : node.end_byte]
+    if b"\\" in text and b"r" not in walk.prefix:
+        text = _python_escapes(text, walk.prefix)
+    return [walk.tables.markers[node.kind_id], walk.text(text)]
+
+
+def _python_tuple_pattern(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
+    """`(s) = x` is `s = x`: a parenthesized target without a comma is no tuple (`(s,) = x` is)."""
+    if len(_named(node)) == 1 and not any(child.type == "," for child in node.children):
+        return _TRANSPARENT_RESULT
+    return None
+
+
+def _python_concatenation(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
+    """`'a' 'b'` is `'ab'` (ruff joins implicit concatenations that fit on a line), when all parts
+    agree on raw and bytes prefixes; an f-string part makes the whole an f-string."""
+    parts = [_walk((part,), walk) for part in _named(node)]
+    if not parts or any(len(part) < 2 for part in parts):
+        return None
+    string = walk.tables.kind_markers["string"]
+    content = walk.tables.kind_markers["string_content"]
+    prefixes = [part[2] if part[1] == _QUOTE_MARK else b"" for part in parts]
+    if any(part[0] != string for part in parts) or len({(b"r" in p, b"b" in p) for p in prefixes}) != 1:
+        return None
+    prefix = bytes(sorted(set(b"".join(prefixes))))
+    merged: list[bytes] = [string] + ([_QUOTE_MARK, prefix] if prefix else [])
+    for part, own in zip(parts, prefixes):
+        body = part[3 if own else 1 : -1]
+        index = 0
+        while index < len(body):
+            if body[index] == content and len(merged) >= 2 and merged[-2] == content:
+                merged[-1] += body[index + 1]  # adjacent texts join
+                index += 2
+            else:
+                merged.append(body[index])
+                index += 1
+    merged.append(_CLOSE)
+    return merged
+
+
+def _python_docstring(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
+    """A docstring's lines compare stripped, as black's own AST check does (an expression statement
+    of one string, first in a module, class or function body)."""
+    if node.named_child_count != 1 or node.named_children[0].type != "string":
+        return None
+    body = node.parent
+    if body is None or (body.type != "module" and (body.type != "block" or body.parent is None
+                                                     or body.parent.type not in _DOCSTRING_OWNERS)):
+        return None
+    first = next((child for child in body.named_children if not child.is_extra), None)
+    if first is None or first.id != node.id:
+        return None
+    tokens = _walk((node,), walk, as_is=True)
+    content = walk.tables.kind_markers["string_content"]
+    for index in range(len(tokens) - 1):
+        if tokens[index] == content:
+            lines = tokens[index + 1].splitlines()
+            tokens[index + 1] = b"\n".join(line.strip() for line in lines).strip()
+    return tokens
+
+
+def _python_uncovered_string(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
+    """tree-sitter-python puts the text of `r"\\""` in its string_end token: it is the content all the same."""
+    if node.child_count != 2:
+        return None
+    start, end = node.children
+    quote = walk.src[start.start_byte : start.end_byte].lstrip(b"rRbBuUfFtT")
+    text = walk.src[start.end_byte : end.end_byte - len(quote)]
+    if not text:
+        return None
+    return [walk.tables.markers[node.kind_id], *_walk((start,), walk), walk.tables.kind_markers["string_content"],
+            walk.text(text), _CLOSE]
+
+
+def _lowercase(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
+    """Python numbers are case-insensitive: 0XFF == 0xff, 1E5 == 1e5."""
+    return [walk.tables.markers[node.kind_id], walk.src[node.start_byte : node.end_byte].lower()]
+
+
+def _js_key(text: bytes, field: int, walk: _Walk) -> list[bytes] | None:
+    """An object key written as a string or number that could be a bare name: `{'a': 1}` == `{a: 1}`."""
+    if field and field == walk.tables.field_ids.get("key") and _JS_IDENTIFIER.fullmatch(text):
+        return [walk.tables.kind_markers["property_identifier"], text]
+    return None
+
+
+def _js_string(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
+    """Quotes are style, so are escapes of quotes: `'it\\'s'` == `"it's"`."""
+    text = walk.src[node.start_byte + 1 : node.end_byte - 1]
+    if b"\\" in text:
+        text = _ESCAPE.sub(lambda m: m.group(1) if m.group(1) in (b"'", b'"') else m.group(0), text)
+    return _js_key(text, field, walk) or [walk.tables.markers[node.kind_id], walk.text(text), _CLOSE]
+
+
+_JS_NUMBER_RULES = [  # prettier's own number printing (lower case, no redundant zeros, signs or dots)
+    (re.compile(rb"^([+-]?[\d.]+e)(?:\+|(-))?0*(\d)"), rb"\1\2\3"),
+    (re.compile(rb"^([+-]?[\d.]+)e[+-]?0+$"), rb"\1"),
+    (re.compile(rb"^([+-])?\."), rb"\g<1>0."),
+    (re.compile(rb"(\.\d+?)0+(?=e|$)"), rb"\1"),
+    (re.compile(rb"\.(?=e|$)"), rb""),
+]
+
+
+def _js_number(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
+    """Numbers as prettier prints them: `0XAB` == `0xab`, `1.50` == `1.5`, `.5` == `0.5`."""
+    text = walk.src[node.start_byte : node.end_byte].lower()
+    if not text.isdigit() and not text.startswith((b"0x", b"0b", b"0o")):
+        for pattern, replacement in _JS_NUMBER_RULES:
+            text = pattern.sub(replacement, text)
+    return _js_key(text, field, walk) or [walk.tables.markers[node.kind_id], walk.text(text)]
+
+
+_ASSOCIATIVE = frozenset({b"&&", b"||", b"??"})
+
+
+def _js_logical(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
+    """`(a || b) || c` == `a || (b || c)` == `a || b || c` (prettier drops such parentheses): `&&`,
+    `||` and `??` chains are associative, evaluated left to right either way; written flat."""
+    operator = node.child_by_field_name("operator")
+    text = walk.src[operator.start_byte : operator.end_byte] if operator is not None else b""
+    if text not in _ASSOCIATIVE:
+        return None
+    operands = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        while current.type == "parenthesized_expression" and current.named_child_count == 1:
+            current = current.named_children[0]
+        inner = current.child_by_field_name("operator") if current.type == "binary_expression" else None
+        left, right = current.child_by_field_name("left"), current.child_by_field_name("right")
+        if inner is not None and walk.src[inner.start_byte : inner.end_byte] == text and left and right:
+            stack += [right, left]
+        else:
+            operands.append(b"\x00".join(_walk((current,), walk)))
+    return [walk.tables.markers[node.kind_id], text, *operands, _CLOSE]
+
+
+def _single_parameter(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
+    """`(x) => f(x)` == `x => f(x)`: a parameter list of one plain name is that name."""
+    if node.named_child_count != 1:
+        return None
+    named = _named(node)
+    if len(named) != 1:
+        return None
+    only = named[0]
+    if only.type == "required_parameter":  # TypeScript: a plain name has no type, default or modifier
+        inner = _named(only)
+        only = inner[0] if len(inner) == 1 and inner[0].type == "identifier" else only
+    if only.type != "identifier":
+        return None
+    return [walk.tables.markers[only.kind_id], walk.text(walk.src[only.start_byte : only.end_byte])]
+
+
+def _leading_pipe(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
+    """`type A = | "a" | "b"` == `type A = "a" | "b"`: a leading `|` wraps the first member."""
+    first = node.child(0)
+    if first is None or first.is_named or first.type != "|":
+        return None
+    return _walk(_named(node), walk)
+
+
+def _rust_block(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
+    """A match arm's or closure's `{ expr }` is `expr`: a block of one tail expression is its value."""
+    owner = node.parent
+    if owner is None or owner.type not in ("match_arm", "closure_expression"):
+        return None
+    named = _named(node)
+    if len(named) != 1:
+        return None
+    only = named[0]
+    if only.type == "expression_statement" and only.child_count == 1:  # `if`/`match` ending a block, no `;`
+        return _walk((only.children[0],), walk)
+    if only.type in _RUST_STATEMENTS or only.type.endswith("_item"):
+        return None
+    return _TRANSPARENT_RESULT
+
+
+def _rust_statement(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
+    """`return x;` is `return x` (rustfmt adds the `;`): a diverging statement is its expression."""
+    named = _named(node)
+    return _TRANSPARENT_RESULT if len(named) == 1 and named[0].type in _RUST_DIVERGING else None
+
+
+def _empty(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
+    """A node with nothing in it means nothing (Java's `;` after the last enum constant)."""
+    return [] if not _named(node) else None
+
+
+def _set(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
+    """A list whose order has no meaning (`use a::{c, b}`): its members sorted."""
+    members = sorted(b"\x00".join(_walk((child,), walk)) for child in _named(node))
+    return [walk.tables.markers[node.kind_id], *members, _CLOSE]
+
+
+_HANDLERS: dict[str, Handler] = {
+    "python_string": _python_string, "python_docstring": _python_docstring, "lowercase": _lowercase,
+    "python_uncovered_string": _python_uncovered_string,
+    "python_tuple_pattern": _python_tuple_pattern, "python_concatenation": _python_concatenation,
+    "js_string": _js_string, "js_number": _js_number, "js_logical": _js_logical, "single_parameter": _single_parameter,
+    "leading_pipe": _leading_pipe, "rust_block": _rust_block, "rust_statement": _rust_statement, "empty": _empty, "set": _set,
+}
 
 
 def _lines(first: Node, last: Node) -> tuple[int, int]:
@@ -222,6 +560,50 @@ def _remembered_digest(language: str, nodes: Sequence[Node], src: bytes, escape:
             _DIGESTS.clear()
         _DIGESTS[key] = found
     return found
+
+
+_IMPORTS = frozenset({"import_statement", "import_from_statement", "future_import_statement", "import_declaration",
+                      "use_declaration", "extern_crate_declaration", "package_clause", "package_declaration"})
+
+
+@dataclass(frozen=True)
+class Statement:
+    """Code outside definitions at top level: an import (`imports`) or another statement."""
+
+    imports: bool
+    digest: str
+    lines: tuple[int, int]
+
+
+def top_level_statements(language: str, data: bytes) -> list[Statement]:
+    """The file's top-level code outside definitions, one normal-form digest per statement; only
+    for saying which part of a file changed, so it parses again rather than cost every hash."""
+    root = parse(language, data).root_node
+    tables = _tables(language)
+    sites = [node for site in find_definitions(language, root).sites if site.parent == -1 for node in site.nodes]
+    starts = {node.start_byte for node in sites}
+    escape = b"\x00" in data or b"\x01" in data
+    statements = []
+    for child in _named(root):
+        if child.start_byte in starts or any(child.start_byte <= n.start_byte < child.end_byte for n in sites):
+            continue
+        digest = _digest((child,), data, escape, tables, frozenset(), -1)
+        statements.append(Statement(child.type in _IMPORTS, digest, _lines(child, child)))
+    return statements
+
+
+def first_error_line(language: str, data: bytes) -> int | None:
+    """The 1-based line of the first syntax error tree-sitter recovered from, if any."""
+    cursor = parse(language, data).walk()
+    while True:
+        node = cursor.node
+        if node is not None and (node.is_error or node.is_missing):
+            return node.start_point.row + 1
+        if node is not None and node.has_error and cursor.goto_first_child():
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return None
 
 
 def parse(language: str, data: bytes) -> Tree:

@@ -18,14 +18,15 @@ NOT_PARSED = ("symlink", "submodule")  # a changed link target or submodule comm
 def classify(changes: CommitChanges, cache_dir: str | None = None) -> tuple[str, dict[str, dict[str, Any]]]:
     """Commit-level class and per-file classification metadata (tree-sitter loads only here);
     with `cache_dir`, normal-form hashes are kept there between runs."""
-    from gitai.syntax.classify import INTENT_EVOLUTION, FileChange, classify_changes
+    from gitai.syntax.classify import INTENT_EVOLUTION, FileChange, classify_changes, to_record_json
     from gitai.syntax.hash_cache import HashCache
     from gitai.syntax.normal_form import hash_source
 
     inputs = [FileChange(f.old_path, f.path, f.old_data, f.new_data) for f in changes.files if f.kind not in NOT_PARSED]
     inputs += [FileChange(path, None, data, None) for path, data in changes.deleted if data is not None]
     result = classify_changes(inputs, HashCache(cache_dir).hash_source if cache_dir else hash_source)
-    files = {path: c.to_json() for path, c in result.files.items()}
+    added = {f.path: f.added_lines for f in changes.files}
+    files = {path: to_record_json(c, added.get(path, ())) for path, c in result.files.items()}
     commit_class = result.classification
     for changed in changes.files:
         if changed.kind in NOT_PARSED:

@@ -1,0 +1,463 @@
+"""Reformat invariance and mutation detection of the classification, on real code and real formatters.
+
+For each language, a corpus of real source files (installed Python packages and the stdlib, npm
+packages, public repositories brought by `fetch`, Go's own sources) is run through real formatters
+at settings unlike the code's own; every file the formatter changed must be AST_REFACTOR. Then a
+mutation set over the same files (a literal changed, an operator flipped, an argument added, a
+statement removed; sites found with tree-sitter, never in comments) must all be INTENT_EVOLUTION.
+Python pairs are also checked against CPython's `ast` (what black uses to prove a reformat safe).
+
+Inputs are never committed: npm packages go to benchmarks/out/node_modules (installed here when
+missing), repositories are read from /work/.mirror (or --mirror) with `git archive`. A missing
+formatter or corpus is reported loudly and its language skipped.
+
+Usage: .venv/bin/python benchmarks/formatters.py [--lang python,rust] [--max-files N] [--show N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import io
+import os
+import random
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tarfile
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gitai.syntax.classify import FileChange, FileClassification, classify_changes
+from gitai.syntax.normal_form import parse
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE / "out"
+NODE = OUT / "node_modules"
+BIN = Path(sys.executable).parent
+EXTENSIONS = {"python": ".py", "javascript": ".js", "typescript": ".ts", "rust": ".rs", "java": ".java", "go": ".go"}
+NPM_PACKAGES = ["prettier@3", "prettier-plugin-java@2", "commander@12", "semver@7", "express@4", "yargs@17"]
+# public repositories (owner+name under the mirror directory) and the files taken from them
+REPOSITORIES = {"typescript": ("sindresorhus+ky", ("source/", "test/")),
+                "rust": ("BurntSushi+ripgrep", ("crates/",)),
+                "java": ("google+gson", ("gson/src/main/", "extras/", "proto/"))}
+GO_PACKAGES = ["strings", "bufio", "bytes", "sort", "flag", "text/tabwriter", "net/url", "encoding/csv",
+               "encoding/json", "path/filepath", "container/list", "container/heap", "errors", "html"]
+PY_STDLIB = ["argparse.py", "textwrap.py", "dataclasses.py", "shlex.py", "fractions.py", "difflib.py",
+             "configparser.py", "string.py", "heapq.py", "bisect.py", "json", "email", "logging", "tomllib",
+             "importlib/metadata", "zoneinfo", "http/cookies.py", "urllib/parse.py", "csv.py", "enum.py"]
+
+
+# --- corpus -------------------------------------------------------------------------------------
+
+def _files_under(root: Path, ext: str, limit: int) -> list[Path]:
+    found = sorted(p for p in root.rglob(f"*{ext}") if p.is_file() and p.stat().st_size < 150_000)
+    return found[:limit]
+
+
+def _python_corpus(limit: int) -> dict[str, bytes]:
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    site = Path(sysconfig.get_paths()["purelib"])
+    paths: list[Path] = []
+    for name in PY_STDLIB:
+        path = stdlib / name
+        paths += _files_under(path, ".py", 40) if path.is_dir() else [path]
+    for package in ("click", "pygit2", "yaml", "pathspec", "jsonschema"):
+        paths += _files_under(site / package, ".py", 40)
+    root = stdlib.parent
+    return {f"py/{p.relative_to(site) if p.is_relative_to(site) else p.relative_to(root)}": p.read_bytes()
+            for p in paths[:limit] if p.exists()}
+
+
+def _javascript_corpus(limit: int) -> dict[str, bytes]:
+    paths = [p for p in _files_under(NODE, ".js", 10_000)
+             if not any(part.startswith(("prettier", "web-tree-sitter")) for part in p.relative_to(NODE).parts)
+             and ".min." not in p.name]
+    random.Random(13).shuffle(paths)
+    return {f"js/{p.relative_to(NODE)}": p.read_bytes() for p in sorted(paths[:limit])}
+
+
+def _repository_corpus(language: str, mirror: Path, limit: int) -> dict[str, bytes]:
+    name, prefixes = REPOSITORIES[language]
+    git_dir = mirror / name / "repo"
+    if not git_dir.is_dir():
+        print(f"!! {language}: repository {name} missing under {mirror} (fetch github:{name.replace('+', '/')})")
+        return {}
+    data = subprocess.run(["git", "--git-dir", str(git_dir), "archive", "HEAD", *prefixes],
+                          capture_output=True, check=True).stdout
+    files: dict[str, bytes] = {}
+    with tarfile.open(fileobj=io.BytesIO(data)) as archive:
+        for member in sorted(archive.getmembers(), key=lambda m: m.name):
+            if member.isfile() and member.name.endswith(EXTENSIONS[language]) and member.size < 150_000:
+                handle = archive.extractfile(member)
+                if handle is not None:
+                    files[f"{language}/{member.name}"] = handle.read()
+    return dict(list(files.items())[:limit])
+
+
+def _go_corpus(limit: int) -> dict[str, bytes]:
+    root = _go_root()
+    if root is None:
+        return {}
+    files: dict[str, bytes] = {}
+    for package in GO_PACKAGES:
+        for path in sorted((root / "src" / package).glob("*.go")):
+            files[f"go/{package}/{path.name}"] = path.read_bytes()
+    return dict(list(files.items())[:limit])
+
+
+def _go_root() -> Path | None:
+    gofmt = shutil.which("gofmt") or "/usr/lib/go/bin/gofmt"
+    return Path(gofmt).resolve().parent.parent if Path(gofmt).exists() else None
+
+
+def corpus(language: str, mirror: Path, limit: int) -> dict[str, bytes]:
+    """Real source files of `language`, keyed by a corpus name; files tree-sitter cannot parse are left out."""
+    if language == "python":
+        files = _python_corpus(limit)
+    elif language == "javascript":
+        files = _javascript_corpus(limit)
+    elif language == "go":
+        files = _go_corpus(limit)
+    else:
+        files = _repository_corpus(language, mirror, limit)
+    return {name: data for name, data in files.items() if not parse(language, data).root_node.has_error}
+
+
+# --- formatters ---------------------------------------------------------------------------------
+
+def _prettier(*options: str, java: bool = False) -> list[str]:
+    plugin = ["--plugin", str(NODE / "prettier-plugin-java" / "dist" / "index.mjs")] if java else []
+    return ["node", str(NODE / "prettier" / "bin" / "prettier.cjs"), "--no-config", "--log-level", "error",
+            *plugin, *options, "--write", "."]
+
+
+def _rustfmt(config: str) -> list[str]:
+    rustfmt = shutil.which("rustfmt") or str(Path.home() / ".cargo" / "bin" / "rustfmt")
+    return [rustfmt, "--edition", "2021", "--config", config]  # file names are appended
+
+
+FORMATTERS: dict[str, list[tuple[str, list[str]]]] = {
+    "python": [
+        ("black -l 60", [str(BIN / "black"), "-q", "-l", "60", "."]),
+        ("black -l 120 -S --skip-magic-trailing-comma", [str(BIN / "black"), "-q", "-l", "120", "-S", "-C", "."]),
+        ("ruff format line-length=50 quote-style=single", [str(BIN / "ruff"), "format", "-q", "--isolated",
+         "--line-length", "50", "--config", "format.quote-style='single'", "."]),
+        ("ruff format line-length=100 skip-magic-trailing-comma", [str(BIN / "ruff"), "format", "-q",
+         "--isolated", "--line-length", "100", "--config", "format.skip-magic-trailing-comma=true", "."]),
+    ],
+    "javascript": [
+        ("prettier --print-width 40", _prettier("--print-width", "40")),
+        ("prettier --no-semi --single-quote --arrow-parens avoid --trailing-comma none",
+         _prettier("--no-semi", "--single-quote", "--arrow-parens", "avoid", "--trailing-comma", "none")),
+        ("prettier --print-width 120 --quote-props consistent", _prettier("--print-width", "120",
+                                                                          "--quote-props", "consistent")),
+    ],
+    "typescript": [
+        ("prettier --print-width 40", _prettier("--print-width", "40")),
+        ("prettier --no-semi --single-quote --arrow-parens avoid --trailing-comma none",
+         _prettier("--no-semi", "--single-quote", "--arrow-parens", "avoid", "--trailing-comma", "none")),
+        ("prettier --print-width 120 --quote-props consistent", _prettier("--print-width", "120",
+                                                                          "--quote-props", "consistent")),
+    ],
+    "rust": [
+        ("rustfmt max_width=40", _rustfmt("max_width=40")),
+        ("rustfmt max_width=60 use_small_heuristics=Max hard_tabs=true",
+         _rustfmt("max_width=60,use_small_heuristics=Max,hard_tabs=true")),
+        ("rustfmt max_width=140", _rustfmt("max_width=140")),
+    ],
+    "java": [
+        ("prettier-plugin-java --print-width 40", _prettier("--print-width", "40", java=True)),
+        ("prettier-plugin-java --print-width 140 --tab-width 4", _prettier("--print-width", "140", "--tab-width",
+                                                                         "4", java=True)),
+    ],
+    "go": [("gofmt (input de-indented and joined)", ["gofmt", "-w", "."])],
+}
+
+
+def _deformat_go(data: bytes) -> bytes:
+    """Go sources are gofmt's fixed point: strip indentation and align padding outside strings, for gofmt to redo."""
+    tree = parse("go", data)
+    keep: list[tuple[int, int]] = []
+    stack = [tree.root_node]
+    while stack:
+        node = stack.pop()
+        if node.type in ("raw_string_literal", "interpreted_string_literal", "comment", "rune_literal"):
+            keep.append((node.start_byte, node.end_byte))
+        else:
+            stack.extend(node.children)
+    keep.sort()
+    out, pos = bytearray(), 0
+    for start, end in [*keep, (len(data), len(data))]:
+        gap = data[pos:start]
+        lines = gap.split(b"\n")
+        out += b"\n".join([lines[0].replace(b"\t", b" ")] + [line.lstrip(b" \t") for line in lines[1:]])
+        out += data[start:end]
+        pos = end
+    return bytes(out)
+
+
+def run_formatter(language: str, command: list[str], files: dict[str, bytes]) -> dict[str, bytes]:
+    """The formatted text of every file the formatter accepted, formatting a scratch copy of the corpus."""
+    with tempfile.TemporaryDirectory(prefix="gitai-fmt-") as scratch:
+        root = Path(scratch)
+        names = {}
+        for index, (name, data) in enumerate(files.items()):
+            relative = f"f{index:04d}{EXTENSIONS[language]}"
+            (root / relative).write_bytes(data)
+            names[relative] = name
+        if command[0].endswith("rustfmt"):
+            for relative in names:  # one file at a time: a file rustfmt rejects must not stop the others
+                subprocess.run([*command, relative], cwd=root, capture_output=True, timeout=120)
+        else:
+            env = {**os.environ, "PATH": f"{_go_root() or ''}/bin{os.pathsep}{os.environ['PATH']}"}
+            done = subprocess.run(command, cwd=root, capture_output=True, timeout=1800, env=env)
+            if done.returncode and language != "javascript":
+                print(f"   (formatter exit {done.returncode}: {done.stderr.decode()[:300]!r})")
+        return {name: (root / relative).read_bytes() for relative, name in names.items()}
+
+
+def formatter_missing(language: str) -> str | None:
+    if language == "python":
+        for tool in ("black", "ruff"):
+            if not (BIN / tool).exists():
+                return f"{tool} is not installed in {BIN} (pip install -e '.[test]')"
+    elif language in ("javascript", "typescript", "java"):
+        if not (NODE / "prettier").exists() or not (NODE / "prettier-plugin-java").exists():
+            OUT.mkdir(exist_ok=True)
+            print(f"   installing {', '.join(NPM_PACKAGES)} into {NODE}")
+            done = subprocess.run(["npm", "install", "--prefix", str(OUT), "--no-audit", "--no-fund",
+                                   *NPM_PACKAGES], capture_output=True)
+            if done.returncode:
+                return f"npm install failed: {done.stderr.decode()[-300:]}"
+    elif language == "rust":
+        if not Path(_rustfmt("")[0]).exists():
+            return "rustfmt not found"
+    elif language == "go" and _go_root() is None:
+        return "gofmt not found (apt-get install golang-go)"
+    return None
+
+
+# --- the Python oracle --------------------------------------------------------------------------
+
+def python_ast_equal(old: bytes, new: bytes) -> bool:
+    """CPython's verdict, as black checks it: equal `ast.dump`s, docstring indentation aside."""
+    return _python_dump(old) == _python_dump(new)
+
+
+def _python_dump(data: bytes) -> str:
+    tree = ast.parse(data)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant):
+            node.kind = None  # u'' is '' (black drops the prefix)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
+                    and isinstance(first.value.value, str):
+                lines = first.value.value.splitlines()
+                first.value.value = "\n".join(line.strip() for line in lines).strip()
+    return ast.dump(tree)
+
+
+def _python_equal_or_invalid(old: bytes, new: bytes) -> bool:
+    try:
+        return python_ast_equal(old, new)
+    except SyntaxError:
+        return True
+
+
+# --- mutations ----------------------------------------------------------------------------------
+
+NUMBERS = {"integer", "float", "number", "integer_literal", "float_literal", "int_literal",
+           "decimal_integer_literal", "decimal_floating_point_literal", "hex_integer_literal"}
+STRING_CONTENTS = {"string_content", "string_fragment", "interpreted_string_literal_content"}
+OPERATORS = {"+": "-", "-": "+", "*": "/", "/": "*", "<": ">", ">": "<", "<=": ">=", ">=": "<=",
+             "==": "!=", "!=": "==", "===": "!==", "!==": "===", "&&": "||", "||": "&&", "and": "or", "or": "and",
+             "in": "not in", "not in": "in", "is": "is not", "is not": "is", "|": "&", "&": "|"}
+BINARY = {"binary_operator", "binary_expression", "comparison_operator", "boolean_operator"}
+ARGUMENTS = {"argument_list", "arguments"}
+BLOCKS = {"block", "statement_block", "statement_list"}
+NOT_STATEMENTS = {"comment", "line_comment", "block_comment", "pass_statement", "empty_statement",
+                  "line_continuation"}
+
+
+@dataclass
+class Site:
+    kind: str
+    start: int
+    end: int
+    replacement: bytes
+
+
+def mutation_sites(language: str, data: bytes) -> dict[str, list[Site]]:
+    """Every place one token-sized behaviour change can be made, by kind."""
+    sites: dict[str, list[Site]] = {"literal": [], "operator": [], "argument": [], "statement": []}
+    stack = [parse(language, data).root_node]
+    while stack:
+        node = stack.pop()
+        kind = node.type
+        if kind in ("comment", "line_comment", "block_comment"):
+            continue
+        stack.extend(node.children)
+        text = data[node.start_byte:node.end_byte]
+        if kind in NUMBERS:
+            digits = [i for i, c in enumerate(text) if 48 <= c <= 57]
+            if digits and not text.lower().startswith((b"0x", b"0b", b"0o")):
+                at = node.start_byte + digits[-1]
+                sites["literal"].append(Site("literal", at, at + 1, b"%d" % ((data[at] - 47) % 10)))
+        elif kind in STRING_CONTENTS and text.strip():
+            sites["literal"].append(Site("literal", node.start_byte, node.start_byte, b"Q"))
+        elif kind in BINARY:
+            operator = node.child_by_field_name("operator")
+            if operator is None and kind == "comparison_operator" and node.child_count == 3:
+                operator = node.children[1]
+            if operator is not None:
+                token = data[operator.start_byte:operator.end_byte]
+                flipped = OPERATORS.get(" ".join(token.decode().split()))
+                if flipped:
+                    sites["operator"].append(Site("operator", operator.start_byte, operator.end_byte,
+                                                  flipped.encode()))
+        elif kind in ARGUMENTS and node.named_child_count:
+            last = node.named_children[-1]
+            if last.type not in NOT_STATEMENTS:
+                sites["argument"].append(Site("argument", last.end_byte, last.end_byte, b", 7"))
+        elif kind in BLOCKS:
+            statements = [c for c in node.named_children if c.type not in NOT_STATEMENTS]
+            if len(statements) >= 2:
+                for statement in statements[:-1]:  # the last may be a value (Rust) or the only `return`
+                    sites["statement"].append(Site("statement", statement.start_byte, statement.end_byte, b""))
+    return sites
+
+
+def mutants(language: str, data: bytes, rng: random.Random, per_kind: int) -> Iterator[tuple[str, bytes]]:
+    """Up to `per_kind` mutants of each kind that still parse without error."""
+    for kind, sites in mutation_sites(language, data).items():
+        rng.shuffle(sites)
+        made = 0
+        for site in sites:
+            if made == per_kind:
+                break
+            mutated = data[:site.start] + site.replacement + data[site.end:]
+            if parse(language, mutated).root_node.has_error:
+                continue
+            if language == "python" and _python_equal_or_invalid(data, mutated):
+                continue  # e.g. the removed statement was a duplicate docstring-like constant
+            made += 1
+            yield kind, mutated
+
+
+# --- running ------------------------------------------------------------------------------------
+
+@dataclass
+class Result:
+    changed: int = 0
+    refactor: int = 0
+    oracle_disagree: int = 0
+    failures: list[tuple[str, str, FileClassification, bytes, bytes]] = field(default_factory=list)
+    mutants: Counter[str] = field(default_factory=Counter)
+    caught: Counter[str] = field(default_factory=Counter)
+    missed: list[tuple[str, str, bytes, bytes]] = field(default_factory=list)
+
+
+def classify_pair(name: str, old: bytes, new: bytes) -> FileClassification:
+    return next(iter(classify_changes([FileChange(name, name, old, new)]).files.values()))
+
+
+def run_language(language: str, mirror: Path, limit: int, per_kind: int) -> Result | None:
+    missing = formatter_missing(language)
+    if missing:
+        print(f"!! {language}: SKIPPED, {missing}")
+        return None
+    files = corpus(language, mirror, limit)
+    if not files:
+        print(f"!! {language}: SKIPPED, empty corpus")
+        return None
+    result = Result()
+    print(f"{language}: {len(files)} files, {sum(len(d) for d in files.values()) // 1024} KB")
+    for setting, command in FORMATTERS[language]:
+        inputs = {n: _deformat_go(d) for n, d in files.items()} if language == "go" else files
+        started = time.perf_counter()
+        formatted = run_formatter(language, command, inputs)
+        changed = ok = 0
+        for name, new in formatted.items():
+            old = inputs[name]
+            if new == old or parse(language, new).root_node.has_error:
+                continue
+            changed += 1
+            verdict = classify_pair(name, old, new)
+            if verdict.classification == "AST_REFACTOR":
+                ok += 1
+            else:
+                result.failures.append((setting, name, verdict, old, new))
+            if language == "python" and python_ast_equal(old, new) != (verdict.classification == "AST_REFACTOR"):
+                result.oracle_disagree += 1
+        result.changed += changed
+        result.refactor += ok
+        print(f"   {setting}: {ok}/{changed} changed files AST_REFACTOR ({time.perf_counter() - started:.0f} s)")
+    rng = random.Random(13)
+    for name, data in files.items():
+        for kind, mutated in mutants(language, data, rng, per_kind):
+            result.mutants[kind] += 1
+            if classify_pair(name, data, mutated).classification == "INTENT_EVOLUTION":
+                result.caught[kind] += 1
+            else:
+                result.missed.append((kind, name, data, mutated))
+    return result
+
+
+def _dump(directory: Path, result: Result) -> None:
+    pairs = [(f"fmt{i}", name, old, new) for i, (_, name, _, old, new) in enumerate(result.failures)]
+    pairs += [(f"mut{i}-{kind}", name, old, new) for i, (kind, name, old, new) in enumerate(result.missed)]
+    for tag, name, old, new in pairs:
+        stem = directory / f"{tag}-{name.replace('/', '_')}"
+        stem.mkdir(parents=True, exist_ok=True)
+        suffix = Path(name).suffix
+        (stem / f"old{suffix}").write_bytes(old)
+        (stem / f"new{suffix}").write_bytes(new)
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.1f}% ({part}/{whole})" if whole else "n/a"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--lang", default=",".join(FORMATTERS))
+    parser.add_argument("--max-files", type=int, default=150, help="files per language")
+    parser.add_argument("--per-kind", type=int, default=1, help="mutants of each kind per file")
+    parser.add_argument("--mirror", type=Path, default=Path(os.environ.get("GITAI_MIRROR", "/work/.mirror")))
+    parser.add_argument("--show", type=int, default=5, help="failures shown per language")
+    parser.add_argument("--dump", type=Path, help="write each failing pair (old, new) under this directory")
+    args = parser.parse_args()
+    rows = []
+    for language in args.lang.split(","):
+        result = run_language(language, args.mirror, args.max_files, args.per_kind)
+        if result is None:
+            rows.append((language, "SKIPPED", "SKIPPED", ""))
+            continue
+        if args.dump:
+            _dump(args.dump, result)
+        for setting, name, verdict, _, _ in result.failures[: args.show]:
+            details = [f"{d.status} {d.kind} {d.name} {d.new_lines}" for d in verdict.definitions
+                       if d.status != "unchanged"][:4]
+            print(f"   FAIL {setting} {name}: {verdict.reason or ''} {details}")
+        for kind, name, _, _ in result.missed[: args.show]:
+            print(f"   MISSED mutation {kind} in {name}")
+        mutants_total = sum(result.mutants.values())
+        by_kind = ", ".join(f"{k} {result.caught[k]}/{n}" for k, n in sorted(result.mutants.items()))
+        oracle = f"; ast oracle disagrees on {result.oracle_disagree}" if language == "python" else ""
+        rows.append((language, _share(result.refactor, result.changed),
+                     _share(sum(result.caught.values()), mutants_total), by_kind + oracle))
+    print("\nlanguage     reformatted files AST_REFACTOR   mutants INTENT_EVOLUTION   by kind")
+    for language, invariance, detection, details in rows:
+        print(f"{language:<12} {invariance:<32} {detection:<26} {details}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

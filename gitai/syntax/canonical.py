@@ -1,0 +1,85 @@
+"""Canonical forms per grammar: declarative tables of what formatters change without changing meaning.
+
+Formatters move code between node types that mean the same (`a, b = x, y` vs `a, b = (x, y)`),
+add or drop wrappers (`x => f(x)` vs `(x) => f(x)`, Rust `=> expr,` vs `=> { expr }`), re-sort
+lists whose order means nothing (Rust `use`, Go and Java imports) and respell literals (quotes,
+escapes, number case). The normal form (normal_form.py) reads these tables; every rule has its
+reason in docs/classification.md and a mutation test (tests/test_canonical_forms.py) proving that a
+real change next to it is still a change.
+
+Rules:
+* `aliases`: node type -> the node type it is written as.
+* `transparent`: wrappers written as their children (precedence is in the tree already).
+* `dropped_fields`: field names left out; the children stay, in order, so nothing is lost where a
+  field is fixed by position (Python `left`/`right`, the `value`/`subscript` of a subscript).
+* `field_aliases`: field name -> the field name it is written as.
+* `runs`: node types whose consecutive siblings are compared as a sorted list (declarations
+  whose order has no meaning: Rust `use`, Go and Java imports).
+* `sets`: node types whose children are compared as a sorted list (`use a::{b, c}`, Go `import (...)`).
+* `dropped`: nodes with no meaning at all (a JS empty statement `;`).
+* `handlers`: node type -> name of a rule in normal_form that needs to look at the node (string
+  spellings, a single-expression block, a parameter list of one plain name, ...).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Canon:
+    aliases: dict[str, str] = field(default_factory=dict)
+    transparent: frozenset[str] = frozenset()
+    dropped_fields: frozenset[str] = frozenset()
+    field_aliases: dict[str, str] = field(default_factory=dict)
+    runs: frozenset[str] = frozenset()
+    sets: frozenset[str] = frozenset()
+    dropped: frozenset[str] = frozenset()
+    handlers: dict[str, str] = field(default_factory=dict)
+
+
+_JS = Canon(
+    transparent=frozenset({"parenthesized_expression"}),
+    field_aliases={"parameter": "parameters"},
+    dropped=frozenset({"empty_statement"}),
+    handlers={"string": "js_string", "number": "js_number", "formal_parameters": "single_parameter",
+              "binary_expression": "js_logical"},
+)
+_TS = Canon(
+    transparent=frozenset({"parenthesized_expression", "parenthesized_type"}),
+    field_aliases=_JS.field_aliases,
+    dropped=frozenset({"empty_statement"}),
+    handlers={**_JS.handlers, "union_type": "leading_pipe"},
+)
+
+CANONS: dict[str, Canon] = {
+    "python": Canon(
+        aliases={"expression_list": "tuple", "pattern_list": "tuple_pattern", "union_type": "binary_operator",
+                 "generic_type": "subscript"},
+        transparent=frozenset({"parenthesized_expression", "type", "type_parameter"}),
+        dropped_fields=frozenset({"left", "right", "value", "subscript"}),
+        handlers={"expression_statement": "python_docstring", "string": "python_uncovered_string",
+                  "string_content": "python_string", "integer": "lowercase",
+                  "float": "lowercase", "tuple_pattern": "python_tuple_pattern",
+                  "concatenated_string": "python_concatenation"},
+    ),
+    "javascript": _JS,
+    "typescript": _TS,
+    "tsx": _TS,
+    "go": Canon(
+        transparent=frozenset({"parenthesized_expression"}),
+        runs=frozenset({"import_declaration"}),
+        sets=frozenset({"import_spec_list"}),
+    ),
+    "rust": Canon(
+        transparent=frozenset({"parenthesized_expression"}),
+        runs=frozenset({"use_declaration"}),
+        sets=frozenset({"use_list"}),
+        handlers={"block": "rust_block", "expression_statement": "rust_statement"},
+    ),
+    "java": Canon(
+        transparent=frozenset({"parenthesized_expression"}),
+        runs=frozenset({"import_declaration"}),
+        handlers={"enum_body_declarations": "empty"},
+    ),
+}

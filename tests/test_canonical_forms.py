@@ -1,0 +1,138 @@
+"""Every canonical-form rule (gitai/syntax/canonical.py): the spellings it makes equal are
+AST_REFACTOR, and a real change right next to it is still INTENT_EVOLUTION."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gitai.syntax.canonical import CANONS
+from gitai.syntax.classify import FileChange, classify_changes
+
+AST = "AST_REFACTOR"
+INTENT = "INTENT_EVOLUTION"
+
+# (rule, path, old, equal spelling, real change next to it)
+RULES = [
+    # --- Python
+    ("python expression_list = tuple", "a.py", "a, b = x, y\nreturn_ = f(x, y)\n",
+     "a, b = (x, y,)\nreturn_ = f(x, y)\n", "a, b = (x, y), z\nreturn_ = f(x, y)\n"),
+    ("python tuple keeps one element", "a.py", "x = 1,\n", "x = (1,)\n", "x = (1)\n"),
+    ("python pattern_list = tuple_pattern", "a.py", "for k, v in d:\n    pass\n",
+     "for (k, v,) in d:\n    pass\n", "for (k, (v,)) in d:\n    pass\n"),
+    ("python (s) target is s, (s,) unpacks", "a.py", "a = s = h[0]\n", "a = (s) = h[0]\n", "a = (s,) = h[0]\n"),
+    ("python union_type = binary_operator", "a.py", "def f() -> A | B | None:\n    pass\n",
+     "def f() -> (\n    A | B | None\n):\n    pass\n", "def f() -> (A | B) & None:\n    pass\n"),
+    ("python generic_type = subscript", "a.py", "def f() -> dict[str, int]:\n    pass\n",
+     "def f() -> (dict[str, int]):\n    pass\n", "def f() -> dict[str, (int, str)]:\n    pass\n"),
+    ("python left/right fields", "a.py", "x = a - b\n", "x = (a) - (b)\n", "x = b - a\n"),
+    ("python return (x)", "a.py", "def f():\n    return (x)\n", "def f():\n    return x\n",
+     "def f():\n    return (x,)\n"),
+    ("python docstring whitespace", "a.py", 'def f():\n    """Doc.\n\n       More.   \n    """\n',
+     'def f():\n    """Doc.\n\n    More.\n    """\n', 'def f():\n    """Doc.\n\n    More!\n    """\n'),
+    ("python non-docstring whitespace kept", "a.py", 'def f():\n    x = 1\n    """a  """\n',
+     'def f():\n    x = 1\n    """a  """\n', 'def f():\n    x = 1\n    """a"""\n'),
+    ("python quote escapes", "a.py", "x = 'it\\'s'\n", 'x = "it\'s"\n', 'x = "it\\"s"\n'),
+    ("python raw strings keep escapes", "a.py", "x = r'\\d'\n", 'x = r"\\d"\n', "x = r'\\D'\n"),
+    ("python hex escape case", "a.py", "x = '\\xAB\\uFEFF'\n", "x = '\\xab\\ufeff'\n", "x = '\\xab\\ufefe'\n"),
+    ("python \\u in bytes is no escape", "a.py", "x = b'\\xAB'\n", "x = b'\\xab'\n", "x = b'\\xab\\uFEFF'\n"),
+    ("python u prefix", "a.py", "x = u'a'\n", "x = 'a'\n", "x = b'a'\n"),
+    ("python number case", "a.py", "x = 0XFF + 1E5\n", "x = 0xff + 1e5\n", "x = 0xfe + 1e5\n"),
+    ("python implicit concatenation", "a.py", "x = ('a' 'b')\n", "x = 'ab'\n", "x = 'a b'\n"),
+    ("python f-string concatenation", "a.py", "x = f'{a}' 'b'\n", "x = f'{a}b'\n", "x = f'{a}' f'{b}'\n"),
+    ("python raw and plain are not joined", "a.py", "x = r'\\d' 'b'\n", "x = r'\\d' 'b'\n", "x = '\\d' 'b'\n"),
+    # --- JavaScript and TypeScript
+    ("js single parameter", "a.js", "const f = x => g(x);\n", "const f = (x) => g(x);\n",
+     "const f = (x, y) => g(x);\n"),
+    ("js default parameter kept", "a.js", "const f = (x) => g(x);\n", "const f = x => g(x);\n",
+     "const f = (x = 1) => g(x);\n"),
+    ("js empty statement", "a.js", "a()\n;[1, 2].forEach(f)\n", "a();\n[1, 2].forEach(f);\n",
+     "a()\n[1, 2].forEach(f)\n"),
+    ("js empty statement as a body", "a.js", "if (a) b();\n", "if (a) b();;\n", "if (a);\nb();\n"),
+    ("js quote escapes", "a.js", "x = 'it\\'s';\n", 'x = "it\'s";\n', 'x = "it\\\\\'s";\n'),
+    ("js object keys", "a.js", "x = {'a': 1, 'b-c': 2, '0': 3};\n", "x = {a: 1, 'b-c': 2, 0: 3};\n",
+     "x = {a: 1, 'b-c': 2, '01': 3};\n"),
+    ("js computed keys differ", "a.js", "x = {a: 1};\n", "x = {'a': 1};\n", "x = {[a]: 1};\n"),
+    ("js numbers", "a.js", "x = 0XAB + 1.50 + .5 + 1E+5;\n", "x = 0xab + 1.5 + 0.5 + 1e5;\n",
+     "x = 0xab + 1.5 + 0.5 + 1e6;\n"),
+    ("js && and || chains are flat", "a.js", "if ((a || b) || (c || d)) f();\n", "if (a || b || c || d) f();\n",
+     "if ((a || b) && (c || d)) f();\n"),
+    ("js + is not associative", "a.js", "x = (a + b) + c;\n", "x = a + b + c;\n", "x = a + (b + c);\n"),
+    ("js chain keeps its order", "a.js", "x = a && (b && c);\n", "x = a && b && c;\n", "x = b && a && c;\n"),
+    ("ts single parameter", "a.ts", "const f = t => t.a;\n", "const f = (t) => t.a;\n",
+     "const f = (t: T) => t.a;\n"),
+    ("ts leading pipe", "a.ts", "type A = 'a' | 'b';\n", "type A =\n  | 'a'\n  | 'b';\n", "type A = 'a' | 'c';\n"),
+    ("ts parenthesized type", "a.ts", "let x: (A | B)[];\n", "let x: (A | B)[];\n", "let x: A | B[];\n"),
+    # --- Rust
+    ("rust match arm block", "a.rs", "fn f() { match x { A => g(), B => h() } }\n",
+     "fn f() { match x { A => { g() } B => h(), } }\n", "fn f() { match x { A => { g(); } B => h(), } }\n"),
+    ("rust closure block", "a.rs", "fn f() { v.map(|a| a + 1); }\n", "fn f() { v.map(|a| { a + 1 }); }\n",
+     "fn f() { v.map(|a| { a + 1; }); }\n"),
+    ("rust block elsewhere kept", "a.rs", "fn f() { let y = x; }\n", "fn f() { let y = x; }\n",
+     "fn f() { let y = { x }; }\n"),
+    ("rust if ending a closure", "a.rs", "fn f() { v.map(|q| if q { 1 } else { 2 }); }\n",
+     "fn f() { v.map(|q| { if q { 1 } else { 2 } }); }\n", "fn f() { v.map(|q| { if q { 1 } else { 2 }; }); }\n"),
+    ("rust return;", "a.rs", "fn f() -> u8 { if a { return 1; } 2 }\n", "fn f() -> u8 { if a { return 1 } 2 }\n",
+     "fn f() -> u8 { if a { 1; } 2 }\n"),
+    ("rust use order", "a.rs", "use b::x;\nuse a::{d, c};\nfn f() {}\n", "use a::{c, d};\nuse b::x;\nfn f() {}\n",
+     "use a::{c, e};\nuse b::x;\nfn f() {}\n"),
+    ("rust use run ends at an item", "a.rs", "use a::x;\nfn f() {}\nuse b::y;\n", "use a::x;\nfn f() {}\nuse b::y;\n",
+     "use a::x;\nfn f() {}\nuse b::z;\n"),
+    # --- Go
+    ("go import order", "a.go", 'package m\n\nimport (\n\t"b"\n\t"a"\n)\n', 'package m\n\nimport (\n\t"a"\n\t"b"\n)\n',
+     'package m\n\nimport (\n\t"a"\n\tb "b"\n)\n'),
+    ("go import declarations", "a.go", 'package m\n\nimport "b"\nimport "a"\n', 'package m\n\nimport "a"\nimport "b"\n',
+     'package m\n\nimport "a"\nimport "c"\n'),
+    # --- Java
+    ("java import order", "A.java", "import b.B;\nimport a.A;\nclass C {}\n", "import a.A;\nimport b.B;\nclass C {}\n",
+     "import a.A;\nimport static b.B;\nclass C {}\n"),
+    ("java empty enum body", "A.java", "enum E { A, B; }\n", "enum E { A, B }\n", "enum E { A, B; int x; }\n"),
+]
+
+
+def verdict(path: str, old: str, new: str) -> str:
+    result = classify_changes([FileChange(path, path, old.encode(), new.encode())])
+    file = result.files[path]
+    assert file.classification == AST or file.reason, json.dumps(file.to_json())
+    return file.classification
+
+
+@pytest.mark.parametrize(("rule", "path", "old", "same", "changed"), RULES, ids=[r[0] for r in RULES])
+def test_rule_keeps_meaning_and_catches_the_change_next_to_it(rule: str, path: str, old: str, same: str,
+                                                              changed: str) -> None:
+    assert verdict(path, old, same) == AST, rule
+    assert verdict(path, old, changed) == INTENT, rule
+    assert verdict(path, same, changed) == INTENT, rule
+
+
+def test_every_table_entry_has_a_rule_test() -> None:
+    """A new entry in a table needs a row in RULES (its language at least)."""
+    covered = {path.rsplit(".", 1)[1] for _, path, *_ in RULES}
+    extensions = {"python": "py", "javascript": "js", "typescript": "ts", "tsx": "ts", "go": "go", "rust": "rs",
+                  "java": "java"}
+    assert {extensions[language] for language in CANONS} <= covered
+
+
+def test_record_lists_changed_definitions_and_reformatted_ones_only() -> None:
+    """to_record_json: changed definitions, plus (AST_REFACTOR) unchanged ones holding a changed line."""
+    from gitai.syntax.classify import to_record_json
+
+    old = b"def f(x):\n    return x\n\n\ndef g():\n    return 1\n\n\ndef h():\n    return 2\n"
+    new = b"def f(x):\n    return (\n        x\n    )\n\n\ndef g():\n    return 1\n\n\ndef h():\n    return 2\n"
+    refactor = classify_changes([FileChange("a.py", "a.py", old, new)]).files["a.py"]
+    assert refactor.classification == AST
+    entry = to_record_json(refactor, [2, 3, 4])
+    assert entry["definitions"] == [{"kind": "function", "name": "f", "status": "unchanged",
+                                     "old_lines": [1, 2], "new_lines": [1, 4]}]
+    evolution = classify_changes([FileChange("a.py", "a.py", old, new.replace(b"return 2", b"return 3"))])
+    entry = to_record_json(evolution.files["a.py"], [2, 3, 4, 12])
+    assert [(d["name"], d["status"]) for d in entry["definitions"]] == [("h", "modified")]
+    assert entry["reason"] == "modified: function h (lines 11-12)"
+
+
+def test_raw_string_with_an_escaped_quote_keeps_its_text() -> None:
+    """tree-sitter-python gives `r"\\""` no content node (its text is in the closing token)."""
+    assert verdict("a.py", 'x = r"\\""\n', "x = r'\\\"'\n") == AST
+    assert verdict("a.py", 'x = r"\\""\n', 'x = r""\n') == INTENT
+    assert verdict("a.py", 'x = r"\\""\n', "x = r'\\\\'\n") == INTENT
