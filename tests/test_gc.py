@@ -7,6 +7,9 @@ from pathlib import Path
 
 from conftest import commit, gitai, gitai_json, write
 
+from gitai.blame.origin_cache import DIRECTORY as ORIGINS
+from gitai.syntax.hash_cache import DIRECTORY as SYNTAX
+
 
 def _sizes(state: Path, name: str) -> int:
     """Disk usage, as gc counts it."""
@@ -24,18 +27,18 @@ def test_gc_trims_oldest_first_to_the_bound_and_drops_outdated_caches(repo: Path
     stale = state / "origins-v0" / "ab"
     stale.mkdir(parents=True)
     (stale / "old.json.z").write_bytes(b"x" * 1000)
-    origins = sorted((f for f in (state / "origins-v1").rglob("*.z")), key=lambda f: f.stat().st_mtime)
-    assert len(origins) >= 3 and _sizes(state, "syntax-v1") > 0
+    origins = sorted((f for f in (state / ORIGINS).rglob("*.z")), key=lambda f: f.stat().st_mtime)
+    assert len(origins) >= 3 and _sizes(state, SYNTAX) > 0
     os.utime(origins[0], (1, 1))  # the least recently written
     total = sum(f.stat().st_blocks * 512 for f in state.rglob("*") if f.is_file() and (
-        "origins-v1" in f.parts or "syntax-v1" in f.parts or f.name.startswith("notes-")))
+        ORIGINS in f.parts or SYNTAX in f.parts or f.name.startswith("notes-")))
     limit = total - 1
     result = gitai_json(repo, "gc", "--max-size", str(limit))
     assert not (state / "origins-v0").exists()
     assert not origins[0].exists() and all(f.exists() for f in origins[1:])
     assert result["bytes_after"] <= limit and result["removed_files"] == 2 and result["limit"] == limit
     assert gitai_json(repo, "gc", "--max-size", "0")["bytes_after"] == 0
-    assert _sizes(state, "origins-v1") == 0 and _sizes(state, "syntax-v1") == 0
+    assert _sizes(state, ORIGINS) == 0 and _sizes(state, SYNTAX) == 0
     rows = gitai_json(repo, "blame-intent", "src/auth/m0.py")  # rebuilt on demand
     assert [r["intent_id"] for r in rows] == ["INT-001", "INT-001"]
     assert gitai(repo, "gc", "--max-size", "lots").returncode == 2
