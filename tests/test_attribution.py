@@ -174,6 +174,20 @@ def test_interactive_rebase_squash_keeps_the_split(repo: Path, sim: HostSimulato
             validate(r)
 
 
+def test_cherry_pick_keeps_the_split(repo: Path, sim: HostSimulator) -> None:
+    base = git(repo, "rev-parse", "HEAD").stdout.strip()
+    split_commit(repo, sim)
+    picked = git(repo, "rev-parse", "HEAD").stdout.strip()
+    git(repo, "checkout", "-q", "-b", "release", base)
+    write(repo, "src/auth/release.py", "RELEASE = 1\n")
+    commit(repo, "release branch work")
+    git(repo, "cherry-pick", picked)
+    record = note(repo)
+    assert record["vcs"]["revision"] != picked
+    assert line_counts(record, "src/auth/x.py") == {"ai": 90, "mixed": 10, "human": 5}
+    assert record["metadata"]["dev.gitai"]["attribution"] == "carried"
+
+
 def test_a_commit_without_hooks_is_unknown_not_human(repo: Path) -> None:
     write(repo, "src/auth/z.py", "z = 1\nz = 2\n")
     git(repo, "add", "-A")

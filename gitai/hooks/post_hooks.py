@@ -44,8 +44,22 @@ def after_commit(layout: Layout) -> None:
     commit = head_commit(layout.root)
     if commit is None or own_records(read_note(layout.root, commit), commit):
         return
+    picked = _cherry_picked_from(layout)
+    # A cherry-pick replays another commit's lines: they keep their authors, by content, from its record.
+    old_records = own_records(read_note(layout.root, picked), picked) if picked else None
     with ObjectReader(layout.root) as reader:
-        trace_commit(layout, reader, commit, _active_id(layout), detect_contributor(session_model=committing_model(layout)))
+        trace_commit(layout, reader, commit, _active_id(layout), detect_contributor(session_model=committing_model(layout)),
+                     old_records=old_records)
+
+
+def _cherry_picked_from(layout: Layout) -> str | None:
+    """The commit being cherry-picked: git keeps CHERRY_PICK_HEAD while its post-commit hook runs."""
+    try:
+        with open(os.path.join(layout.repo.git_dir, "CHERRY_PICK_HEAD"), encoding="ascii") as handle:
+            sha = handle.read().strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return sha if len(sha) in (40, 64) and all(c in "0123456789abcdef" for c in sha) else None
 
 
 def after_merge(layout: Layout, squash: str) -> None:
