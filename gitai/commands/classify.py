@@ -25,12 +25,12 @@ def classify_cmd(rev: str | None, staged: bool, as_json: bool) -> int:
         return EXIT_OK
     click.echo(f"{result.commit[:12] if result.commit else 'staged'}: {result.classification}")
     for path, info in sorted(result.files.items()):
-        reason = f" ({info['reason']})" if info.get("reason") else ""
-        click.echo(f"  {path}: {info['classification']}{reason}")
-        for d in info.get("definitions", []):
-            if d["status"] != "unchanged":
-                where = d.get("moved_from") or d.get("moved_to")
-                extra = f" ({'from' if d.get('moved_from') else 'to'} {where['path']}:{where['name']})" if where else ""
-                click.echo(f"      {d['status']:<9} {d['kind']} {d['name']}{extra}")
+        reason = f" ({info.reason})" if info.reason else ""
+        click.echo(f"  {path}: {info.classification}{reason}")
+        for d in info.definitions:
+            if d.status != "unchanged":
+                where = d.moved_from or d.moved_to
+                extra = f" ({'from' if d.moved_from else 'to'} {where['path']}:{where['name']})" if where else ""
+                click.echo(f"      {d.status:<9} {d.kind} {d.name}{extra}")
     return EXIT_OK
 

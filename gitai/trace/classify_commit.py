@@ -14,37 +14,48 @@ from gitai.trace.changes import CommitChanges, commit_changes, load_changes
 
 NOT_PARSED = ("symlink", "submodule")  # a changed link target or submodule commit: behaviour changed
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gitai.syntax.classify import FileClassification
 
-def classify(changes: CommitChanges, cache_dir: str | None = None) -> tuple[str, dict[str, dict[str, Any]]]:
-    """Commit-level class and per-file classification metadata (tree-sitter loads only here);
-    with `cache_dir`, normal-form hashes are kept there between runs."""
-    from gitai.syntax.classify import INTENT_EVOLUTION, FileChange, classify_changes, to_record_json
+
+def classify_files(changes: CommitChanges, cache_dir: str | None = None) -> tuple[str, dict[str, FileClassification]]:
+    """Commit-level class and each file's classification, typed (tree-sitter loads only here); with
+    `cache_dir`, normal-form hashes are kept there between runs."""
+    from gitai.syntax.classify import INTENT_EVOLUTION, FileChange, FileClassification, classify_changes
     from gitai.syntax.hash_cache import HashCache
     from gitai.syntax.normal_form import hash_source
 
     inputs = [FileChange(f.old_path, f.path, f.old_data, f.new_data) for f in changes.files if f.kind not in NOT_PARSED]
     inputs += [FileChange(path, None, data, None) for path, data in changes.deleted if data is not None]
     result = classify_changes(inputs, HashCache(cache_dir).hash_source if cache_dir else hash_source)
-    added = {f.path: f.added_lines for f in changes.files}
-    files = {path: to_record_json(c, added.get(path, ())) for path, c in result.files.items()}
-    commit_class = result.classification
+    files = dict(result.files)
+    commit_class: str = result.classification
     for changed in changes.files:
         if changed.kind in NOT_PARSED:
-            files[changed.path] = {"classification": INTENT_EVOLUTION, "language": None, "definitions": [],
-                                   "reason": f"{changed.kind} changed"}
+            files[changed.path] = FileClassification(INTENT_EVOLUTION, None, f"{changed.kind} changed")
             commit_class = INTENT_EVOLUTION
     return commit_class, files
+
+
+def classify(changes: CommitChanges, cache_dir: str | None = None) -> tuple[str, dict[str, dict[str, Any]]]:
+    """The classification as a record keeps it (`dev.gitai.files`): see `to_record_json`."""
+    from gitai.syntax.classify import to_record_json
+
+    commit_class, files = classify_files(changes, cache_dir)
+    added = {f.path: f.added_lines for f in changes.files}
+    return commit_class, {path: to_record_json(c, added.get(path, ())) for path, c in files.items()}
 
 
 @dataclass
 class ClassifyResult:
     commit: str | None  # None for the staged changes
     classification: str
-    files: dict[str, dict[str, Any]]
+    files: dict[str, FileClassification]
 
     def to_json(self) -> dict[str, Any]:
         return {"commit": self.commit, "classification": self.classification,
-                "files": [{"path": path, **info} for path, info in sorted(self.files.items())]}
+                "files": [{"path": path, **info.to_json()} for path, info in sorted(self.files.items())]}
 
 
 def classify_revision(layout: Layout, rev: str) -> ClassifyResult:
@@ -52,8 +63,7 @@ def classify_revision(layout: Layout, rev: str) -> ClassifyResult:
     sha = verify_commit(layout.root, rev)
     with ObjectReader(layout.root) as reader:
         changes = commit_changes(layout.root, reader, sha, commit_parents(reader, sha))
-    commit_class, files = classify(changes, layout.shared_state_dir)
-    return ClassifyResult(sha, commit_class, files)
+    return ClassifyResult(sha, *classify_files(changes, layout.shared_state_dir))
 
 
 def classify_staged(layout: Layout) -> ClassifyResult:
@@ -61,5 +71,4 @@ def classify_staged(layout: Layout) -> ClassifyResult:
     raw = staged_raw_changes(layout.root, head_commit(layout.root))
     with ObjectReader(layout.root) as reader:
         changes = load_changes(layout.root, reader, raw, [[] for _ in raw])  # no line ranges needed
-    commit_class, files = classify(changes, layout.shared_state_dir)
-    return ClassifyResult(None, commit_class, files)
+    return ClassifyResult(None, *classify_files(changes, layout.shared_state_dir))
