@@ -17,7 +17,6 @@ Usage: .venv/bin/python benchmarks/formatters.py [--lang python,rust] [--max-fil
 from __future__ import annotations
 
 import argparse
-import ast
 import io
 import os
 import random
@@ -34,6 +33,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gitai.syntax.classify import FileChange, FileClassification, classify_changes
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from python_oracle import ast_dump  # noqa: E402
+
 from gitai.syntax.normal_form import parse
 
 HERE = Path(__file__).resolve().parent
@@ -246,22 +249,8 @@ def formatter_missing(language: str) -> str | None:
 # --- the Python oracle --------------------------------------------------------------------------
 
 def python_ast_equal(old: bytes, new: bytes) -> bool:
-    """CPython's verdict, as black checks it: equal `ast.dump`s, docstring indentation aside."""
-    return _python_dump(old) == _python_dump(new)
-
-
-def _python_dump(data: bytes) -> str:
-    tree = ast.parse(data)
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Constant):
-            node.kind = None  # u'' is '' (black drops the prefix)
-        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
-            first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
-                    and isinstance(first.value.value, str):
-                lines = first.value.value.splitlines()
-                first.value.value = "\n".join(line.strip() for line in lines).strip()
-    return ast.dump(tree)
+    """CPython's verdict, as black checks it (tests/python_oracle.py)."""
+    return ast_dump(old) == ast_dump(new)
 
 
 def _python_equal_or_invalid(old: bytes, new: bytes) -> bool:

@@ -25,7 +25,6 @@ from gitai.git.trailers import commit_intents
 from gitai.layout import Layout
 from gitai.recording import make_record
 from gitai.trace.changes import ChangedFile, commit_changes
-from gitai.util.lines import content_hash, merge_ranges, split_lines
 from gitai.trace.notes_reader import all_notes
 from gitai.trace.record import (
     Contributor,
@@ -42,6 +41,7 @@ from gitai.trace.record import (
 )
 from gitai.trace.store import store_record
 from gitai.trace.summary_index import choose_record
+from gitai.util.lines import content_hash, merge_ranges, split_lines
 
 UNKNOWN: Contributor = {"type": "unknown"}
 

@@ -23,9 +23,9 @@ from gitai.commands.ci import ci_cmd
 from gitai.commands.classify import classify_cmd
 from gitai.commands.context import context
 from gitai.commands.export import export_cmd
-from gitai.commands.hook import hook
 from gitai.commands.gc import gc_cmd
 from gitai.commands.help import help_cmd
+from gitai.commands.hook import hook
 from gitai.commands.hooks import hooks
 from gitai.commands.init import init
 from gitai.commands.intent import intent

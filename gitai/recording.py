@@ -11,10 +11,25 @@ from gitai.errors import GitaiError
 from gitai.git.objects import ObjectReader, commit_parents
 from gitai.git.trailers import commit_intent
 from gitai.layout import Layout
+from gitai.trace.attribution import (
+    ATTRIBUTION_CARRIED,
+    ATTRIBUTION_CHECKPOINTS,
+    ATTRIBUTION_ENV,
+    HUMAN,
+    Labels,
+    LineAuthor,
+)
 from gitai.trace.changes import CommitChanges, commit_changes
 from gitai.trace.classify_commit import classify
-from gitai.trace.attribution import ATTRIBUTION_CARRIED, ATTRIBUTION_CHECKPOINTS, ATTRIBUTION_ENV, HUMAN, Labels, LineAuthor
-from gitai.trace.record import INFERRED, Contributor, Record, attributed_ranges, build_record, file_entries, revision
+from gitai.trace.record import (
+    INFERRED,
+    Contributor,
+    Record,
+    attributed_ranges,
+    build_record,
+    file_entries,
+    revision,
+)
 from gitai.trace.store import store_record, store_records
 
 
@@ -207,7 +222,12 @@ def settle_checkpoints(layout: Layout, changes: CommitChanges) -> None:
     committed; what is left (a partial `git add -p`) waits for the next commit."""
     import os
 
-    from gitai.agents.checkpoints import drop, has_checkpoints, prune_stale, read_checkpoints
+    from gitai.agents.checkpoints import (
+        drop,
+        has_checkpoints,
+        prune_stale,
+        read_checkpoints,
+    )
 
     if not has_checkpoints(layout):
         return

@@ -8,7 +8,6 @@ every language is benchmarks/formatters.py.
 
 from __future__ import annotations
 
-import ast
 import re
 import subprocess
 import sys
@@ -18,6 +17,7 @@ from pathlib import Path
 import black
 import click
 import pytest
+from python_oracle import ast_dump
 
 from gitai.syntax.classify import FileChange, classify_changes
 
@@ -41,21 +41,6 @@ FORMATTERS = {
                                                                          magic_trailing_comma=False)),
     "ruff 50 single quotes": lambda s: ruff_format(s, "--line-length", "50", "--config", "format.quote-style='single'"),
 }
-
-
-def ast_dump(source: str) -> str:
-    """`ast.dump` with docstrings' lines stripped, as black compares them."""
-    tree = ast.parse(source)
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Constant):
-            node.kind = None  # u'' is '' (black drops the prefix)
-        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
-            first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
-                    and isinstance(first.value.value, str):
-                lines = first.value.value.splitlines()
-                first.value.value = "\n".join(line.strip() for line in lines).strip()
-    return ast.dump(tree)
 
 
 def gitai_says_same(old: str, new: str) -> bool:

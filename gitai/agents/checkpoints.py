@@ -173,16 +173,6 @@ def drop(layout: Layout, rel: str) -> None:
 
 def prune_stale(layout: Layout, now: float | None = None) -> None:
     """Remove logs nobody wrote to for STALE_AFTER."""
-    now = time.time() if now is None else now
-    directory = checkpoints_dir(layout)
-    try:
-        names = os.listdir(directory)
-    except OSError:
-        return
-    for name in names:
-        path = os.path.join(directory, name)
-        try:
-            if now - os.path.getmtime(path) >= STALE_AFTER:
-                os.unlink(path)
-        except OSError:
-            pass
+    from gitai.util.files import remove_stale
+
+    remove_stale(checkpoints_dir(layout), STALE_AFTER, time.time() if now is None else now)

@@ -54,10 +54,10 @@ def recent_commits(layout: Layout, intent_id: str, limit: int = 5) -> list[dict[
 
 def build_context(layout: Layout, intent_id: str | None) -> dict[str, Any]:
     """The context as data (`gitai context --json`)."""
-    from gitai.intents.statuses import CLOSED
     from gitai.gate.policy import load_policy
     from gitai.intents.catalogue import load_catalogue
     from gitai.intents.selection import intent_context
+    from gitai.intents.statuses import CLOSED
 
     catalogue = load_catalogue(layout.catalogue, layout.root)
     policy = load_policy(layout)

@@ -8,8 +8,8 @@ from __future__ import annotations
 import os
 
 from gitai.agents.protocol import ALLOW, ASK, DENY, Answer
-from gitai.intents.statuses import CLOSED
 from gitai.intents.patterns import is_exempt
+from gitai.intents.statuses import CLOSED
 from gitai.util.text import display_path
 
 # Hook configuration files: an agent that edits them can switch gitai off.

@@ -14,7 +14,7 @@ import re
 import time
 import zlib
 
-from gitai.util.files import write_atomic
+from gitai.util.files import remove_stale, write_atomic
 
 STALE_AFTER = 12 * 3600
 COMMIT_FILE = "agent-commit.json"  # the agent session about to commit (before-shell saw `git commit`)
@@ -120,19 +120,7 @@ def live_sessions(layout: Layout) -> list[dict[str, Any]]:
 
 def prune_stale(layout: Layout) -> None:
     """Remove session files older than STALE_AFTER (sessions that never said goodbye)."""
-    directory = sessions_dir(layout)
-    try:
-        names = os.listdir(directory)
-    except FileNotFoundError:
-        return
-    now = time.time()
-    for name in names:
-        path = os.path.join(directory, name)
-        try:
-            if now - os.path.getmtime(path) >= STALE_AFTER:
-                os.unlink(path)
-        except OSError:
-            pass
+    remove_stale(sessions_dir(layout), STALE_AFTER, time.time())
 
 
 def note_commit(layout: Layout, session: Session) -> None:

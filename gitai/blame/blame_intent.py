@@ -180,7 +180,12 @@ def _contributors_by_content(layout: Layout, commit: str, path: str) -> dict[str
     from gitai.git.notes import show_note
     from gitai.layout import NOTES_REF
     from gitai.trace.attribution import line_key
-    from gitai.trace.record import attributed_ranges, file_entries, own_records, parse_note
+    from gitai.trace.record import (
+        attributed_ranges,
+        file_entries,
+        own_records,
+        parse_note,
+    )
     from gitai.util.lines import split_lines
 
     body = show_note(layout.root, NOTES_REF, commit)

@@ -4,7 +4,6 @@ from `python -m gitai.cli` and tests that drive the click group."""
 
 from __future__ import annotations
 
-
 import click
 
 

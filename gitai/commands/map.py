@@ -15,7 +15,14 @@ from gitai.errors import EXIT_OK
 @json_option
 def map_cmd(fmt: str | None, declared_only: bool, as_json: bool) -> int:
     """Regenerate .orchestration/intent_map.md from the notes (files each intent changed in meaning)."""
-    from gitai.trace.intent_map import build_map, map_json, render_dot, render_markdown, render_mermaid, write_map
+    from gitai.trace.intent_map import (
+        build_map,
+        map_json,
+        render_dot,
+        render_markdown,
+        render_mermaid,
+        write_map,
+    )
 
     lay = layout()
     intents = build_map(lay, declared_only)

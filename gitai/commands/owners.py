@@ -15,9 +15,9 @@ from gitai.errors import EXIT_OK
 @json_option
 def owners(paths: tuple[str, ...], as_json: bool) -> int:
     """Which intents own each PATH, and whether it is exempt (needs no intent)."""
-    from gitai.intents.patterns import is_exempt
     from gitai.gate.policy import load_policy
     from gitai.intents.active import active_intent
+    from gitai.intents.patterns import is_exempt
     from gitai.util.text import display_path
 
     lay = layout()

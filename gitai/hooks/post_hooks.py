@@ -5,14 +5,22 @@ from __future__ import annotations
 
 import os
 
+from gitai.agents.sessions import committing_model
 from gitai.git.objects import ObjectReader, commit_parents
 from gitai.git.runner import head_commit
 from gitai.intents.active import active_intent
 from gitai.layout import Layout
 from gitai.recording import trace_commit
-from gitai.agents.sessions import committing_model
 from gitai.trace.contributor import detect_contributor
-from gitai.trace.record import Contributor, Record, attribution_of, contributors, intent_of, intent_source_of, own_records
+from gitai.trace.record import (
+    Contributor,
+    Record,
+    attribution_of,
+    contributors,
+    intent_of,
+    intent_source_of,
+    own_records,
+)
 from gitai.trace.store import read_note
 
 

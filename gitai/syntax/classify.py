@@ -16,7 +16,13 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 from gitai.syntax.languages import language_for_path
-from gitai.syntax.normal_form import Definition, ParsedSource, first_error_line, hash_source, top_level_statements
+from gitai.syntax.normal_form import (
+    Definition,
+    ParsedSource,
+    first_error_line,
+    hash_source,
+    top_level_statements,
+)
 from gitai.util.files import LARGE_FILE, is_binary
 
 AST_REFACTOR: Final = "AST_REFACTOR"

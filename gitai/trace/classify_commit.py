@@ -22,7 +22,12 @@ if TYPE_CHECKING:
 def classify_files(changes: CommitChanges, cache_dir: str | None = None) -> tuple[str, dict[str, FileClassification]]:
     """Commit-level class and each file's classification, typed (tree-sitter loads only here); with
     `cache_dir`, normal-form hashes are kept there between runs."""
-    from gitai.syntax.classify import INTENT_EVOLUTION, FileChange, FileClassification, classify_changes
+    from gitai.syntax.classify import (
+        INTENT_EVOLUTION,
+        FileChange,
+        FileClassification,
+        classify_changes,
+    )
     from gitai.syntax.hash_cache import HashCache
     from gitai.syntax.normal_form import hash_source
 

@@ -66,3 +66,19 @@ def write_atomic(path: str, data: str | bytes, mode: int | None = None) -> None:
         except OSError:
             pass
         raise
+
+
+def remove_stale(directory: str, max_age: float, now: float) -> None:
+    """Delete the files of `directory` not written for `max_age` seconds (state nobody closed:
+    agent sessions that never ended, checkpoints never committed). Best effort."""
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return
+    for name in names:
+        path = os.path.join(directory, name)
+        try:
+            if now - os.path.getmtime(path) >= max_age:
+                os.unlink(path)
+        except OSError:
+            pass
