@@ -137,3 +137,24 @@ def test_one_line_and_display_path() -> None:
     assert one_line("unknown intent 'A\nB'") == "unknown intent 'A\\nB'"
     assert one_line("nul \x00 here") == "nul \\x00 here"
     assert display_path("a\nb") == '"a\\nb"' and display_path("plain") == "plain"
+
+
+def test_attribution_opcodes_rebuild_the_new_lines() -> None:
+    """The head/tail shortcut before difflib still describes a correct edit, whatever the input."""
+    import random
+
+    from gitai.trace.attribution import _opcodes
+
+    rng = random.Random(7)
+    for _ in range(300):
+        old = [bytes([rng.choice(b"abc")]) for _ in range(rng.randint(0, 12))]
+        new = [bytes([rng.choice(b"abc")]) for _ in range(rng.randint(0, 12))]
+        rebuilt: list[bytes] = []
+        position = 0
+        for tag, i1, i2, j1, j2 in _opcodes(old, new):
+            assert i1 == position
+            rebuilt += old[i1:i2] if tag == "equal" else new[j1:j2]
+            if tag == "equal":
+                assert old[i1:i2] == new[j1:j2]
+            position = i2
+        assert position == len(old) and rebuilt == new

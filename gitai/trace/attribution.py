@@ -52,8 +52,7 @@ def _step(old: list[bytes], labels: Labels, new: list[bytes], agent: LineAuthor 
     agent's (`agent` given), or a person's (mixed where they replaced agent lines), or, for a
     reformat (`positional`), the label of the old line at the same place in the hunk."""
     out: Labels = []
-    matcher = SequenceMatcher(None, old, new, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in _opcodes(old, new):
         if tag == "equal":
             out.extend(labels[i1:i2])
             continue
@@ -67,6 +66,24 @@ def _step(old: list[bytes], labels: Labels, new: list[bytes], agent: LineAuthor 
                 source = labels[i1 + offset] if i1 + offset < i2 else None
                 out.append(source.as_mixed() if source is not None and source.type in ("ai", "mixed") else HUMAN)
     return out
+
+
+def _opcodes(old: list[bytes], new: list[bytes]) -> list[tuple[str, int, int, int, int]]:
+    """difflib's opcodes, with the common head and tail taken off first: an edit usually touches a
+    few lines of a long file, and SequenceMatcher is quadratic-ish in what it is given."""
+    head = 0
+    limit = min(len(old), len(new))
+    while head < limit and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and old[len(old) - 1 - tail] == new[len(new) - 1 - tail]:
+        tail += 1
+    middle = SequenceMatcher(None, old[head:len(old) - tail], new[head:len(new) - tail], autojunk=False)
+    codes: list[tuple[str, int, int, int, int]] = [("equal", 0, head, 0, head)] if head else []
+    codes += [(tag, i1 + head, i2 + head, j1 + head, j2 + head) for tag, i1, i2, j1, j2 in middle.get_opcodes()]
+    if tail:
+        codes.append(("equal", len(old) - tail, len(old), len(new) - tail, len(new)))
+    return codes
 
 
 WORDS = re.compile(rb"\w+")
