@@ -19,6 +19,7 @@ from gitai.syntax.languages import language_for_path
 from gitai.syntax.normal_form import (
     Definition,
     ParsedSource,
+    Statement,
     first_error_line,
     hash_source,
     top_level_statements,
@@ -302,6 +303,18 @@ def _change_reason(work: _File, definitions: list[DefinitionChange]) -> str:
     return "; ".join(parts) or "changed"
 
 
+def _unmatched(side: list[Statement], other: list[Statement]) -> list[tuple[int, int]]:
+    """The lines of the statements of `side` that `other` does not have (as a multiset)."""
+    remaining = Counter(statement.digest for statement in other)
+    lines = []
+    for statement in side:
+        if remaining[statement.digest] > 0:
+            remaining[statement.digest] -= 1
+        else:
+            lines.append(statement.lines)
+    return lines
+
+
 def _skeleton_reason(language: str, old_data: bytes, new_data: bytes) -> list[str]:
     """The top-level code outside definitions that differs, as imports and other statements."""
     olds, news = top_level_statements(language, old_data), top_level_statements(language, new_data)
@@ -309,20 +322,7 @@ def _skeleton_reason(language: str, old_data: bytes, new_data: bytes) -> list[st
     for imports, label in ((True, "imports"), (False, "top-level statements")):
         old_side = [s for s in olds if s.imports == imports]
         new_side = [s for s in news if s.imports == imports]
-        remaining = Counter(s.digest for s in old_side)
-        added = []
-        for statement in new_side:
-            if remaining[statement.digest] > 0:
-                remaining[statement.digest] -= 1
-            else:
-                added.append(statement.lines)
-        kept = Counter(s.digest for s in new_side)
-        removed = []
-        for statement in old_side:
-            if kept[statement.digest] > 0:
-                kept[statement.digest] -= 1
-            else:
-                removed.append(statement.lines)
+        added, removed = _unmatched(new_side, old_side), _unmatched(old_side, new_side)
         if added:
             parts.append(f"{label} changed ({_spans(added)})")
         elif removed:
