@@ -4,7 +4,9 @@ A record is an Agent Trace 0.1.0 object (strict form; docs/trace-format.md), kep
 data: a note body line and a ledger line are the same bytes. Everything else in gitai reads a
 record through the accessors here (`revision`, `gitai_meta`, `intent_of`, ...), never by
 reaching into nested dicts, and every record read from a note or the ledger passes `is_record`
-first: notes arrive from other clones, so their content is untrusted.
+first: notes arrive from other clones, so their content is untrusted. Records are built in compact
+form (`compact`: no value a reader can put back); the accessors read it and the verbose form of
+earlier versions alike.
 """
 
 from __future__ import annotations
@@ -588,20 +590,24 @@ def compact(record: Record) -> Record:
 
 
 def _compact_file(info: dict[str, Any], commit_class: str | None) -> dict[str, Any]:
-    """A file's metadata without the commit's classification, a null language, no definitions, and
-    a reason its definitions already give."""
+    """A file's metadata without the commit's classification, a null language, an empty list of
+    definitions, and a reason its definitions already give."""
     kept = {key: value for key, value in info.items()
-            if not ((key == "classification" and value == commit_class) or (key in ("language", "definitions")
-                                                                           and not value))}
-    if kept.get("definitions"):
-        if (kept.get("classification", commit_class) == INTENT_EVOLUTION and "reason" in kept
-                and kept["reason"] == _derived_reason([_expanded_definition(d) for d in kept["definitions"]])):
-            del kept["reason"]
-        kept["definitions"] = [
-            {key: value for key, value in d.items()
-             if not ((key == "status" and value == DEFAULT_STATUS) or (key in ("old_lines", "new_lines") and value is None))}
-            for d in kept["definitions"]]
+            if not (key == "classification" and value == commit_class)
+            and not (key in ("language", "definitions") and not value)}
+    definitions = kept.get("definitions", [])
+    if (definitions and "reason" in kept and kept.get("classification", commit_class) == INTENT_EVOLUTION
+            and kept["reason"] == _derived_reason([_expanded_definition(d) for d in definitions])):
+        del kept["reason"]
+    if definitions:
+        kept["definitions"] = [{key: value for key, value in d.items() if not _is_default(key, value)}
+                               for d in definitions]
     return kept
+
+
+def _is_default(key: str, value: Any) -> bool:
+    """A definition's value the compact form leaves out (`_expanded_definition` puts it back)."""
+    return (key == "status" and value == DEFAULT_STATUS) or (key in ("old_lines", "new_lines") and value is None)
 
 
 def least_declared(sources: list[str | None]) -> str | None:
