@@ -1,21 +1,24 @@
 """Line origins of a file at a commit: from the cache when the hooks or an earlier run kept
 them, else computed through plain `git blame` and kept.
 
-`git blame` does the line tracking, stopping at the file's AST_REFACTOR commits and at the newest
-version whose origins are kept (all excluded as boundaries). Lines that reach a refactor commit
-are looked up in that commit's own origins, which come from the step (gitai.blame.step) over
-its parents' origins, computed the same way. Refactor commits are taken oldest first, so each
-`git blame` stops at the previous one and the recursion stays shallow. Every version computed is
-kept, so later runs, and the hooks extending origins commit by commit, start from there.
+One `git blame` of the file gives each line the commit that last changed it, which is the step's
+answer (gitai.blame.step follows git blame's rules) except where that commit is AST_REFACTOR for
+the file. Only those lines are followed further: the step at the refactor commit, taken over
+placeholder origins, says which line of a parent (or of the file a definition moved from) each
+of them takes its origin from, and `git blame -L` of that version, for just those lines, gives
+it, through further refactor commits the same way. The `git blame -L` runs of one round go side
+by side. When an older version's origins are kept, the first `git blame` stops there. The version
+computed is kept, so later runs, and the hooks extending origins commit by commit, start from there.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
 from gitai.blame.origin_cache import OriginStore
-from gitai.blame.origins import Origins, Version
+from gitai.blame.origins import Origin, Origins, Version
 from gitai.blame.step import (
     InconsistentStep,
     OriginsUnknown,
@@ -25,13 +28,20 @@ from gitai.blame.step import (
     step,
 )
 from gitai.errors import GitaiError
-from gitai.git.blame import blob_id, file_history, git_blame, last_change, parents_of
+from gitai.git.blame import BlamedRun, blob_id, file_history, git_blame, last_change, parents_of
 from gitai.git.diff import Hunk, blob_hunks, raw_changes
+from gitai.git.runner import run_git
 from gitai.layout import Layout
 from gitai.trace.summary_index import TraceIndex
 
 VersionOf = Callable[[str, str, str], "Version | None"]
 """(parent commit, path there, blob there) -> that version's origins; None: not known."""
+
+LineKey = tuple[str, str, int]
+"""One line of a version of a file: (commit, the file's path there, line number)."""
+
+KEPT_LOOKBACK = 64
+"""How many of the file's newest changes are searched for a version whose origins are kept."""
 
 ParentFile = tuple[str | None, str | None, list[Hunk]]
 """The file as one parent has it: its name there (None: not there), its blob, the hunks to the commit's."""
@@ -105,10 +115,11 @@ class Annotator:
         self.root = layout.root
         self.index = index
         self.store = OriginStore(layout)
+        self._steps: dict[tuple[str, str], Origins | None] = {}
 
     def _valid(self, version: Version | None) -> Version | None:
         """A kept version, unless a commit it treated as unrecorded has a record by now."""
-        if version is None or not version.unrecorded.isdisjoint(self.index.commits):
+        if version is None or not self.index.has_none_of(version.unrecorded):
             return None
         return version
 
@@ -126,67 +137,162 @@ class Annotator:
             self.store.put(path, blob, last, version)
         return version
 
-    def _through_git_blame(self, commit: str, path: str) -> tuple[Version, bool]:
-        """The origins by `git blame`, and whether every version they rest on was known."""
-        commits = self.index.commits
-        history = file_history(self.root, commit, path)
-        refactors = {c for c, _ in history if is_refactor(commits.get(c), path)}
-        if commit in refactors:
-            version = self._refactor_version(commit, path)
-            if version is not None:
-                return version, True
-            refactors.discard(commit)
-        kept: dict[str, Version] = {}
-        for earlier, blob in history:  # the newest kept version (on a linear history, enough)
-            if blob and earlier != commit and earlier not in refactors:
+    def _newest_kept(self, commit: str, path: str) -> dict[str, Version]:
+        """The newest older version of the file whose origins are kept (on a linear history, enough)."""
+        if not os.path.isdir(self.store.directory):
+            return {}  # nothing kept at all (a fresh clone): no history to search
+        for earlier, blob in file_history(self.root, commit, path, KEPT_LOOKBACK):
+            if blob and earlier != commit:
                 found = self._valid(self.store.get(path, blob, earlier))
                 if found is not None:
-                    kept[earlier] = found
-                    break
-        for earlier, blob in reversed(history):  # oldest first: each blame stops at the one before
-            if earlier in refactors and earlier != commit and blob:
-                self._refactor_version(earlier, path, blob)
-        versions: dict[tuple[str, str], Version | None] = {}
+                    return {earlier: found}
+        return {}
+
+    def _through_git_blame(self, commit: str, path: str) -> tuple[Version, bool]:
+        """The origins by `git blame`, and whether every version they rest on was known."""
+        kept = self._newest_kept(commit, path)
+        follow = _Follow(self)
         origins: Origins = []
+        followed: dict[int, LineKey] = {}  # position in origins -> the refactor commit's line it stands for
         unrecorded: set[str] = set()
         exact = True
-        for run in git_blame(self.root, commit, path, sorted(refactors | kept.keys())):
+        runs = git_blame(self.root, commit, path, sorted(kept))
+        self.index.prefetch({run.commit for run in runs})
+        for run in runs:
             key = (run.commit, run.path)
-            refactor = is_refactor(commits.get(run.commit), run.path)
-            if not (run.boundary or refactor):
+            if run.boundary:  # the kept version, or another boundary it implies (a merge base)
+                version = kept[run.commit] if run.path == path and run.commit in kept else self.at(*key)
+                start = run.orig_start - 1
+                if start + run.count > len(version.origins):
+                    exact = False  # cannot follow these lines: give them to the commit, keep nothing
+                    origins.extend([key] * run.count)
+                    continue
+                origins.extend(version.origins[start : start + run.count])
+                unrecorded |= version.unrecorded
+            elif follow.is_refactor(run):
+                for offset in range(run.count):
+                    followed[len(origins)] = line = (run.commit, run.path, run.orig_start + offset)
+                    follow.want(line)
+                    origins.append(key)
+            else:
                 origins.extend([key] * run.count)
-                if run.commit not in commits:
-                    unrecorded.add(run.commit)
-                continue
-            if key not in versions:  # a refactor, the kept version, or another boundary (a merge base)
-                if refactor:
-                    versions[key] = self._refactor_version(*key)
-                elif run.path == path and run.commit in kept:
-                    versions[key] = kept[run.commit]
-                else:
-                    versions[key] = self.at(*key)
-            version = versions[key]
-            start = run.orig_start - 1
-            if version is None or start + run.count > len(version.origins):
-                exact = False  # cannot follow these lines: give them to the commit, keep nothing
-                origins.extend([key] * run.count)
-                continue
-            origins.extend(version.origins[start : start + run.count])
-            unrecorded |= version.unrecorded
-        return Version(origins, frozenset(unrecorded)), exact
+        follow.run()
+        for position, line in followed.items():
+            origins[position] = follow.origin_of(line)
+        unrecorded |= self.index.without_record({origin_commit for origin_commit, _ in origins})
+        return Version(origins, frozenset(unrecorded)), exact and follow.exact
 
-    def _refactor_version(self, commit: str, path: str, blob: str | None = None) -> Version | None:
-        """The origins of `path` at a commit that is AST_REFACTOR for it: the step over its parents."""
-        blob = blob or blob_id(self.root, commit, path)
-        if blob is None:
-            return None
-        cached = self._valid(self.store.get(path, blob, commit))
-        if cached is not None:
-            return cached
-        version = step_from_parents(
-            self.root, commit, path, blob, parents_of(self.root, commit), self.index.commits.get(commit),
-            self.index.definitions(commit, path), lambda parent, name, parent_blob: self.at(parent, name, parent_blob),
-        )
-        if version is not None:
-            self.store.put(path, blob, commit, version)
-        return version
+    def step_placeholders(self, commit: str, path: str) -> Origins | None:
+        """The step at a commit that is AST_REFACTOR for `path`, over placeholder origins: each line
+        gets `placeholder(parent, name, line)` for the line of a parent's (or a moved definition's
+        source file's) version it takes its origin from, or the commit's own origin (None: the
+        step cannot be taken)."""
+        if (commit, path) not in self._steps:
+            blob = blob_id(self.root, commit, path)
+            version = None
+            if blob is not None:
+                def placeholders(parent: str, name: str, parent_blob: str) -> Version:
+                    count = _line_count(self.root, parent_blob)
+                    return Version([placeholder(parent, name, n) for n in range(1, count + 1)])
+
+                version = step_from_parents(self.root, commit, path, blob, parents_of(self.root, commit),
+                                            self.index.info(commit), self.index.definitions(commit, path),
+                                            placeholders)
+            self._steps[commit, path] = version.origins if version is not None else None
+        return self._steps[commit, path]
+
+
+def placeholder(commit: str, path: str, line: int) -> Origin:
+    """Stands for the origin of one line of a version (a NUL never occurs in a path)."""
+    return commit, f"{path}\0{line}"
+
+
+def placeheld(origin: Origin) -> LineKey | None:
+    """The line a placeholder stands for (None: a real origin)."""
+    path, nul, line = origin[1].rpartition("\0")
+    return (origin[0], path, int(line)) if nul else None
+
+
+def _line_count(root: str, blob: str) -> int:
+    data = run_git(["cat-file", "blob", blob], root)
+    return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+
+
+class _Follow:
+    """Origins of single lines of past versions: `git blame -L` from each version, and the step
+    (over placeholders) at each refactor commit a line reaches."""
+
+    def __init__(self, annotator: Annotator) -> None:
+        self.annotator = annotator
+        self.origins: dict[LineKey, Origin] = {}
+        self.links: dict[LineKey, LineKey] = {}  # a line -> the line whose origin it takes
+        self.to_step: dict[tuple[str, str], set[int]] = {}
+        self.to_blame: dict[tuple[str, str], set[int]] = {}
+        self.exact = True
+
+    def is_refactor(self, run: BlamedRun) -> bool:
+        return is_refactor(self.annotator.index.info(run.commit), run.path)
+
+    def want(self, line: LineKey) -> None:
+        """A line of a refactor commit's version, to follow through the step at that commit."""
+        if line not in self.origins and line not in self.links:
+            self.to_step.setdefault(line[:2], set()).add(line[2])
+
+    def run(self) -> None:
+        while self.to_step:
+            steps, self.to_step = self.to_step, {}
+            for (commit, path), numbers in steps.items():
+                stepped = self.annotator.step_placeholders(commit, path)
+                for number in numbers:
+                    line = (commit, path, number)
+                    if stepped is None or number > len(stepped):
+                        self.exact = False  # cannot follow: the line stays with the refactor commit
+                        self.origins[line] = (commit, path)
+                        continue
+                    target = placeheld(stepped[number - 1])
+                    if target is None:
+                        self.origins[line] = stepped[number - 1]
+                        continue
+                    self.links[line] = target
+                    if target not in self.origins and target not in self.links:
+                        self.to_blame.setdefault(target[:2], set()).add(target[2])
+            blames, self.to_blame = self.to_blame, {}
+            blamed = _blame_all(self.annotator.root, blames)
+            self.annotator.index.prefetch({run.commit for runs in blamed.values() for run in runs})
+            for (commit, path), runs in blamed.items():
+                for run in runs:
+                    for offset in range(run.count):
+                        line = (commit, path, run.final_start + offset)
+                        if self.is_refactor(run):
+                            self.links[line] = target = (run.commit, run.path, run.orig_start + offset)
+                            self.want(target)
+                        else:
+                            self.origins[line] = (run.commit, run.path)
+
+    def origin_of(self, line: LineKey) -> Origin:
+        while line not in self.origins:
+            line = self.links[line]
+        return self.origins[line]
+
+
+def _ranges(numbers: set[int]) -> list[tuple[int, int]]:
+    ranges: list[tuple[int, int]] = []
+    for number in sorted(numbers):
+        if ranges and ranges[-1][1] == number - 1:
+            ranges[-1] = (ranges[-1][0], number)
+        else:
+            ranges.append((number, number))
+    return ranges
+
+
+def _blame_all(root: str, queries: dict[tuple[str, str], set[int]]) -> dict[tuple[str, str], list[BlamedRun]]:
+    """`git blame -L` of the given lines of each version, the runs side by side (one per core)."""
+    def blame(version: tuple[str, str]) -> list[BlamedRun]:
+        return git_blame(root, version[0], version[1], [], _ranges(queries[version]))
+
+    if len(queries) <= 1:
+        return {version: blame(version) for version in queries}
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=min(len(queries), os.cpu_count() or 1)) as pool:
+        return dict(zip(queries, pool.map(blame, queries)))
