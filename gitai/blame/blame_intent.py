@@ -119,6 +119,8 @@ def blame_intent(layout: Layout, path: str, rev: str | None = None, line_range: 
             origins = _fitted(layout, path, rev, content, blob, fresh, len(text_lines))
         except InconsistentStep:
             raise GitaiError(f"{path}: the working tree and HEAD do not line up (a filter?); try --rev HEAD") from None
+    finally:
+        annotator.close()
     shown = {c for c, _ in origins[first - 1 : last]} - {UNCOMMITTED}
     index.prefetch(shown)
     unrecorded = index.without_record(shown)

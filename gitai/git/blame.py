@@ -25,6 +25,16 @@ def last_change(root: str, commit: str, path: str) -> str | None:
     return proc.stdout.decode().strip() or None
 
 
+def commit_graph(root: str, commit: str) -> dict[str, list[str]]:
+    """Every commit reachable from `commit` -> its parents, children before parents (one
+    `git rev-list --topo-order --parents`)."""
+    graph: dict[str, list[str]] = {}
+    for line in run_git(["rev-list", "--topo-order", "--parents", commit, "--"], root).decode().splitlines():
+        child, *parents = line.split()
+        graph[child] = parents
+    return graph
+
+
 class BlamedRun:
     """What `git blame` says of a run of lines: the commit, the file's path there, where the run
     starts there and here, how long it is, and whether the commit is a boundary (one of the
