@@ -266,7 +266,8 @@ class _Follow:
                     else:
                         self.origins[line] = kept.origins[source[2] - 1]
                 elif refactor:
-                    self.links[line] = source
+                    if source != line:  # else the version blamed is the refactor commit's own
+                        self.links[line] = source
                     self.want(source)
                 elif run.boundary:  # where the walk stopped short of a refactor (a merge base)
                     if source[0] == commit:
