@@ -162,7 +162,7 @@ class Annotator:
         runs = git_blame(self.root, commit, path, sorted(follow.kept))
         follow.take(commit, path, runs)
         follow.run()
-        origins = [follow.origin_of((commit, path, number)) for number in range(1, follow.lines_of(runs) + 1)]
+        origins = [follow.origin_of((commit, path, number)) for number in range(1, sum(run.count for run in runs) + 1)]
         unrecorded = follow.unrecorded | self.index.without_record({origin_commit for origin_commit, _ in origins})
         return Version(origins, frozenset(unrecorded)), follow.exact
 
@@ -242,10 +242,6 @@ class _Follow:
         self._parents: dict[str, list[str]] | None = None
         self._order: dict[str, int] = {}
         self._ancestors: dict[str, set[str]] = {}
-
-    @staticmethod
-    def lines_of(runs: list[BlamedRun]) -> int:
-        return sum(run.count for run in runs)
 
     def take(self, commit: str, path: str, runs: list[BlamedRun]) -> None:
         """What `git blame` of version (commit, path) says of its lines."""

@@ -192,8 +192,7 @@ class LazyTraceIndex(TraceIndex):
             info, defs = summarize(record)
             self._entries[sha] = {"blob": blob, "info": info}
             self.commits[sha] = info
-            if defs:
-                self._new_definitions[sha] = defs
+            self._new_definitions[sha] = defs  # even none: replaces what an older note had
         self._changed = True
 
     def definitions(self, commit: str, path: str) -> list[dict[str, Any]]:
