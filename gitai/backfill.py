@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gitai.gate.policy import Policy
+from gitai.git.blame import LastChanges
+from gitai.git.diff import DiffStream, Hunk, RawChange
 from gitai.git.objects import ObjectReader, commit_parents
 from gitai.git.runner import head_commit, rev_list, run_git
 from gitai.git.trailers import commit_intents
@@ -79,34 +81,47 @@ def backfill(
     trace lock), so concurrent runs never duplicate."""
     commits = commits_in(layout, revision_range, every_ref)
     notes = all_notes(layout)
-    trailers = commit_intents(layout.root, [c for c in commits if not own_records(notes.get(c, []), c)])
+    untraced = [c for c in commits if not own_records(notes.get(c, []), c)]
+    trailers = commit_intents(layout.root, untraced)
     result = BackfillResult()
     sources: dict[str, str] = {}
-    with ObjectReader(layout.root) as reader, RecordBatch(layout) as batch:
-        for number, sha in enumerate(commits, start=1):
-            if own_records(notes.get(sha, []), sha):
-                result.skipped += 1
-            else:
-                parents = commit_parents(reader, sha)
-                changes = commit_changes(layout.root, reader, sha, parents)
-                intent_id, source = trailers.get(sha), "trailer"
-                per_file: dict[str, str | None] | None = None
-                if intent_id is None and infer == "scope" and policy is not None:
-                    intent_id, per_file = infer_by_scope(policy, [f.path for f in changes.files],
-                                                         [p for p, _ in changes.deleted])
-                    source = "scope"
-                    if not (intent_id or any(per_file.values())):
-                        per_file, source = None, "unattributed"
-                elif intent_id is None:
-                    source = "unattributed"
-                extra: dict[str, Any] = {"backfilled": True}
-                if notes.get(sha):  # a note copied from a rewritten commit (notes.rewriteRef)
-                    extra["rewritten_from"] = sorted({revision(r) for r in notes[sha]})
-                batch.add(sha, parents, changes, intent_id, UNKNOWN_CONTRIBUTOR, extra,
-                          None if source == "unattributed" else source, per_file)
-                sources[sha] = source
-            if progress:
-                progress(number, len(commits))
+    history = LastChanges(layout.root)
+    with ObjectReader(layout.root) as reader:
+        parents_of = {sha: commit_parents(reader, sha) for sha in untraced}
+        pairs: list[tuple[str | None, str]] = []  # every diff the commits need, in the order asked
+        for sha in untraced:
+            pairs += [(parent, sha) for parent in parents_of[sha]] or [(None, sha)]
+        with DiffStream(layout.root, pairs) as stream, RecordBatch(layout, last_change_of=history) as batch:
+
+            def diff(parent: str | None, commit: str) -> tuple[list[RawChange], list[list[Hunk] | None] | None]:
+                raw, hunks = stream(parent, commit)
+                history.learn(commit, parent, frozenset(p for c in raw for p in (c.old_path, c.new_path)))
+                return raw, hunks
+
+            for number, sha in enumerate(commits, start=1):
+                if sha not in parents_of:
+                    result.skipped += 1
+                else:
+                    parents = parents_of[sha]
+                    changes = commit_changes(layout.root, reader, sha, parents, diff)
+                    intent_id, source = trailers.get(sha), "trailer"
+                    per_file: dict[str, str | None] | None = None
+                    if intent_id is None and infer == "scope" and policy is not None:
+                        intent_id, per_file = infer_by_scope(policy, [f.path for f in changes.files],
+                                                             [p for p, _ in changes.deleted])
+                        source = "scope"
+                        if not (intent_id or any(per_file.values())):
+                            per_file, source = None, "unattributed"
+                    elif intent_id is None:
+                        source = "unattributed"
+                    extra: dict[str, Any] = {"backfilled": True}
+                    if notes.get(sha):  # a note copied from a rewritten commit (notes.rewriteRef)
+                        extra["rewritten_from"] = sorted({revision(r) for r in notes[sha]})
+                    batch.add(sha, parents, changes, intent_id, UNKNOWN_CONTRIBUTOR, extra,
+                              None if source == "unattributed" else source, per_file)
+                    sources[sha] = source
+                if progress:
+                    progress(number, len(commits))
     for record in batch.stored:
         result.traced.append(revision(record))
         result.by_source[sources[revision(record)]] += 1

@@ -108,9 +108,11 @@ class RecordBatch:
     closes (also on an interrupt) is stored, so an interrupted run loses nothing it built.
     `stored` lists the records stored; `dropped` the commits another run traced meanwhile."""
 
-    def __init__(self, layout: Layout, size: int = 500) -> None:
+    def __init__(self, layout: Layout, size: int = 500,
+                 last_change_of: Callable[[str, str], str | None] | None = None) -> None:
         self.layout = layout
         self.size = size
+        self.last_change_of = last_change_of
         self.pending: list[Record] = []
         self.stored: list[Record] = []
         self.dropped: list[str] = []
@@ -122,7 +124,7 @@ class RecordBatch:
         record = make_record(commit, changes, intent_id, contributor, extra_metadata, self.layout.shared_state_dir,
                              intent_source, per_file)
         self.pending.append(record)
-        extend_origins(self.layout, commit, parents, changes, record)
+        extend_origins(self.layout, commit, parents, changes, record, self.last_change_of)
         if len(self.pending) >= self.size:
             self.flush()
         return record

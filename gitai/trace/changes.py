@@ -21,6 +21,13 @@ from gitai.git.objects import ObjectReader
 from gitai.util.files import LARGE_FILE, is_binary
 from gitai.util.lines import split_lines
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    Diffs = Callable[[str | None, str], tuple[list[RawChange], list[list[Hunk] | None] | None]]
+    """(parent or None, commit) -> `raw_and_hunks`: a `DiffStream` (backfill)."""
+
 SYMLINK_MODE = 0o120000
 
 
@@ -57,9 +64,11 @@ def _content(reader: ObjectReader, mode: int, oid: str) -> bytes | None:
     return None if mode in (GITLINK_MODE, SYMLINK_MODE) or mode == 0 else reader.read(oid)
 
 
-def changes_against(root: str, reader: ObjectReader, parent: str | None, commit: str) -> CommitChanges:
-    """What `commit` adds, changes and deletes against `parent` (None: the empty tree)."""
-    raw, per_change = raw_and_hunks(root, parent, commit)
+def changes_against(root: str, reader: ObjectReader, parent: str | None, commit: str,
+                    diffs: Diffs | None = None) -> CommitChanges:
+    """What `commit` adds, changes and deletes against `parent` (None: the empty tree); `diffs`:
+    the stream that has this diff (backfill), else one `diff-tree` here."""
+    raw, per_change = diffs(parent, commit) if diffs else raw_and_hunks(root, parent, commit)
     changes = load_changes(root, reader, raw, per_change)
     changes.paths_gone = [any(change.status in "DR" for change in raw)]
     return changes
@@ -104,13 +113,15 @@ def _fallback_hunks(root: str, change: RawChange) -> list[Hunk]:
     return blob_hunks(root, change.old_oid if had_text_old else None, change.new_oid)
 
 
-def commit_changes(root: str, reader: ObjectReader, commit: str, parents: list[str]) -> CommitChanges:
-    """The commit's changes; for a merge, only lines new against every parent."""
+def commit_changes(root: str, reader: ObjectReader, commit: str, parents: list[str],
+                   diffs: Diffs | None = None) -> CommitChanges:
+    """The commit's changes; for a merge, only lines new against every parent (`diffs`: see
+    `changes_against`)."""
     if not parents:
-        return changes_against(root, reader, None, commit)
-    first = changes_against(root, reader, parents[0], commit)
+        return changes_against(root, reader, None, commit, diffs)
+    first = changes_against(root, reader, parents[0], commit, diffs)
     for parent in parents[1:]:
-        other = changes_against(root, reader, parent, commit)
+        other = changes_against(root, reader, parent, commit, diffs)
         first.paths_gone += other.paths_gone
         other_files = {f.path: f for f in other.files}
         kept = []

@@ -1,0 +1,88 @@
+"""Backfill reads a whole history through long-lived git processes: what it gets must be what one
+git command per commit gives (the diffs of `git diff-tree`, the answers of `git log -1 -- PATH`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import commit, git, write
+
+from gitai.git.blame import LastChanges, last_change
+from gitai.git.diff import DiffStream, raw_and_hunks
+
+
+@pytest.fixture
+def branchy(bare_repo: Path) -> Path:
+    """Renames, a mode change, a binary file, odd names, an empty commit, a file both branches made
+    alike, a merge taking one side's file as is and a merge resolving a conflict."""
+    repo = bare_repo
+    write(repo, "a.py", "def f():\n    return 1\n")
+    write(repo, "b.txt", "one\ntwo\n")
+    write(repo, "dir/odd name\twith tab.py", "x = 1\n")
+    write(repo, "img.bin", b"\x00\x01\x02")
+    commit(repo, "root")
+    git(repo, "checkout", "-q", "-b", "side")
+    write(repo, "b.txt", "one\nTWO\n")
+    write(repo, "side.py", "s = 2\n")
+    write(repo, "same.txt", "made on both sides\n")
+    commit(repo, "side work")
+    git(repo, "checkout", "-q", "main")
+    git(repo, "mv", "a.py", "renamed.py")
+    write(repo, "img.bin", b"\x00\x03")
+    write(repo, "same.txt", "made on both sides\n")  # the merge is the same as both parents there
+    commit(repo, "rename and binary")
+    git(repo, "commit", "-q", "--allow-empty", "-m", "empty")
+    (repo / "b.txt").chmod(0o755)
+    commit(repo, "mode")
+    git(repo, "merge", "-q", "--no-edit", "side")  # b.txt: both sides changed it (mode, text): merged
+    git(repo, "checkout", "-q", "side")
+    write(repo, "side.py", "s = 3\n")
+    commit(repo, "side again")
+    git(repo, "checkout", "-q", "main")
+    write(repo, "side.py", "s = 4\n")
+    commit(repo, "main changes side.py")
+    git(repo, "merge", "-q", "--no-edit", "side", check=False)  # conflict on side.py
+    write(repo, "side.py", "s = 5\n")
+    commit(repo, "resolve")
+    write(repo, "renamed.py", "def f():\n    return 2\n")
+    commit(repo, "after the merges")
+    return repo
+
+
+def history(repo: Path) -> list[tuple[str, list[str]]]:
+    lines = git(repo, "rev-list", "--topo-order", "--reverse", "--parents", "HEAD").stdout.split("\n")
+    return [(line.split()[0], line.split()[1:]) for line in lines if line]
+
+
+def test_one_diff_tree_stream_gives_what_a_diff_tree_per_commit_gives(branchy: Path) -> None:
+    root = str(branchy)
+    pairs: list[tuple[str | None, str]] = []
+    for sha, parents in history(branchy):
+        pairs += [(parent, sha) for parent in parents] or [(None, sha)]
+    assert len(pairs) == len(history(branchy)) + 2  # two merges
+    with DiffStream(root, pairs) as stream:
+        got = [stream(parent, sha) for parent, sha in pairs]
+    expected = [raw_and_hunks(root, parent, sha) for parent, sha in pairs]
+    assert got == expected
+    assert any(change.status == "R" for raw, _ in got for change in raw) and any(not raw for raw, _ in got)
+    # asked out of order, it still answers right (by a diff-tree of its own)
+    with DiffStream(root, pairs) as stream:
+        assert stream(*pairs[2]) == expected[2]
+        assert stream(*pairs[0]) == expected[0]
+
+
+def test_last_changes_learned_from_the_diffs_answer_as_git_log_does(branchy: Path) -> None:
+    root = str(branchy)
+    model = LastChanges(root)
+    for sha, parents in history(branchy):
+        for parent in parents or [None]:
+            raw, _ = raw_and_hunks(root, parent, sha)
+            model.learn(sha, parent, frozenset(p for change in raw for p in (change.old_path, change.new_path)))
+    paths = ["same.txt", "a.py", "renamed.py", "b.txt", "side.py", "img.bin", "dir/odd name\twith tab.py", "missing.py"]
+    asked = 0
+    for sha, _ in reversed(history(branchy)):  # newest first: answers are then partly remembered
+        for path in paths:
+            assert model(sha, path) == last_change(root, sha, path), (sha, path)
+            asked += 1
+    assert asked == len(paths) * len(history(branchy))
