@@ -127,7 +127,9 @@ class DiffStream:
     def _feed(self, lines: bytes) -> None:
         assert self._proc.stdin
         try:
-            self._proc.stdin.write(lines)
+            view = memoryview(lines)
+            while view:  # unbuffered: a write may take part of it
+                view = view[self._proc.stdin.write(view) or 0:]
             self._proc.stdin.close()
         except OSError:
             pass  # git stopped early: the reader falls back
