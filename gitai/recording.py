@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from gitai.blame.maintain import extend_origins
+from gitai.blame.origin_cache import OriginStore
 from gitai.errors import GitaiError
 from gitai.git.objects import ObjectReader, commit_parents
 from gitai.git.trailers import commit_intent
@@ -113,6 +114,7 @@ class RecordBatch:
         self.layout = layout
         self.size = size
         self.last_change_of = last_change_of
+        self.origins = OriginStore(layout, keep=512)
         self.pending: list[Record] = []
         self.stored: list[Record] = []
         self.dropped: list[str] = []
@@ -124,7 +126,7 @@ class RecordBatch:
         record = make_record(commit, changes, intent_id, contributor, extra_metadata, self.layout.shared_state_dir,
                              intent_source, per_file)
         self.pending.append(record)
-        extend_origins(self.layout, commit, parents, changes, record, self.last_change_of)
+        extend_origins(self.layout, commit, parents, changes, record, self.last_change_of, self.origins)
         if len(self.pending) >= self.size:
             self.flush()
         return record

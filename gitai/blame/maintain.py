@@ -20,13 +20,15 @@ from gitai.trace.summary_index import summarize
 
 
 def extend_origins(layout: Layout, commit: str, parents: list[str], changes: CommitChanges,
-                   record: dict[str, Any], last_change_of: Callable[[str, str], str | None] | None = None) -> None:
+                   record: dict[str, Any], last_change_of: Callable[[str, str], str | None] | None = None,
+                   store: OriginStore | None = None) -> None:
     """Keep the origins of the commit's changed text files, where the versions they rest on are kept
-    (`last_change_of`: `last_change` answered without git, see `LastChanges`)."""
+    (for many commits, backfill's: `last_change_of` answers `last_change` without git, see
+    `LastChanges`; `store` is one store for them all)."""
     text = [f for f in changes.files if f.kind == "text" and f.new_oid]
     if not text:
         return
-    store = OriginStore(layout)
+    store = store or OriginStore(layout)
     info, definitions = summarize(record)
     last_of: dict[tuple[str, str], str | None] = {}
 

@@ -315,9 +315,25 @@ def _unmatched(side: list[Statement], other: list[Statement]) -> list[tuple[int,
     return lines
 
 
+_STATEMENTS: dict[tuple[str, bytes], list[Statement]] = {}
+_MAX_STATEMENTS = 64
+
+
+def _statements(language: str, data: bytes) -> list[Statement]:
+    """`top_level_statements`, remembered for the newest files: a version whose top-level code
+    changed is, often, the old side of the next commit changing that code again (backfill)."""
+    found = _STATEMENTS.get((language, data))
+    if found is None:
+        found = top_level_statements(language, data)
+        if len(_STATEMENTS) >= _MAX_STATEMENTS:
+            del _STATEMENTS[next(iter(_STATEMENTS))]
+        _STATEMENTS[language, data] = found
+    return found
+
+
 def _skeleton_reason(language: str, old_data: bytes, new_data: bytes) -> list[str]:
     """The top-level code outside definitions that differs, as imports and other statements."""
-    olds, news = top_level_statements(language, old_data), top_level_statements(language, new_data)
+    olds, news = _statements(language, old_data), _statements(language, new_data)
     parts = []
     for imports, label in ((True, "imports"), (False, "top-level statements")):
         old_side = [s for s in olds if s.imports == imports]

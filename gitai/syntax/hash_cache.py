@@ -21,13 +21,27 @@ from gitai.util.files import write_atomic
 DIRECTORY = "syntax-v2"
 
 
+_RECENT: dict[tuple[str, bytes], ParsedSource] = {}
+_MAX_RECENT = 256  # files' normal forms held in memory: a commit's old side is, mostly, one just hashed
+
+
 class HashCache:
-    """`hash_source`, remembered on disk."""
+    """`hash_source`, remembered on disk, and in memory for the newest files (backfill: the
+    version a commit makes is the old side of the next commit changing the file)."""
 
     def __init__(self, state_dir: str) -> None:
         self.directory = os.path.join(state_dir, DIRECTORY)
 
     def hash_source(self, language: str, data: bytes) -> ParsedSource:
+        found = _RECENT.get((language, data))
+        if found is None:
+            found = self._hash_source(language, data)
+            if len(_RECENT) >= _MAX_RECENT:
+                del _RECENT[next(iter(_RECENT))]
+            _RECENT[language, data] = found
+        return found
+
+    def _hash_source(self, language: str, data: bytes) -> ParsedSource:
         key = hashlib.sha256(language.encode() + b"\0" + data).hexdigest()
         path = os.path.join(self.directory, key[:2], key[2:] + ".json")
         prefix = load_grammar(language).hash_prefix
