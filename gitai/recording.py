@@ -33,6 +33,10 @@ from gitai.trace.record import (
 )
 from gitai.trace.store import store_record, store_records
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gitai.syntax.classify import Hasher
+
 
 def make_record(
     commit: str,
@@ -44,10 +48,11 @@ def make_record(
     intent_source: str | None = None,
     per_file: dict[str, str | None] | None = None,
     authors: dict[str, Labels] | None = None,
+    hasher: Hasher | None = None,
 ) -> Record:
-    """The one place a record is assembled from a commit's changes (`cache_dir`: see `classify`;
-    `authors`: each line's author per path, see gitai/trace/attribution.py)."""
-    commit_class, file_metadata = classify(changes, cache_dir)
+    """The one place a record is assembled from a commit's changes (`cache_dir`, `hasher`: see
+    `classify`; `authors`: each line's author per path, see gitai/trace/attribution.py)."""
+    commit_class, file_metadata = classify(changes, cache_dir, hasher)
     extra = {"classification": commit_class, **(extra_metadata or {})}
     return build_record(commit, changes, intent_id, contributor, extra, file_metadata, intent_source, per_file, authors)
 
@@ -115,6 +120,9 @@ class RecordBatch:
         self.size = size
         self.last_change_of = last_change_of
         self.origins = OriginStore(layout, keep=512)
+        from gitai.syntax.hash_cache import HashCache
+
+        self.hasher = HashCache(layout.shared_state_dir, recent=256).hash_source
         self.pending: list[Record] = []
         self.stored: list[Record] = []
         self.dropped: list[str] = []
@@ -124,7 +132,7 @@ class RecordBatch:
             intent_source: str | None = None, per_file: dict[str, str | None] | None = None) -> Record:
         extra_metadata = _verified(self.layout, intent_id, intent_source, changes, extra_metadata)
         record = make_record(commit, changes, intent_id, contributor, extra_metadata, self.layout.shared_state_dir,
-                             intent_source, per_file)
+                             intent_source, per_file, hasher=self.hasher)
         self.pending.append(record)
         extend_origins(self.layout, commit, parents, changes, record, self.last_change_of, self.origins)
         if len(self.pending) >= self.size:

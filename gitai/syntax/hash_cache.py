@@ -21,24 +21,24 @@ from gitai.util.files import write_atomic
 DIRECTORY = "syntax-v2"
 
 
-_RECENT: dict[tuple[str, bytes], ParsedSource] = {}
-_MAX_RECENT = 256  # files' normal forms held in memory: a commit's old side is, mostly, one just hashed
-
-
 class HashCache:
-    """`hash_source`, remembered on disk, and in memory for the newest files (backfill: the
-    version a commit makes is the old side of the next commit changing the file)."""
+    """`hash_source`, remembered on disk; with `recent`, also in memory for that many newest files
+    (backfill: the version a commit makes is the old side of the next commit changing the file)."""
 
-    def __init__(self, state_dir: str) -> None:
+    def __init__(self, state_dir: str, recent: int = 0) -> None:
         self.directory = os.path.join(state_dir, DIRECTORY)
+        self.recent = recent
+        self._recent: dict[tuple[str, bytes], ParsedSource] = {}
 
     def hash_source(self, language: str, data: bytes) -> ParsedSource:
-        found = _RECENT.get((language, data))
+        if not self.recent:
+            return self._hash_source(language, data)
+        found = self._recent.get((language, data))
         if found is None:
             found = self._hash_source(language, data)
-            if len(_RECENT) >= _MAX_RECENT:
-                del _RECENT[next(iter(_RECENT))]
-            _RECENT[language, data] = found
+            if len(self._recent) >= self.recent:
+                del self._recent[next(iter(self._recent))]
+            self._recent[language, data] = found
         return found
 
     def _hash_source(self, language: str, data: bytes) -> ParsedSource:
