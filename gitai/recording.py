@@ -37,6 +37,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from gitai.syntax.classify import Hasher
 
+Classified = tuple[str, dict[str, dict[str, Any]]]
+"""What `classify` gives: the commit's class and each file's classification, as a record keeps them."""
+
 
 def make_record(
     commit: str,
@@ -49,10 +52,12 @@ def make_record(
     per_file: dict[str, str | None] | None = None,
     authors: dict[str, Labels] | None = None,
     hasher: Hasher | None = None,
+    classification: Classified | None = None,
 ) -> Record:
     """The one place a record is assembled from a commit's changes (`cache_dir`, `hasher`: see
-    `classify`; `authors`: each line's author per path, see gitai/trace/attribution.py)."""
-    commit_class, file_metadata = classify(changes, cache_dir, hasher)
+    `classify`, unless the `classification` is given; `authors`: each line's author per path, see
+    gitai/trace/attribution.py)."""
+    commit_class, file_metadata = classification or classify(changes, cache_dir, hasher)
     extra = {"classification": commit_class, **(extra_metadata or {})}
     return build_record(commit, changes, intent_id, contributor, extra, file_metadata, intent_source, per_file, authors)
 
@@ -109,7 +114,8 @@ def _verified(layout: Layout, intent_id: str | None, intent_source: str | None, 
 
 
 class RecordBatch:
-    """`record_commit(..., only_if_untraced=True)` for many commits (backfill): records are stored
+    """`record_commit(..., only_if_untraced=True)` for many commits (backfill; their classification
+    may come from elsewhere, made beforehand by worker processes): records are stored
     by batches of `size` through one notes commit each, and whatever is pending when the batch
     closes (also on an interrupt) is stored, so an interrupted run loses nothing it built.
     `stored` lists the records stored; `dropped` the commits another run traced meanwhile."""
@@ -129,10 +135,11 @@ class RecordBatch:
 
     def add(self, commit: str, parents: list[str], changes: CommitChanges, intent_id: str | None,
             contributor: Contributor, extra_metadata: dict[str, Any] | None = None,
-            intent_source: str | None = None, per_file: dict[str, str | None] | None = None) -> Record:
+            intent_source: str | None = None, per_file: dict[str, str | None] | None = None,
+            classification: Classified | None = None) -> Record:
         extra_metadata = _verified(self.layout, intent_id, intent_source, changes, extra_metadata)
         record = make_record(commit, changes, intent_id, contributor, extra_metadata, self.layout.shared_state_dir,
-                             intent_source, per_file, hasher=self.hasher)
+                             intent_source, per_file, hasher=self.hasher, classification=classification)
         self.pending.append(record)
         extend_origins(self.layout, commit, parents, changes, record, self.last_change_of, self.origins)
         if len(self.pending) >= self.size:
