@@ -3,10 +3,12 @@ git command per commit gives (the diffs of `git diff-tree`, the answers of `git 
 
 from __future__ import annotations
 
+import json
+import zlib
 from pathlib import Path
 
 import pytest
-from conftest import commit, git, write
+from conftest import commit, git, gitai_json, write
 
 from gitai.git.blame import LastChanges, last_change
 from gitai.git.diff import DiffStream, raw_and_hunks
@@ -86,3 +88,39 @@ def test_last_changes_learned_from_the_diffs_answer_as_git_log_does(branchy: Pat
             assert model(sha, path) == last_change(root, sha, path), (sha, path)
             asked += 1
     assert asked == len(paths) * len(history(branchy))
+
+
+def records(repo: Path) -> dict[str, dict[str, object]]:
+    """Each commit's record, without what differs between runs (its id and time)."""
+    found = {}
+    for line in git(repo, "notes", "--ref", "gitai", "list").stdout.splitlines():
+        _, commit_id = line.split()
+        record = json.loads(git(repo, "notes", "--ref", "gitai", "show", commit_id).stdout)
+        del record["id"], record["timestamp"]
+        found[commit_id] = record
+    return found
+
+
+def origins(repo: Path) -> list[bytes]:
+    kept = repo / ".git" / "gitai" / "origins-v1"
+    return sorted(zlib.decompress(path.read_bytes()) for path in kept.rglob("*.json.z"))
+
+
+def test_backfill_records_the_same_with_and_without_worker_processes(branchy: Path, tmp_path: Path) -> None:
+    """Classification in worker processes, by chunks of commits, changes no record and no line origin."""
+    for number in range(70):  # more than two chunks of consecutive commits
+        body = f"    return {number}\n" if number % 3 else "    return  (1)\n"  # some only reformat
+        write(branchy, "renamed.py", f"import os\n\n\ndef f():\n{body}\n\ndef g{number % 4}():\n    pass\n")
+        write(branchy, f"pkg/m{number % 5}.py", f"X = {number}\n")
+        commit(branchy, f"change {number}")
+    runs = []
+    for jobs in ("1", "2"):
+        clone = tmp_path / f"jobs{jobs}"
+        git(tmp_path, "clone", "-q", str(branchy), str(clone))
+        result = gitai_json(clone, "backfill", "--jobs", jobs)
+        assert result["traced"] == len(history(branchy))
+        runs.append((records(clone), origins(clone)))
+    (serial, serial_origins), (parallel, parallel_origins) = runs
+    assert len(serial) == len(history(branchy)) and parallel == serial
+    assert serial_origins and parallel_origins == serial_origins
+    assert {r["metadata"]["dev.gitai"]["classification"] for r in serial.values()} == {"AST_REFACTOR", "INTENT_EVOLUTION"}
