@@ -32,7 +32,7 @@ from gitai.trace.notes_reader import all_notes
 from gitai.trace.record import Contributor, intent_of_any, own_records, revision
 
 if TYPE_CHECKING:
-    from gitai.syntax.classify import Hasher
+    from gitai.syntax.hash_cache import HashCache
 
 UNKNOWN_CONTRIBUTOR: Contributor = {"type": "unknown"}
 
@@ -170,21 +170,21 @@ def _workers(jobs: int | None, commits: int) -> int:
     return jobs if jobs > 1 else 0
 
 
-_worker_hasher: Hasher | None = None
+_worker_hashes: HashCache | None = None
 
 
 def _start_worker(state_dir: str) -> None:
     import signal
 
-    global _worker_hasher
+    global _worker_hashes
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # an interrupt is the parent's to handle
     from gitai.syntax.hash_cache import HashCache
 
-    _worker_hasher = HashCache(state_dir, recent=256).hash_source
+    _worker_hashes = HashCache(state_dir, recent=256)
 
 
 def _classify_chunk(chunk: list[CommitChanges]) -> list[Classified]:
-    return [classify(changes, hasher=_worker_hasher) for changes in chunk]
+    return [classify(changes, cache=_worker_hashes) for changes in chunk]
 
 
 def _failed() -> Future[list[Classified]]:

@@ -35,7 +35,7 @@ from gitai.trace.store import store_record, store_records
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from gitai.syntax.classify import Hasher
+    from gitai.syntax.hash_cache import HashCache
 
 Classified = tuple[str, dict[str, dict[str, Any]]]
 """What `classify` gives: the commit's class and each file's classification, as a record keeps them."""
@@ -51,13 +51,13 @@ def make_record(
     intent_source: str | None = None,
     per_file: dict[str, str | None] | None = None,
     authors: dict[str, Labels] | None = None,
-    hasher: Hasher | None = None,
+    cache: HashCache | None = None,
     classification: Classified | None = None,
 ) -> Record:
-    """The one place a record is assembled from a commit's changes (`cache_dir`, `hasher`: see
+    """The one place a record is assembled from a commit's changes (`cache_dir`, `cache`: see
     `classify`, unless the `classification` is given; `authors`: each line's author per path, see
     gitai/trace/attribution.py)."""
-    commit_class, file_metadata = classification or classify(changes, cache_dir, hasher)
+    commit_class, file_metadata = classification or classify(changes, cache_dir, cache)
     extra = {"classification": commit_class, **(extra_metadata or {})}
     return build_record(commit, changes, intent_id, contributor, extra, file_metadata, intent_source, per_file, authors)
 
@@ -128,7 +128,7 @@ class RecordBatch:
         self.origins = OriginStore(layout, keep=512)
         from gitai.syntax.hash_cache import HashCache
 
-        self.hasher = HashCache(layout.shared_state_dir, recent=256).hash_source
+        self.hashes = HashCache(layout.shared_state_dir, recent=256)
         self.pending: list[Record] = []
         self.stored: list[Record] = []
         self.dropped: list[str] = []
@@ -139,7 +139,7 @@ class RecordBatch:
             classification: Classified | None = None) -> Record:
         extra_metadata = _verified(self.layout, intent_id, intent_source, changes, extra_metadata)
         record = make_record(commit, changes, intent_id, contributor, extra_metadata, self.layout.shared_state_dir,
-                             intent_source, per_file, hasher=self.hasher, classification=classification)
+                             intent_source, per_file, cache=self.hashes, classification=classification)
         self.pending.append(record)
         extend_origins(self.layout, commit, parents, changes, record, self.last_change_of, self.origins)
         if len(self.pending) >= self.size:

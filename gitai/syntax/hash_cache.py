@@ -15,20 +15,35 @@ import os
 from typing import Any
 
 from gitai.syntax.languages import load_grammar
-from gitai.syntax.normal_form import Definition, ParsedSource, hash_source
+from gitai.syntax.normal_form import (
+    Definition,
+    ParsedSource,
+    Statement,
+    hash_source,
+    hash_tree,
+    parse,
+    top_level_statements,
+)
 from gitai.util.files import write_atomic
 
 DIRECTORY = "syntax-v2"
+TREES = 16  # syntax trees held (a large file's is some megabytes): a commit's two sides, mostly just parsed
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from tree_sitter import Tree
 
 
 class HashCache:
     """`hash_source`, remembered on disk; with `recent`, also in memory for that many newest files
-    (backfill: the version a commit makes is the old side of the next commit changing the file)."""
+    (backfill: the version a commit makes is the old side of the next commit changing the file),
+    with the syntax trees of the newest few, for `statements`."""
 
     def __init__(self, state_dir: str, recent: int = 0) -> None:
         self.directory = os.path.join(state_dir, DIRECTORY)
         self.recent = recent
         self._recent: dict[tuple[str, bytes], ParsedSource] = {}
+        self._trees: dict[tuple[str, bytes], Tree] = {}
 
     def hash_source(self, language: str, data: bytes) -> ParsedSource:
         if not self.recent:
@@ -41,6 +56,19 @@ class HashCache:
             self._recent[language, data] = found
         return found
 
+    def statements(self, language: str, data: bytes) -> list[Statement]:
+        """`top_level_statements`, from the tree kept when `data` was hashed, if it still is."""
+        return top_level_statements(language, data, self._trees.get((language, data)))
+
+    def _parse_and_hash(self, language: str, data: bytes) -> ParsedSource:
+        if not self.recent:
+            return hash_source(language, data)
+        tree = parse(language, data)
+        if len(self._trees) >= TREES:
+            del self._trees[next(iter(self._trees))]
+        self._trees[language, data] = tree
+        return hash_tree(language, data, tree)
+
     def _hash_source(self, language: str, data: bytes) -> ParsedSource:
         key = hashlib.sha256(language.encode() + b"\0" + data).hexdigest()
         path = os.path.join(self.directory, key[:2], key[2:] + ".json")
@@ -52,7 +80,7 @@ class HashCache:
                 return parsed
         except (OSError, ValueError, KeyError, TypeError):
             pass  # not kept yet, or damaged: hash again
-        parsed = hash_source(language, data)
+        parsed = self._parse_and_hash(language, data)
         try:
             write_atomic(path, json.dumps(_encode(parsed), separators=(",", ":")))
         except OSError:
