@@ -98,7 +98,9 @@ def backfill(
     history = LastChanges(layout.root)
     # forked before any git process of ours is open (a worker would hold its pipes)
     with Classifiers(layout, _workers(jobs, len(untraced))) as classifiers, ObjectReader(layout.root) as reader:
-        parents_of = {sha: commit_parents(reader, sha) for sha in untraced}
+        objects = reader.read_many(untraced)
+        parents_of = {sha: commit_parents(reader, sha, objects.get(sha)) for sha in untraced}
+        del objects
         pairs: list[tuple[str | None, str]] = []  # every diff the commits need, in the order asked
         for sha in untraced:
             pairs += [(parent, sha) for parent in parents_of[sha]] or [(None, sha)]

@@ -60,7 +60,19 @@ class CommitChanges:
     paths_gone: list[bool] = field(default_factory=list)
 
 
-def _content(reader: ObjectReader, mode: int, oid: str) -> bytes | None:
+class _Prefetched:
+    """A commit's blobs read together; anything else (a missing one: its KeyError) by `reader`."""
+
+    def __init__(self, reader: ObjectReader, blobs: dict[str, bytes]) -> None:
+        self.reader = reader
+        self.blobs = blobs
+
+    def read(self, oid: str) -> bytes:
+        found = self.blobs.get(oid)
+        return found if found is not None else self.reader.read(oid)
+
+
+def _content(reader: ObjectReader | _Prefetched, mode: int, oid: str) -> bytes | None:
     return None if mode in (GITLINK_MODE, SYMLINK_MODE) or mode == 0 else reader.read(oid)
 
 
@@ -80,17 +92,20 @@ def load_changes(
     """Read the blobs of raw changes; `per_change` gives their hunks (None: diff those files here)."""
     files: list[ChangedFile] = []
     deleted: list[tuple[str, bytes | None]] = []
+    wanted = [oid for change in raw for mode, oid in ((change.old_mode, change.old_oid), (change.new_mode, change.new_oid))
+              if mode not in (0, GITLINK_MODE, SYMLINK_MODE)]
+    blobs = _Prefetched(reader, reader.read_many(wanted) if len(wanted) > 1 else {})
     for index, change in enumerate(raw):
         if change.status == "D":
-            deleted.append((change.old_path, _content(reader, change.old_mode, change.old_oid)))
+            deleted.append((change.old_path, _content(blobs, change.old_mode, change.old_oid)))
             continue
         old_path = None if change.status == "A" else change.old_path
-        old_data = None if change.status == "A" else _content(reader, change.old_mode, change.old_oid)
+        old_data = None if change.status == "A" else _content(blobs, change.old_mode, change.old_oid)
         if change.new_mode in (GITLINK_MODE, SYMLINK_MODE):
             kind = "submodule" if change.new_mode == GITLINK_MODE else "symlink"
             files.append(ChangedFile(change.new_path, old_path, None, None, kind))
             continue
-        new_data = reader.read(change.new_oid)
+        new_data = blobs.read(change.new_oid)
         if is_binary(new_data):
             files.append(ChangedFile(change.new_path, old_path, new_data, old_data, "binary"))
         elif len(new_data) > LARGE_FILE:
