@@ -124,3 +124,33 @@ def test_backfill_records_the_same_with_and_without_worker_processes(branchy: Pa
     assert len(serial) == len(history(branchy)) and parallel == serial
     assert serial_origins and parallel_origins == serial_origins
     assert {r["metadata"]["dev.gitai"]["classification"] for r in serial.values()} == {"AST_REFACTOR", "INTENT_EVOLUTION"}
+
+
+def test_incremental_parse_gives_the_tree_a_fresh_parse_gives(tmp_path: Path) -> None:
+    """Backfill parses a file's next version from the tree of the one before: the same tree, and
+    so the same normal form, as parsing it afresh (edits at the head, middle and tail, a syntax
+    error, non-ASCII text, a rewrite)."""
+    from gitai.syntax.hash_cache import HashCache, reparse
+    from gitai.syntax.normal_form import hash_source, hash_tree, parse
+
+    versions = [
+        "import os\n\n\ndef f(a):\n    return a + 1\n\n\nclass C:\n    def m(self):\n        return 'é'\n",
+        "import os\nimport sys\n\n\ndef f(a):\n    return a + 1\n\n\nclass C:\n    def m(self):\n        return 'é'\n",
+        "import os\nimport sys\n\n\ndef f(a, b=2):\n    return a + b\n\n\nclass C:\n    def m(self):\n        return 'é'\n",
+        "import os\nimport sys\n\n\ndef f(a, b=2):\n    return a + b\n\n\nclass C:\n    def m(self):\n        return 'ü'\n    x = (\n",
+        "import os\nimport sys\n\n\ndef f(a, b=2):\n    return a + b\n\n\nclass C:\n    def m(self):\n        return 'ü'\n",
+        "def g():\n    pass\n",
+    ]
+    old = versions[0].encode()
+    tree = parse("python", old)
+    for text in versions[1:]:
+        new = text.encode()
+        fresh = parse("python", new)
+        again = reparse("python", old, tree, new)
+        assert str(again.root_node) == str(fresh.root_node)
+        assert hash_tree("python", new, again) == hash_source("python", new)
+        old, tree = new, again
+    cache = HashCache(str(tmp_path), recent=8)
+    for before, after in zip(versions, versions[1:]):  # as classify asks: the old side, then the new
+        for text in (before, after):
+            assert cache.hash_source("python", text.encode()) == hash_source("python", text.encode())

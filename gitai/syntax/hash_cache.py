@@ -37,13 +37,15 @@ if TYPE_CHECKING:
 class HashCache:
     """`hash_source`, remembered on disk; with `recent`, also in memory for that many newest files
     (backfill: the version a commit makes is the old side of the next commit changing the file),
-    with the syntax trees of the newest few, for `statements`."""
+    with the syntax trees of the newest few, for `statements` and to parse the next version of a
+    file incrementally (a commit's new side is hashed right after its old side: see classify)."""
 
     def __init__(self, state_dir: str, recent: int = 0) -> None:
         self.directory = os.path.join(state_dir, DIRECTORY)
         self.recent = recent
         self._recent: dict[tuple[str, bytes], ParsedSource] = {}
         self._trees: dict[tuple[str, bytes], Tree] = {}
+        self._previous: tuple[str, bytes] | None = None
 
     def hash_source(self, language: str, data: bytes) -> ParsedSource:
         if not self.recent:
@@ -54,6 +56,7 @@ class HashCache:
             if len(self._recent) >= self.recent:
                 del self._recent[next(iter(self._recent))]
             self._recent[language, data] = found
+        self._previous = (language, data)
         return found
 
     def statements(self, language: str, data: bytes) -> list[Statement]:
@@ -63,7 +66,9 @@ class HashCache:
     def _parse_and_hash(self, language: str, data: bytes) -> ParsedSource:
         if not self.recent:
             return hash_source(language, data)
-        tree = parse(language, data)
+        previous = self._previous
+        base = self._trees.get(previous) if previous and previous[0] == language else None
+        tree = reparse(language, previous[1], base, data) if previous and base else parse(language, data)
         if len(self._trees) >= TREES:
             del self._trees[next(iter(self._trees))]
         self._trees[language, data] = tree
@@ -101,3 +106,49 @@ def _decode(data: dict[str, Any]) -> ParsedSource:
                         for kind, name, own, tree, start, end in data["definitions"])
     return ParsedSource(str(data["language"]), str(data["hash"]), str(data["skeleton_hash"]), definitions,
                         bool(data["parse_error"]), bool(data["bare"]))
+
+
+def reparse(language: str, old: bytes, old_tree: Tree, new: bytes) -> Tree:
+    """`new` parsed reusing the tree of `old` (tree-sitter's incremental parsing), the bytes between
+    their common head and tail as the one edit: the tree a parse of `new` gives. Where error
+    recovery was needed, or little is shared, `new` is parsed afresh."""
+    head = _common_head(old, new)
+    tail = _common_tail(old, new, head)
+    if head + tail < len(new) // 2 or old_tree.root_node.has_error:
+        return parse(language, new)
+    from tree_sitter import Parser
+
+    old_end, new_end = len(old) - tail, len(new) - tail
+    edited = old_tree.copy()
+    edited.edit(head, old_end, new_end, _point(old, head), _point(old, old_end), _point(new, new_end))
+    tree = Parser(load_grammar(language).language).parse(new, edited)
+    return parse(language, new) if tree.root_node.has_error else tree
+
+
+def _common_head(a: bytes, b: bytes) -> int:
+    low, high = 0, min(len(a), len(b))
+    while low < high:  # a binary search: slices compare at memcmp speed
+        middle = (low + high + 1) // 2
+        if a[:middle] == b[:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _common_tail(a: bytes, b: bytes, head: int) -> int:
+    """The length of the common tail, not overlapping the common head."""
+    low, high = 0, min(len(a), len(b)) - head
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[len(a) - middle:] == b[len(b) - middle:]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _point(data: bytes, offset: int) -> tuple[int, int]:
+    """(row, column in bytes) of `offset`, as tree-sitter counts them."""
+    row = data.count(b"\n", 0, offset)
+    return row, offset - (data.rfind(b"\n", 0, offset) + 1)
