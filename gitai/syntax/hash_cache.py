@@ -27,7 +27,7 @@ from gitai.syntax.normal_form import (
 from gitai.util.files import write_atomic
 
 DIRECTORY = "syntax-v2"
-TREES = 16  # syntax trees held (a large file's is some megabytes): a commit's two sides, mostly just parsed
+TREES = 32  # syntax trees held, the least recently used go (a large file's is a few megabytes)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -50,13 +50,16 @@ class HashCache:
     def hash_source(self, language: str, data: bytes) -> ParsedSource:
         if not self.recent:
             return self._hash_source(language, data)
-        found = self._recent.get((language, data))
+        key = (language, data)
+        found = self._recent.get(key)
         if found is None:
             found = self._hash_source(language, data)
             if len(self._recent) >= self.recent:
                 del self._recent[next(iter(self._recent))]
-            self._recent[language, data] = found
-        self._previous = (language, data)
+            self._recent[key] = found
+        elif key in self._trees:
+            self._trees[key] = self._trees.pop(key)  # in use again: the last to go
+        self._previous = key
         return found
 
     def statements(self, language: str, data: bytes) -> list[Statement]:
