@@ -92,9 +92,9 @@ def load_changes(
     """Read the blobs of raw changes; `per_change` gives their hunks (None: diff those files here)."""
     files: list[ChangedFile] = []
     deleted: list[tuple[str, bytes | None]] = []
-    sides = ((change.old_mode, change.old_oid, change.new_mode, change.new_oid) for change in raw)
-    wanted = [oid for old_mode, old_oid, new_mode, new_oid in sides
-              for mode, oid in ((old_mode, old_oid), (new_mode, new_oid)) if mode not in (0, GITLINK_MODE, SYMLINK_MODE)]
+    wanted = [oid for change in raw
+              for mode, oid in ((change.old_mode, change.old_oid), (change.new_mode, change.new_oid))
+              if mode not in (0, GITLINK_MODE, SYMLINK_MODE)]
     blobs = _Prefetched(reader, reader.read_many(wanted) if len(wanted) > 1 else {})
     for index, change in enumerate(raw):
         if change.status == "D":
