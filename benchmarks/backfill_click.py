@@ -8,12 +8,15 @@ here) into a scratch directory, writes an eight-intent catalogue (uncommitted), 
 - the first `blame-intent` in a fresh clone (notes fetched, no line origins or notes index kept;
   median of three clones) on src/click/core.py against `git blame` of the same file (target:
   <= 2x), and a warm run.
-Usage: .venv/bin/python benchmarks/backfill_click.py [SOURCE]   (default /work/.mirror/pallets+click/repo)
+The machine's load average is printed before and after: wall times mean little on a loaded machine
+(CPU seconds less so), so compare the wall against the `git log -p` reference of the same run.
+Usage: .venv/bin/python benchmarks/backfill_click.py [SOURCE] [--jobs N]   (default /work/.mirror/pallets+click/repo)
 """
 
 from __future__ import annotations
 
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -51,8 +54,18 @@ def size_mb(path: Path) -> float:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) / 1024 / 1024 if path.exists() else 0.0
 
 
+def load() -> str:
+    return "/".join(f"{value:.1f}" for value in os.getloadavg())
+
+
 def main() -> None:
-    source = sys.argv[1] if len(sys.argv) > 1 else SOURCE
+    args = sys.argv[1:]
+    jobs = []
+    if "--jobs" in args:
+        at = args.index("--jobs")
+        jobs = ["--jobs", args[at + 1]]
+        del args[at : at + 2]
+    source = args[0] if args else SOURCE
     for tmp in scratch():
         repo = tmp / "click"
         run(["git", "clone", "-q", source, str(repo)], tmp)
@@ -62,9 +75,10 @@ def main() -> None:
         git_before = size_mb(repo / ".git")
         reference = timed(lambda: run(["git", "log", "-p", "--no-color", "--format=%H"], repo))
 
+        load_before = load()
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
-        proc = subprocess.run(["/usr/bin/time", "-f", "%M", "gitai", "backfill", "--json"], cwd=repo, env=ENV,
+        proc = subprocess.run(["/usr/bin/time", "-f", "%M", "gitai", "backfill", "--json", *jobs], cwd=repo, env=ENV,
                               capture_output=True, check=True)
         wall = time.perf_counter() - start
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -72,11 +86,13 @@ def main() -> None:
         peak = int(proc.stderr.decode().strip().splitlines()[-1]) / 1024
         result = json.loads(proc.stdout)
         state = repo / ".git" / "gitai"
-        print(f"click: {commits} commits; backfill {wall:.1f} s wall, {cpu:.1f} s CPU, peak {peak:.0f} MB "
-              f"(git log -p over the same history: {reference:.1f} s; backfill / git log -p = {wall / reference:.1f})")
+        print(f"click: {commits} commits, {os.cpu_count()} cores, load average {load_before} before, {load()} after")
+        print(f"  backfill {' '.join(jobs) or '(default jobs)'}: {wall:.1f} s wall (target < 25 s), {cpu:.1f} s CPU "
+              f"(gitai, its workers and git), peak {peak:.0f} MB (largest process)")
+        print(f"  git log -p over the same history: {reference:.1f} s wall; backfill / git log -p = {wall / reference:.1f}")
         print(f"  intent from: {result['intent_from']}, {result['several_intents']} commits span several intents")
         print(f"  .git {git_before:.0f} MB -> {size_mb(repo / '.git'):.0f} MB; caches: origins "
-              f"{size_mb(state / 'origins-v1'):.1f} MB, syntax {size_mb(state / 'syntax-v1'):.1f} MB, "
+              f"{size_mb(state / 'origins-v1'):.1f} MB, syntax {size_mb(state / 'syntax-v2'):.1f} MB, "
               f"notes objects packed by fast-import")
 
         firsts = []

@@ -5,24 +5,37 @@ each file goes to the one intent whose scope owns it (source `scope`, so readers
 inference from a declaration), and a commit spanning intents carries one per file; else
 unattributed (`intent_id: null`). Contributor: `unknown` (history does not say). Records are stored by batches (one notes commit each) and on any exit, so an interrupted run
 resumes where it stopped.
+
+Speed (thousands of commits): no git process per commit (one `diff-tree --stdin` for every diff,
+one `cat-file --batch`, `last_change` answered from the diffs), classification in worker processes.
 """
 
 from __future__ import annotations
 
+import os
 import sys
+from collections import deque
 from collections.abc import Callable
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gitai.gate.policy import Policy
+from gitai.git.blame import LastChanges
+from gitai.git.diff import DiffStream, Hunk, RawChange
 from gitai.git.objects import ObjectReader, commit_parents
 from gitai.git.runner import head_commit, rev_list, run_git
 from gitai.git.trailers import commit_intents
 from gitai.layout import Layout
-from gitai.recording import RecordBatch
-from gitai.trace.changes import commit_changes
+from gitai.recording import Classified, RecordBatch
+from gitai.trace.changes import CommitChanges, commit_changes
+from gitai.trace.classify_commit import classify
 from gitai.trace.notes_reader import all_notes
 from gitai.trace.record import Contributor, intent_of_any, own_records, revision
+
+if TYPE_CHECKING:
+    from gitai.syntax.hash_cache import HashCache
 
 UNKNOWN_CONTRIBUTOR: Contributor = {"type": "unknown"}
 
@@ -73,46 +86,185 @@ def backfill(
     progress: Callable[[int, int], None] | None = None,
     every_ref: bool = False,
     infer: str = "scope",
+    jobs: int | None = None,
 ) -> BackfillResult:
     """Record every commit of the range that has no record of its own (`infer`: "scope" or "none").
     A record is stored only if its commit is still untraced when its batch is written (under the
-    trace lock), so concurrent runs never duplicate."""
+    trace lock), so concurrent runs never duplicate. `jobs`: processes classifying (None: one per
+    core for a long history; 1: none besides this one), see `Classifiers`."""
     commits = commits_in(layout, revision_range, every_ref)
     notes = all_notes(layout)
-    trailers = commit_intents(layout.root, [c for c in commits if not own_records(notes.get(c, []), c)])
+    untraced = [c for c in commits if not own_records(notes.get(c, []), c)]
+    trailers = commit_intents(layout.root, untraced)
     result = BackfillResult()
     sources: dict[str, str] = {}
-    with ObjectReader(layout.root) as reader, RecordBatch(layout) as batch:
-        for number, sha in enumerate(commits, start=1):
-            if own_records(notes.get(sha, []), sha):
-                result.skipped += 1
-            else:
-                parents = commit_parents(reader, sha)
-                changes = commit_changes(layout.root, reader, sha, parents)
-                intent_id, source = trailers.get(sha), "trailer"
-                per_file: dict[str, str | None] | None = None
-                if intent_id is None and infer == "scope" and policy is not None:
-                    intent_id, per_file = infer_by_scope(policy, [f.path for f in changes.files],
-                                                         [p for p, _ in changes.deleted])
-                    source = "scope"
-                    if not (intent_id or any(per_file.values())):
-                        per_file, source = None, "unattributed"
-                elif intent_id is None:
-                    source = "unattributed"
-                extra: dict[str, Any] = {"backfilled": True}
-                if notes.get(sha):  # a note copied from a rewritten commit (notes.rewriteRef)
-                    extra["rewritten_from"] = sorted({revision(r) for r in notes[sha]})
-                batch.add(sha, parents, changes, intent_id, UNKNOWN_CONTRIBUTOR, extra,
-                          None if source == "unattributed" else source, per_file)
-                sources[sha] = source
-            if progress:
-                progress(number, len(commits))
+    history = LastChanges(layout.root)
+    # forked before any git process of ours is open (a worker would hold its pipes)
+    with Classifiers(layout, _workers(jobs, len(untraced))) as classifiers, ObjectReader(layout.root) as reader:
+        objects = reader.read_many(untraced)
+        parents_of = {sha: commit_parents(reader, sha, objects.get(sha)) for sha in untraced}
+        del objects
+        pairs: list[tuple[str | None, str]] = []  # every diff the commits need, in the order asked
+        for sha in untraced:
+            pairs += [(parent, sha) for parent in parents_of[sha]] or [(None, sha)]
+        with DiffStream(layout.root, pairs) as stream, RecordBatch(layout, last_change_of=history) as batch:
+
+            def diff(parent: str | None, commit: str) -> tuple[list[RawChange], list[list[Hunk] | None] | None]:
+                raw, hunks = stream(parent, commit)
+                history.learn(commit, parent, frozenset(p for c in raw for p in (c.old_path, c.new_path)))
+                return raw, hunks
+
+            for number, sha in enumerate(commits, start=1):
+                if sha not in parents_of:
+                    result.skipped += 1
+                else:
+                    changes = commit_changes(layout.root, reader, sha, parents_of[sha], diff)
+                    intent_id, source, per_file = _intent(trailers.get(sha), infer, policy, changes)
+                    extra: dict[str, Any] = {"backfilled": True}
+                    if notes.get(sha):  # a note copied from a rewritten commit (notes.rewriteRef)
+                        extra["rewritten_from"] = sorted({revision(r) for r in notes[sha]})
+                    sources[sha] = source
+                    classifiers.add(Pending(sha, parents_of[sha], changes, intent_id, extra,
+                                            None if source == "unattributed" else source, per_file), batch)
+                if progress:
+                    progress(number, len(commits))
+            classifiers.finish(batch)
     for record in batch.stored:
         result.traced.append(revision(record))
         result.by_source[sources[revision(record)]] += 1
     result.skipped += len(batch.dropped)  # another run traced them meanwhile
     result.several = sum(1 for r in batch.stored if len(intent_of_any(r)) > 1)
     return result
+
+
+def _intent(trailer: str | None, infer: str, policy: Policy | None,
+            changes: CommitChanges) -> tuple[str | None, str, dict[str, str | None] | None]:
+    """The commit's intent, where it comes from, and (inferred) each file's."""
+    if trailer is not None:
+        return trailer, "trailer", None
+    if infer != "scope" or policy is None:
+        return None, "unattributed", None
+    intent_id, per_file = infer_by_scope(policy, [f.path for f in changes.files], [p for p, _ in changes.deleted])
+    if not (intent_id or any(per_file.values())):
+        return intent_id, "unattributed", None
+    return intent_id, "scope", per_file
+
+
+@dataclass
+class Pending:
+    """A commit read and attributed, waiting for its classification."""
+
+    commit: str
+    parents: list[str]
+    changes: CommitChanges
+    intent_id: str | None
+    extra: dict[str, Any]
+    intent_source: str | None
+    per_file: dict[str, str | None] | None
+
+
+PARALLEL_FROM = 64  # commits to trace from which, by default, classification runs in worker processes
+CHUNK = 32  # consecutive commits per task: a worker finds a commit's old files among those it just hashed
+
+
+def _workers(jobs: int | None, commits: int) -> int:
+    """How many worker processes to classify with (0: classify here)."""
+    if jobs is None:
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+        jobs = cores if commits >= PARALLEL_FROM else 1
+    return jobs if jobs > 1 else 0
+
+
+_worker_hashes: HashCache | None = None
+
+
+def _start_worker(state_dir: str) -> None:
+    import signal
+
+    global _worker_hashes
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # an interrupt is the parent's to handle
+    from gitai.syntax.hash_cache import HashCache
+
+    _worker_hashes = HashCache(state_dir, recent=256)
+
+
+def _classify_chunk(chunk: list[CommitChanges]) -> list[Classified]:
+    return [classify(changes, cache=_worker_hashes) for changes in chunk]
+
+
+def _failed() -> Future[list[Classified]]:
+    future: Future[list[Classified]] = Future()
+    future.set_exception(BrokenProcessPool("a worker process died"))
+    return future
+
+
+class Classifiers:
+    """Classification, the bulk of backfill's work, in `workers` forked processes (0: here), while
+    this one reads the next commits and keeps records and line origins in order. Commits go in
+    chunks of consecutive ones; records are added in commit order. Should the pool break, what is
+    left is classified here."""
+
+    def __init__(self, layout: Layout, workers: int) -> None:
+        self.chunk: list[Pending] = []
+        self.running: deque[tuple[list[Pending], Future[list[Classified]]]] = deque()
+        self.window = 2 * workers
+        self.pool: ProcessPoolExecutor | None = None
+        if workers:
+            import multiprocessing
+
+            try:
+                context = multiprocessing.get_context("fork")
+            except ValueError:
+                return  # no fork on this platform: classify here
+            self.pool = ProcessPoolExecutor(workers, context, _start_worker, (layout.shared_state_dir,))
+            for started in [self.pool.submit(os.getpid) for _ in range(workers)]:  # forks them all now
+                started.result()
+
+    def add(self, pending: Pending, batch: RecordBatch) -> None:
+        if self.pool is None:
+            self._record(pending, None, batch)
+            return
+        self.chunk.append(pending)
+        if len(self.chunk) >= CHUNK:
+            self._submit(batch)
+
+    def _submit(self, batch: RecordBatch) -> None:
+        assert self.pool is not None
+        if self.chunk:
+            try:
+                self.running.append((self.chunk, self.pool.submit(_classify_chunk, [p.changes for p in self.chunk])))
+            except BrokenProcessPool:  # a worker died: the rest is classified here
+                self.running.append((self.chunk, _failed()))
+            self.chunk = []
+        while len(self.running) > self.window:
+            self._collect(batch)
+
+    def _collect(self, batch: RecordBatch) -> None:
+        chunk, future = self.running.popleft()
+        try:
+            classified: list[Classified | None] = [*future.result()]
+        except BrokenProcessPool:
+            classified = [None] * len(chunk)
+        for pending, classification in zip(chunk, classified):
+            self._record(pending, classification, batch)
+
+    def _record(self, pending: Pending, classification: Classified | None, batch: RecordBatch) -> None:
+        batch.add(pending.commit, pending.parents, pending.changes, pending.intent_id, UNKNOWN_CONTRIBUTOR,
+                  pending.extra, pending.intent_source, pending.per_file, classification)
+
+    def finish(self, batch: RecordBatch) -> None:
+        """Record what is still being classified."""
+        if self.pool is not None:
+            self._submit(batch)
+            while self.running:
+                self._collect(batch)
+
+    def __enter__(self) -> Classifiers:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
 
 
 def terminal_progress(done: int, total: int) -> None:

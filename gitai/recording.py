@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from gitai.blame.maintain import extend_origins
+from gitai.blame.origin_cache import OriginStore
 from gitai.errors import GitaiError
 from gitai.git.objects import ObjectReader, commit_parents
 from gitai.git.trailers import commit_intent
@@ -32,6 +33,13 @@ from gitai.trace.record import (
 )
 from gitai.trace.store import store_record, store_records
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gitai.syntax.hash_cache import HashCache
+
+Classified = tuple[str, dict[str, dict[str, Any]]]
+"""What `classify` gives: the commit's class and each file's classification, as a record keeps them."""
+
 
 def make_record(
     commit: str,
@@ -43,10 +51,13 @@ def make_record(
     intent_source: str | None = None,
     per_file: dict[str, str | None] | None = None,
     authors: dict[str, Labels] | None = None,
+    cache: HashCache | None = None,
+    classification: Classified | None = None,
 ) -> Record:
-    """The one place a record is assembled from a commit's changes (`cache_dir`: see `classify`;
-    `authors`: each line's author per path, see gitai/trace/attribution.py)."""
-    commit_class, file_metadata = classify(changes, cache_dir)
+    """The one place a record is assembled from a commit's changes (`cache_dir`, `cache`: see
+    `classify`, unless the `classification` is given; `authors`: each line's author per path, see
+    gitai/trace/attribution.py)."""
+    commit_class, file_metadata = classification or classify(changes, cache_dir, cache)
     extra = {"classification": commit_class, **(extra_metadata or {})}
     return build_record(commit, changes, intent_id, contributor, extra, file_metadata, intent_source, per_file, authors)
 
@@ -103,26 +114,34 @@ def _verified(layout: Layout, intent_id: str | None, intent_source: str | None, 
 
 
 class RecordBatch:
-    """`record_commit(..., only_if_untraced=True)` for many commits (backfill): records are stored
+    """`record_commit(..., only_if_untraced=True)` for many commits (backfill; their classification
+    may come from elsewhere, made beforehand by worker processes): records are stored
     by batches of `size` through one notes commit each, and whatever is pending when the batch
     closes (also on an interrupt) is stored, so an interrupted run loses nothing it built.
     `stored` lists the records stored; `dropped` the commits another run traced meanwhile."""
 
-    def __init__(self, layout: Layout, size: int = 500) -> None:
+    def __init__(self, layout: Layout, size: int = 500,
+                 last_change_of: Callable[[str, str], str | None] | None = None) -> None:
         self.layout = layout
         self.size = size
+        self.last_change_of = last_change_of
+        self.origins = OriginStore(layout, keep=512)
+        from gitai.syntax.hash_cache import HashCache
+
+        self.hashes = HashCache(layout.shared_state_dir, recent=256)
         self.pending: list[Record] = []
         self.stored: list[Record] = []
         self.dropped: list[str] = []
 
     def add(self, commit: str, parents: list[str], changes: CommitChanges, intent_id: str | None,
             contributor: Contributor, extra_metadata: dict[str, Any] | None = None,
-            intent_source: str | None = None, per_file: dict[str, str | None] | None = None) -> Record:
+            intent_source: str | None = None, per_file: dict[str, str | None] | None = None,
+            classification: Classified | None = None) -> Record:
         extra_metadata = _verified(self.layout, intent_id, intent_source, changes, extra_metadata)
         record = make_record(commit, changes, intent_id, contributor, extra_metadata, self.layout.shared_state_dir,
-                             intent_source, per_file)
+                             intent_source, per_file, cache=self.hashes, classification=classification)
         self.pending.append(record)
-        extend_origins(self.layout, commit, parents, changes, record)
+        extend_origins(self.layout, commit, parents, changes, record, self.last_change_of, self.origins)
         if len(self.pending) >= self.size:
             self.flush()
         return record

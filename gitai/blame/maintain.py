@@ -7,6 +7,7 @@ from then on each commit extends them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from gitai.blame.annotate import step_from_parents
@@ -19,12 +20,15 @@ from gitai.trace.summary_index import summarize
 
 
 def extend_origins(layout: Layout, commit: str, parents: list[str], changes: CommitChanges,
-                   record: dict[str, Any]) -> None:
-    """Keep the origins of the commit's changed text files, where the versions they rest on are kept."""
+                   record: dict[str, Any], last_change_of: Callable[[str, str], str | None] | None = None,
+                   store: OriginStore | None = None) -> None:
+    """Keep the origins of the commit's changed text files, where the versions they rest on are kept
+    (for many commits, backfill's: `last_change_of` answers `last_change` without git, see
+    `LastChanges`; `store` is one store for them all)."""
     text = [f for f in changes.files if f.kind == "text" and f.new_oid]
     if not text:
         return
-    store = OriginStore(layout)
+    store = store or OriginStore(layout)
     info, definitions = summarize(record)
     last_of: dict[tuple[str, str], str | None] = {}
 
@@ -35,7 +39,8 @@ def extend_origins(layout: Layout, commit: str, parents: list[str], changes: Com
         if parent in candidates:  # the parent made this version itself
             return store.get(name, blob, parent)
         if (parent, name) not in last_of:  # else the commit that last changed the file before it
-            last_of[parent, name] = last_change(layout.root, parent, name)
+            last_of[parent, name] = (last_change_of(parent, name) if last_change_of
+                                     else last_change(layout.root, parent, name))
         last = last_of[parent, name]
         return store.get(name, blob, last) if last in candidates else None
 

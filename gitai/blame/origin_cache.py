@@ -24,9 +24,14 @@ MAX_VERSIONS = 8  # per (path, blob): the newest are kept
 class OriginStore:
     """Read and write line origins keyed by (path, blob, commit that made the blob)."""
 
-    def __init__(self, layout: Layout) -> None:
+    def __init__(self, layout: Layout, keep: int | None = None) -> None:
+        """`keep`: how many files a long-lived store (backfill's) holds in memory, with their
+        versions decoded, so the next commit finds its parent's origins without a read (None: every
+        file read, not decoded again: one command's store)."""
         self.directory = os.path.join(layout.shared_state_dir, DIRECTORY)
+        self.keep = keep
         self._read_cache: dict[tuple[str, str], dict[str, Any]] = {}
+        self._decoded: dict[tuple[str, str, str], Version] = {}
 
     def _file(self, path: str, blob: str) -> str:
         key = hashlib.sha1(f"{path}\0{blob}".encode("utf-8", "surrogateescape")).hexdigest()
@@ -34,6 +39,9 @@ class OriginStore:
 
     def _read(self, path: str, blob: str) -> dict[str, Any]:
         if (path, blob) not in self._read_cache:
+            if self.keep is not None and len(self._read_cache) >= self.keep:
+                self._read_cache.clear()
+                self._decoded.clear()
             self._read_cache[path, blob] = self._load(path, blob)
         return self._read_cache[path, blob]
 
@@ -54,10 +62,17 @@ class OriginStore:
 
     def get(self, path: str, blob: str, commit: str) -> Version | None:
         kept = self._read(path, blob).get("versions", {}).get(commit)
-        try:
-            return decode(kept) if kept else None
-        except (KeyError, IndexError, TypeError, ValueError):
-            return None  # a damaged entry is a cache miss
+        if not kept:
+            return None
+        version = self._decoded.get((path, blob, commit))
+        if version is None:
+            try:
+                version = decode(kept)
+            except (KeyError, IndexError, TypeError, ValueError):
+                return None  # a damaged entry is a cache miss
+            if self.keep is not None:
+                self._decoded[path, blob, commit] = version
+        return version
 
     def put(self, path: str, blob: str, commit: str, version: Version) -> None:
         if len(version.unrecorded) > MAX_UNRECORDED:
@@ -67,8 +82,12 @@ class OriginStore:
         versions.pop(commit, None)
         versions[commit] = encode(version)
         while len(versions) > MAX_VERSIONS:
-            versions.pop(next(iter(versions)))
+            oldest = next(iter(versions))
+            del versions[oldest]
+            self._decoded.pop((path, blob, oldest), None)
         self._read_cache[path, blob] = data
+        if self.keep is not None:
+            self._decoded[path, blob, commit] = version
         try:
             write_atomic(self._file(path, blob), zlib.compress(json.dumps(data, separators=(",", ":")).encode(), 1))
         except OSError:

@@ -29,7 +29,7 @@ def encode(version: Version) -> dict[str, Any]:
     paths: dict[str, int] = {}
     runs: list[list[int]] = []
     for (commit, path), group in groupby(version.origins):
-        count = sum(1 for _ in group)
+        count = len(list(group))
         runs.append([count, commits.setdefault(commit, len(commits)), paths.setdefault(path, len(paths))])
     return {"commits": list(commits), "paths": list(paths), "runs": runs, "unrecorded": sorted(version.unrecorded)}
 

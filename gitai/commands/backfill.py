@@ -16,8 +16,10 @@ from gitai.errors import EXIT_OK, GitaiError
 @click.option("--all", "every_ref", is_flag=True, help="Every commit of every branch and tag, not only HEAD's.")
 @click.option("--infer", type=click.Choice(["scope", "none"]), default="scope", show_default=True,
               help="Without a trailer: give each file to the intent owning it (scope), or leave it unattributed.")
+@click.option("--jobs", type=click.IntRange(min=1), metavar="N",
+              help="Processes classifying changes (default: one per core from 64 commits on; 1: no others).")
 @json_option
-def backfill(revision_range: str | None, every_ref: bool, infer: str, as_json: bool) -> int:
+def backfill(revision_range: str | None, every_ref: bool, infer: str, jobs: int | None, as_json: bool) -> int:
     """Trace commits that have no record: intent from the trailer, else per file from the scope owner."""
     from gitai.backfill import backfill as run_backfill
     from gitai.backfill import terminal_progress
@@ -29,7 +31,7 @@ def backfill(revision_range: str | None, every_ref: bool, infer: str, as_json: b
     lay.guard(lay.ledger)
     policy = load_policy(lay) if os.path.exists(lay.catalogue) else None  # no catalogue: trailers only
     progress = terminal_progress if sys.stderr.isatty() and not as_json else None
-    result = run_backfill(lay, policy, revision_range, progress, every_ref, infer)
+    result = run_backfill(lay, policy, revision_range, progress, every_ref, infer, jobs)
     from gitai.gc import gc
 
     gc(lay)  # backfill fills the caches with every version of history: keep them within the bound

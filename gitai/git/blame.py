@@ -25,6 +25,48 @@ def last_change(root: str, commit: str, path: str) -> str | None:
     return proc.stdout.decode().strip() or None
 
 
+class LastChanges:
+    """`last_change` for a history walked oldest first (backfill), answered from each commit's
+    changed paths against each of its parents, as learned from the diffs already made: git log's
+    default simplification is one chain (a merge with a parent it is the same as, for the path,
+    follows the first such parent; a commit changing the path against every parent is the answer;
+    a root commit is, when it has the path), so no `git log` per question. Commits not learned
+    (outside the walk) ask git."""
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self.changed: dict[str, list[tuple[str | None, frozenset[str]]]] = {}
+        self.known: dict[tuple[str, str], str | None] = {}
+
+    def learn(self, commit: str, parent: str | None, paths: frozenset[str]) -> None:
+        """The paths `commit` changes against `parent` (None: a root commit's files); parents in order."""
+        self.changed.setdefault(commit, []).append((parent, paths))
+
+    def __call__(self, commit: str, path: str) -> str | None:
+        walked = []
+        current = commit
+        while True:
+            if (current, path) in self.known:
+                found = self.known[current, path]
+                break
+            sides = self.changed.get(current)
+            if sides is None:
+                found = last_change(self.root, current, path)
+                break
+            walked.append(current)
+            if sides[0][0] is None:  # a root commit
+                found = current if path in sides[0][1] else None
+                break
+            same = next((parent for parent, paths in sides if path not in paths), None)
+            if same is None:
+                found = current
+                break
+            current = same
+        for step in walked:
+            self.known[step, path] = found
+        return found
+
+
 def commit_graph(root: str, commit: str) -> dict[str, list[str]]:
     """Every commit reachable from `commit` -> its parents, children before parents (one
     `git rev-list --topo-order --parents`)."""

@@ -68,11 +68,17 @@ Hunk = tuple[int, int, int, int]
 def raw_and_hunks(root: str, parent: str | None, commit: str) -> tuple[list[RawChange], list[list[Hunk] | None] | None]:
     """The changes of `raw_changes` and, for each in that order, its `-U0` hunks (None where git
     saw a binary file: a real one, or text marked `-diff`, which the caller diffs again with
-    `--text`), from one `diff-tree --raw -p`: one process per commit (backfill runs thousands).
-    The hunks are None when the patch does not line up with the raw listing (the caller then
-    diffs file by file)."""
-    out = run_git(["diff-tree", "-r", "-z", "--raw", "-p", "-U0", "-M", *DIFF_OPTIONS, "--no-commit-id",
-                   parent or empty_tree(root, commit), commit], root)
+    `--text`), from one `diff-tree --raw -p`. The hunks are None when the patch does not line up
+    with the raw listing (the caller then diffs file by file). Many commits: `DiffStream`."""
+    out = run_git(["diff-tree", *RAW_AND_PATCH, "--no-commit-id", parent or empty_tree(root, commit), commit], root)
+    return parse_raw_and_hunks(out)
+
+
+RAW_AND_PATCH = ("-r", "-z", "--raw", "-p", "-U0", "-M", *DIFF_OPTIONS)
+
+
+def parse_raw_and_hunks(out: bytes) -> tuple[list[RawChange], list[list[Hunk] | None] | None]:
+    """Parse one diff of `diff-tree -z --raw -p` (see `raw_and_hunks`)."""
     changes: list[RawChange] = []
     pos = 0
     while out.startswith(b":", pos):
@@ -90,6 +96,120 @@ def raw_and_hunks(root: str, parent: str | None, commit: str) -> tuple[list[RawC
     if len(chunks) != len(changes):
         return changes, None
     return changes, [None if BINARY_PATCH.search(chunk) else parse_hunks(chunk) for chunk in chunks]
+
+
+class DiffStream:
+    """`raw_and_hunks` for many (parent, commit) pairs known in advance (backfill: thousands),
+    from one `git diff-tree --stdin` fed by a thread while its output is read as it comes: a
+    process per commit cost more than the diffs themselves. Asked for the pairs in their order;
+    a pair asked out of order, or a stream that failed, falls back to `raw_and_hunks`."""
+
+    def __init__(self, root: str, pairs: list[tuple[str | None, str]]) -> None:
+        import subprocess
+        import threading
+
+        self.root = root
+        self.pairs = pairs
+        self.next = 0
+        self.buffer = bytearray()
+        self.failed = not pairs
+        if self.failed:
+            return
+        # a root commit alone (with --root: against the empty tree), else "COMMIT PARENT"
+        self._proc = subprocess.Popen(["git", "diff-tree", "--stdin", "--root", "--always", *RAW_AND_PATCH],
+                                      cwd=root, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      stderr=subprocess.DEVNULL, bufsize=0)
+        lines = b"".join(f"{commit} {parent}\n".encode() if parent else f"{commit}\n".encode()
+                         for parent, commit in pairs)
+        self._writer = threading.Thread(target=self._feed, args=(lines,), daemon=True)
+        self._writer.start()
+
+    def _feed(self, lines: bytes) -> None:
+        assert self._proc.stdin
+        try:
+            view = memoryview(lines)
+            while view:  # unbuffered: a write may take part of it
+                view = view[self._proc.stdin.write(view) or 0:]
+            self._proc.stdin.close()
+        except OSError:
+            pass  # git stopped early: the reader falls back
+
+    def _fill(self) -> bool:
+        """Read more output; False at its end."""
+        assert self._proc.stdout
+        data = self._proc.stdout.read(1 << 16)  # unbuffered: what is there, up to that
+        self.buffer += data
+        return bool(data)
+
+    def _index(self, byte: bytes, start: int) -> int:
+        """Where `byte` next occurs from `start`, reading on as needed (-1: the output ended first)."""
+        while (found := self.buffer.find(byte, start)) < 0:
+            start = max(start, len(self.buffer) - len(byte) + 1)  # a huge patch is searched once
+            if not self._fill():
+                return -1
+        return found
+
+    def _take(self) -> bytes | None:
+        """The next pair's diff (without its header), or None when the output does not line up."""
+        header = self.pairs[self.next][1].encode() + b"\0"
+        while len(self.buffer) < len(header) and self._fill():
+            pass
+        if not self.buffer.startswith(header):
+            return None
+        pos = len(header)
+        while True:  # the raw entries, ":META\0PATH\0" (renames and copies: two paths)
+            if len(self.buffer) <= pos:
+                self._fill()
+            if not self.buffer.startswith(b":", pos):
+                break
+            meta_end = self._index(b"\0", pos)
+            if meta_end < 0:
+                return None
+            paths = 2 if self.buffer[self.buffer.rindex(b" ", pos, meta_end) + 1] in b"RC" else 1
+            pos = meta_end
+            for _ in range(paths):
+                pos = self._index(b"\0", pos + 1)
+                if pos < 0:
+                    return None
+            pos += 1
+        if self.next + 1 == len(self.pairs):
+            while self._fill():
+                pass
+            end = len(self.buffer)
+        else:  # the patch ends where the next pair's header starts a line (no patch line starts so)
+            following = self.pairs[self.next + 1][1].encode() + b"\0"
+            while len(self.buffer) < pos + len(following) and self._fill():
+                pass
+            if self.buffer.startswith(following, pos):
+                end = pos
+            else:
+                end = self._index(b"\n" + following, pos) + 1
+                if end == 0:
+                    return None
+        out = bytes(self.buffer[len(header):end])
+        del self.buffer[:end]
+        return out
+
+    def __call__(self, parent: str | None, commit: str) -> tuple[list[RawChange], list[list[Hunk] | None] | None]:
+        if not self.failed and self.next < len(self.pairs) and self.pairs[self.next] == (parent, commit):
+            out = self._take()
+            self.next += 1
+            if out is not None:
+                return parse_raw_and_hunks(out)
+            self.failed = True
+        return raw_and_hunks(self.root, parent, commit)
+
+    def close(self) -> None:
+        if self.pairs:
+            self._proc.kill()
+            self._proc.wait()
+            self._writer.join()
+
+    def __enter__(self) -> DiffStream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def blob_hunks(root: str, old: str | None, new: str) -> list[Hunk]:

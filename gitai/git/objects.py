@@ -49,6 +49,24 @@ class ObjectReader:
         self._proc.stdout.read(1)  # the newline after the object
         return data
 
+    def read_many(self, oids: list[str]) -> dict[str, bytes]:
+        """The contents of many objects, asked for together (a round trip per batch, not per
+        object); missing ones are left out."""
+        assert self._proc.stdin and self._proc.stdout
+        found: dict[str, bytes] = {}
+        unique = list(dict.fromkeys(oids))
+        for start in range(0, len(unique), 256):  # requests well under a pipe's buffer: no deadlock
+            batch = unique[start:start + 256]
+            self._proc.stdin.write(b"".join(oid.encode() + b"\n" for oid in batch))
+            self._proc.stdin.flush()
+            for oid in batch:
+                header = self._proc.stdout.readline().split()
+                if len(header) < 3 or header[1] == b"missing":
+                    continue
+                found[oid] = self._proc.stdout.read(int(header[2]))
+                self._proc.stdout.read(1)
+        return found
+
     def tree_entry(self, commit: str, path: str) -> str | None:
         """The id of the object at `path` in `commit`'s tree (None: no such path). Raises KeyError
         when the commit itself is missing. Reads tree objects, so any path (newlines too) works."""
@@ -98,10 +116,10 @@ class ObjectReader:
         self.close()
 
 
-def commit_parents(reader: ObjectReader, commit: str) -> list[str]:
-    """The parents of a commit, in order, from its object header."""
+def commit_parents(reader: ObjectReader, commit: str, data: bytes | None = None) -> list[str]:
+    """The parents of a commit, in order, from its object header (`data`: the object, read already)."""
     parents = []
-    for line in reader.read(commit).split(b"\n"):
+    for line in (reader.read(commit) if data is None else data).split(b"\n"):
         if not line:
             break
         if line.startswith(b"parent "):

@@ -33,6 +33,8 @@ Classification = Literal["AST_REFACTOR", "INTENT_EVOLUTION"]
 Status = Literal["added", "removed", "modified", "moved", "unchanged"]
 Hasher = Callable[[str, bytes], ParsedSource]
 """(language, content) -> its normal form: `hash_source`, or a cache in front of it."""
+StatementsOf = Callable[[str, bytes], list[Statement]]
+"""(language, content) -> its top-level statements: `top_level_statements`, or a cache's."""
 
 
 
@@ -241,7 +243,7 @@ def _match_moves(files: list[_File]) -> None:
             source.entries = [entry for entry in source.entries if id(entry) not in merged]
 
 
-def _finish(work: _File) -> FileClassification:
+def _finish(work: _File, statements: StatementsOf) -> FileClassification:
     if work.decided is not None:
         return work.decided
     old, new = work.old, work.new
@@ -263,7 +265,7 @@ def _finish(work: _File) -> FileClassification:
     else:
         ok = old.skeleton_hash == new.skeleton_hash and all(e.status in ("unchanged", "moved") for e in entries)
         if not ok:
-            reason = _change_reason(work, definitions)
+            reason = _change_reason(work, definitions, statements)
     return FileClassification(_verdict(ok), work.language, reason, definitions)
 
 
@@ -276,13 +278,13 @@ def _parse_error_reason(work: _File, sides: list[str]) -> str:
         (f" ({where})" if where else "")
 
 
-def _change_reason(work: _File, definitions: list[DefinitionChange]) -> str:
+def _change_reason(work: _File, definitions: list[DefinitionChange], statements: StatementsOf) -> str:
     """Why a file is INTENT_EVOLUTION: which imports or top-level statements changed, which
     definitions were modified, added or removed, with their lines (old lines for removals)."""
     parts: list[str] = []
     old, new = work.old, work.new
     if old is not None and new is not None and old.skeleton_hash != new.skeleton_hash and work.language:
-        parts += _skeleton_reason(work.language, work.change.old_data or b"", work.change.new_data or b"")
+        parts += _skeleton_reason(work.language, work.change.old_data or b"", work.change.new_data or b"", statements)
     parts += definitions_reason([d.to_json() for d in definitions])
     return "; ".join(parts) or "changed"
 
@@ -299,9 +301,25 @@ def _unmatched(side: list[Statement], other: list[Statement]) -> list[tuple[int,
     return lines
 
 
-def _skeleton_reason(language: str, old_data: bytes, new_data: bytes) -> list[str]:
+_STATEMENTS: dict[tuple[str, bytes], list[Statement]] = {}
+_MAX_STATEMENTS = 64
+
+
+def _statements(language: str, data: bytes, statements: StatementsOf) -> list[Statement]:
+    """`top_level_statements`, remembered for the newest files: a version whose top-level code
+    changed is, often, the old side of the next commit changing that code again (backfill)."""
+    found = _STATEMENTS.get((language, data))
+    if found is None:
+        found = statements(language, data)
+        if len(_STATEMENTS) >= _MAX_STATEMENTS:
+            del _STATEMENTS[next(iter(_STATEMENTS))]
+        _STATEMENTS[language, data] = found
+    return found
+
+
+def _skeleton_reason(language: str, old_data: bytes, new_data: bytes, statements: StatementsOf) -> list[str]:
     """The top-level code outside definitions that differs, as imports and other statements."""
-    olds, news = top_level_statements(language, old_data), top_level_statements(language, new_data)
+    olds, news = _statements(language, old_data, statements), _statements(language, new_data, statements)
     parts = []
     for imports, label in ((True, "imports"), (False, "top-level statements")):
         old_side = [s for s in olds if s.imports == imports]
@@ -340,13 +358,15 @@ def _holds_any(span: tuple[int, int], sorted_lines: list[int]) -> bool:
     return index < len(sorted_lines) and sorted_lines[index] <= span[1]
 
 
-def classify_changes(changes: Sequence[FileChange], hasher: Hasher = hash_source) -> CommitClassification:
-    """Classify every file of a commit, then the commit (no files: AST_REFACTOR)."""
+def classify_changes(changes: Sequence[FileChange], hasher: Hasher = hash_source,
+                     statements: StatementsOf = top_level_statements) -> CommitClassification:
+    """Classify every file of a commit, then the commit (no files: AST_REFACTOR); `statements`
+    (for the reasons) may come from the same cache as the hashes, see `HashCache`."""
     files = [_prepare(change, hasher) for change in changes]
     for work in files:
         if work.decided is None:
             _match_definitions(work)
     _match_moves(files)
-    results = {work.key: _finish(work) for work in files}
+    results = {work.key: _finish(work, statements) for work in files}
     ok = all(result.classification == AST_REFACTOR for result in results.values())
     return CommitClassification(_verdict(ok), results)

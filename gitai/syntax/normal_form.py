@@ -575,10 +575,11 @@ class Statement:
     lines: tuple[int, int]
 
 
-def top_level_statements(language: str, data: bytes) -> list[Statement]:
+def top_level_statements(language: str, data: bytes, tree: Tree | None = None) -> list[Statement]:
     """The file's top-level code outside definitions, one normal-form digest per statement; only
-    for saying which part of a file changed, so it parses again rather than cost every hash."""
-    root = parse(language, data).root_node
+    for saying which part of a file changed, so it parses again (unless given the `tree` of `data`)
+    rather than cost every hash."""
+    root = (tree or parse(language, data)).root_node
     tables = _tables(language)
     sites = [node for site in find_definitions(language, root).sites if site.parent == -1 for node in site.nodes]
     starts = {node.start_byte for node in sites}

@@ -21,6 +21,13 @@ from gitai.git.objects import ObjectReader
 from gitai.util.files import LARGE_FILE, is_binary
 from gitai.util.lines import split_lines
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    Diffs = Callable[[str | None, str], tuple[list[RawChange], list[list[Hunk] | None] | None]]
+    """(parent or None, commit) -> `raw_and_hunks`: a `DiffStream` (backfill)."""
+
 SYMLINK_MODE = 0o120000
 
 
@@ -53,13 +60,27 @@ class CommitChanges:
     paths_gone: list[bool] = field(default_factory=list)
 
 
-def _content(reader: ObjectReader, mode: int, oid: str) -> bytes | None:
+class _Prefetched:
+    """A commit's blobs read together; anything else (a missing one: its KeyError) by `reader`."""
+
+    def __init__(self, reader: ObjectReader, blobs: dict[str, bytes]) -> None:
+        self.reader = reader
+        self.blobs = blobs
+
+    def read(self, oid: str) -> bytes:
+        found = self.blobs.get(oid)
+        return found if found is not None else self.reader.read(oid)
+
+
+def _content(reader: ObjectReader | _Prefetched, mode: int, oid: str) -> bytes | None:
     return None if mode in (GITLINK_MODE, SYMLINK_MODE) or mode == 0 else reader.read(oid)
 
 
-def changes_against(root: str, reader: ObjectReader, parent: str | None, commit: str) -> CommitChanges:
-    """What `commit` adds, changes and deletes against `parent` (None: the empty tree)."""
-    raw, per_change = raw_and_hunks(root, parent, commit)
+def changes_against(root: str, reader: ObjectReader, parent: str | None, commit: str,
+                    diffs: Diffs | None = None) -> CommitChanges:
+    """What `commit` adds, changes and deletes against `parent` (None: the empty tree); `diffs`:
+    the stream that has this diff (backfill), else one `diff-tree` here."""
+    raw, per_change = diffs(parent, commit) if diffs else raw_and_hunks(root, parent, commit)
     changes = load_changes(root, reader, raw, per_change)
     changes.paths_gone = [any(change.status in "DR" for change in raw)]
     return changes
@@ -71,17 +92,21 @@ def load_changes(
     """Read the blobs of raw changes; `per_change` gives their hunks (None: diff those files here)."""
     files: list[ChangedFile] = []
     deleted: list[tuple[str, bytes | None]] = []
+    wanted = [oid for change in raw
+              for mode, oid in ((change.old_mode, change.old_oid), (change.new_mode, change.new_oid))
+              if mode not in (0, GITLINK_MODE, SYMLINK_MODE)]
+    blobs = _Prefetched(reader, reader.read_many(wanted) if len(wanted) > 1 else {})
     for index, change in enumerate(raw):
         if change.status == "D":
-            deleted.append((change.old_path, _content(reader, change.old_mode, change.old_oid)))
+            deleted.append((change.old_path, _content(blobs, change.old_mode, change.old_oid)))
             continue
         old_path = None if change.status == "A" else change.old_path
-        old_data = None if change.status == "A" else _content(reader, change.old_mode, change.old_oid)
+        old_data = None if change.status == "A" else _content(blobs, change.old_mode, change.old_oid)
         if change.new_mode in (GITLINK_MODE, SYMLINK_MODE):
             kind = "submodule" if change.new_mode == GITLINK_MODE else "symlink"
             files.append(ChangedFile(change.new_path, old_path, None, None, kind))
             continue
-        new_data = reader.read(change.new_oid)
+        new_data = blobs.read(change.new_oid)
         if is_binary(new_data):
             files.append(ChangedFile(change.new_path, old_path, new_data, old_data, "binary"))
         elif len(new_data) > LARGE_FILE:
@@ -104,13 +129,15 @@ def _fallback_hunks(root: str, change: RawChange) -> list[Hunk]:
     return blob_hunks(root, change.old_oid if had_text_old else None, change.new_oid)
 
 
-def commit_changes(root: str, reader: ObjectReader, commit: str, parents: list[str]) -> CommitChanges:
-    """The commit's changes; for a merge, only lines new against every parent."""
+def commit_changes(root: str, reader: ObjectReader, commit: str, parents: list[str],
+                   diffs: Diffs | None = None) -> CommitChanges:
+    """The commit's changes; for a merge, only lines new against every parent (`diffs`: see
+    `changes_against`)."""
     if not parents:
-        return changes_against(root, reader, None, commit)
-    first = changes_against(root, reader, parents[0], commit)
+        return changes_against(root, reader, None, commit, diffs)
+    first = changes_against(root, reader, parents[0], commit, diffs)
     for parent in parents[1:]:
-        other = changes_against(root, reader, parent, commit)
+        other = changes_against(root, reader, parent, commit, diffs)
         first.paths_gone += other.paths_gone
         other_files = {f.path: f for f in other.files}
         kept = []

@@ -17,11 +17,14 @@ NOT_PARSED = ("symlink", "submodule")  # a changed link target or submodule comm
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from gitai.syntax.classify import FileClassification
+    from gitai.syntax.hash_cache import HashCache
 
 
-def classify_files(changes: CommitChanges, cache_dir: str | None = None) -> tuple[str, dict[str, FileClassification]]:
+def classify_files(changes: CommitChanges, cache_dir: str | None = None,
+                   cache: HashCache | None = None) -> tuple[str, dict[str, FileClassification]]:
     """Commit-level class and each file's classification, typed (tree-sitter loads only here); with
-    `cache_dir`, normal-form hashes are kept there between runs."""
+    `cache_dir`, normal-form hashes are kept there between runs; `cache`: one for many commits
+    (backfill's, keeping the newest in memory), instead."""
     from gitai.syntax.classify import (
         INTENT_EVOLUTION,
         FileChange,
@@ -33,7 +36,9 @@ def classify_files(changes: CommitChanges, cache_dir: str | None = None) -> tupl
 
     inputs = [FileChange(f.old_path, f.path, f.old_data, f.new_data) for f in changes.files if f.kind not in NOT_PARSED]
     inputs += [FileChange(path, None, data, None) for path, data in changes.deleted if data is not None]
-    result = classify_changes(inputs, HashCache(cache_dir).hash_source if cache_dir else hash_source)
+    if cache is None and cache_dir:
+        cache = HashCache(cache_dir)
+    result = classify_changes(inputs, cache.hash_source, cache.statements) if cache else classify_changes(inputs, hash_source)
     files = dict(result.files)
     commit_class: str = result.classification
     for changed in changes.files:
@@ -43,11 +48,12 @@ def classify_files(changes: CommitChanges, cache_dir: str | None = None) -> tupl
     return commit_class, files
 
 
-def classify(changes: CommitChanges, cache_dir: str | None = None) -> tuple[str, dict[str, dict[str, Any]]]:
+def classify(changes: CommitChanges, cache_dir: str | None = None,
+             cache: HashCache | None = None) -> tuple[str, dict[str, dict[str, Any]]]:
     """The classification as a record keeps it (`dev.gitai.files`): see `to_record_json`."""
     from gitai.syntax.classify import to_record_json
 
-    commit_class, files = classify_files(changes, cache_dir)
+    commit_class, files = classify_files(changes, cache_dir, cache)
     added = {f.path: f.added_lines for f in changes.files}
     return commit_class, {path: to_record_json(c, added.get(path, ())) for path, c in files.items()}
 

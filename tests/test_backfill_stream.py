@@ -1,0 +1,156 @@
+"""Backfill reads a whole history through long-lived git processes: what it gets must be what one
+git command per commit gives (the diffs of `git diff-tree`, the answers of `git log -1 -- PATH`)."""
+
+from __future__ import annotations
+
+import json
+import zlib
+from pathlib import Path
+
+import pytest
+from conftest import commit, git, gitai_json, write
+
+from gitai.git.blame import LastChanges, last_change
+from gitai.git.diff import DiffStream, raw_and_hunks
+
+
+@pytest.fixture
+def branchy(bare_repo: Path) -> Path:
+    """Renames, a mode change, a binary file, odd names, an empty commit, a file both branches made
+    alike, a merge taking one side's file as is and a merge resolving a conflict."""
+    repo = bare_repo
+    write(repo, "a.py", "def f():\n    return 1\n")
+    write(repo, "b.txt", "one\ntwo\n")
+    write(repo, "dir/odd name\twith tab.py", "x = 1\n")
+    write(repo, "img.bin", b"\x00\x01\x02")
+    commit(repo, "root")
+    git(repo, "checkout", "-q", "-b", "side")
+    write(repo, "b.txt", "one\nTWO\n")
+    write(repo, "side.py", "s = 2\n")
+    write(repo, "same.txt", "made on both sides\n")
+    commit(repo, "side work")
+    git(repo, "checkout", "-q", "main")
+    git(repo, "mv", "a.py", "renamed.py")
+    write(repo, "img.bin", b"\x00\x03")
+    write(repo, "same.txt", "made on both sides\n")  # the merge is the same as both parents there
+    commit(repo, "rename and binary")
+    git(repo, "commit", "-q", "--allow-empty", "-m", "empty")
+    (repo / "b.txt").chmod(0o755)
+    commit(repo, "mode")
+    git(repo, "merge", "-q", "--no-edit", "side")  # b.txt: both sides changed it (mode, text): merged
+    git(repo, "checkout", "-q", "side")
+    write(repo, "side.py", "s = 3\n")
+    commit(repo, "side again")
+    git(repo, "checkout", "-q", "main")
+    write(repo, "side.py", "s = 4\n")
+    commit(repo, "main changes side.py")
+    git(repo, "merge", "-q", "--no-edit", "side", check=False)  # conflict on side.py
+    write(repo, "side.py", "s = 5\n")
+    commit(repo, "resolve")
+    write(repo, "renamed.py", "def f():\n    return 2\n")
+    commit(repo, "after the merges")
+    return repo
+
+
+def history(repo: Path) -> list[tuple[str, list[str]]]:
+    lines = git(repo, "rev-list", "--topo-order", "--reverse", "--parents", "HEAD").stdout.split("\n")
+    return [(line.split()[0], line.split()[1:]) for line in lines if line]
+
+
+def test_one_diff_tree_stream_gives_what_a_diff_tree_per_commit_gives(branchy: Path) -> None:
+    root = str(branchy)
+    pairs: list[tuple[str | None, str]] = []
+    for sha, parents in history(branchy):
+        pairs += [(parent, sha) for parent in parents] or [(None, sha)]
+    assert len(pairs) == len(history(branchy)) + 2  # two merges
+    with DiffStream(root, pairs) as stream:
+        got = [stream(parent, sha) for parent, sha in pairs]
+    expected = [raw_and_hunks(root, parent, sha) for parent, sha in pairs]
+    assert got == expected
+    assert any(change.status == "R" for raw, _ in got for change in raw) and any(not raw for raw, _ in got)
+    # asked out of order, it still answers right (by a diff-tree of its own)
+    with DiffStream(root, pairs) as stream:
+        assert stream(*pairs[2]) == expected[2]
+        assert stream(*pairs[0]) == expected[0]
+
+
+def test_last_changes_learned_from_the_diffs_answer_as_git_log_does(branchy: Path) -> None:
+    root = str(branchy)
+    model = LastChanges(root)
+    for sha, parents in history(branchy):
+        for parent in parents or [None]:
+            raw, _ = raw_and_hunks(root, parent, sha)
+            model.learn(sha, parent, frozenset(p for change in raw for p in (change.old_path, change.new_path)))
+    paths = ["same.txt", "a.py", "renamed.py", "b.txt", "side.py", "img.bin", "dir/odd name\twith tab.py", "missing.py"]
+    asked = 0
+    for sha, _ in reversed(history(branchy)):  # newest first: answers are then partly remembered
+        for path in paths:
+            assert model(sha, path) == last_change(root, sha, path), (sha, path)
+            asked += 1
+    assert asked == len(paths) * len(history(branchy))
+
+
+def records(repo: Path) -> dict[str, dict[str, object]]:
+    """Each commit's record, without what differs between runs (its id and time)."""
+    found = {}
+    for line in git(repo, "notes", "--ref", "gitai", "list").stdout.splitlines():
+        _, commit_id = line.split()
+        record = json.loads(git(repo, "notes", "--ref", "gitai", "show", commit_id).stdout)
+        del record["id"], record["timestamp"]
+        found[commit_id] = record
+    return found
+
+
+def origins(repo: Path) -> list[bytes]:
+    kept = repo / ".git" / "gitai" / "origins-v1"
+    return sorted(zlib.decompress(path.read_bytes()) for path in kept.rglob("*.json.z"))
+
+
+def test_backfill_records_the_same_with_and_without_worker_processes(branchy: Path, tmp_path: Path) -> None:
+    """Classification in worker processes, by chunks of commits, changes no record and no line origin."""
+    for number in range(70):  # more than two chunks of consecutive commits
+        body = f"    return {number}\n" if number % 3 else "    return  (1)\n"  # some only reformat
+        write(branchy, "renamed.py", f"import os\n\n\ndef f():\n{body}\n\ndef g{number % 4}():\n    pass\n")
+        write(branchy, f"pkg/m{number % 5}.py", f"X = {number}\n")
+        commit(branchy, f"change {number}")
+    runs = []
+    for jobs in ("1", "2"):
+        clone = tmp_path / f"jobs{jobs}"
+        git(tmp_path, "clone", "-q", str(branchy), str(clone))
+        result = gitai_json(clone, "backfill", "--jobs", jobs)
+        assert result["traced"] == len(history(branchy))
+        runs.append((records(clone), origins(clone)))
+    (serial, serial_origins), (parallel, parallel_origins) = runs
+    assert len(serial) == len(history(branchy)) and parallel == serial
+    assert serial_origins and parallel_origins == serial_origins
+    assert {r["metadata"]["dev.gitai"]["classification"] for r in serial.values()} == {"AST_REFACTOR", "INTENT_EVOLUTION"}
+
+
+def test_incremental_parse_gives_the_tree_a_fresh_parse_gives(tmp_path: Path) -> None:
+    """Backfill parses a file's next version from the tree of the one before: the same tree, and
+    so the same normal form, as parsing it afresh (edits at the head, middle and tail, a syntax
+    error, non-ASCII text, a rewrite)."""
+    from gitai.syntax.hash_cache import HashCache, reparse
+    from gitai.syntax.normal_form import hash_source, hash_tree, parse
+
+    versions = [
+        "import os\n\n\ndef f(a):\n    return a + 1\n\n\nclass C:\n    def m(self):\n        return 'é'\n",
+        "import os\nimport sys\n\n\ndef f(a):\n    return a + 1\n\n\nclass C:\n    def m(self):\n        return 'é'\n",
+        "import os\nimport sys\n\n\ndef f(a, b=2):\n    return a + b\n\n\nclass C:\n    def m(self):\n        return 'é'\n",
+        "import os\nimport sys\n\n\ndef f(a, b=2):\n    return a + b\n\n\nclass C:\n    def m(self):\n        return 'ü'\n    x = (\n",
+        "import os\nimport sys\n\n\ndef f(a, b=2):\n    return a + b\n\n\nclass C:\n    def m(self):\n        return 'ü'\n",
+        "def g():\n    pass\n",
+    ]
+    old = versions[0].encode()
+    tree = parse("python", old)
+    for text in versions[1:]:
+        new = text.encode()
+        fresh = parse("python", new)
+        again = reparse("python", old, tree, new)
+        assert str(again.root_node) == str(fresh.root_node)
+        assert hash_tree("python", new, again) == hash_source("python", new)
+        old, tree = new, again
+    cache = HashCache(str(tmp_path), recent=8)
+    for before, after in zip(versions, versions[1:]):  # as classify asks: the old side, then the new
+        for text in (before, after):
+            assert cache.hash_source("python", text.encode()) == hash_source("python", text.encode())
