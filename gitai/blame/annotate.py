@@ -108,7 +108,7 @@ class Annotator:
 
     def _valid(self, version: Version | None) -> Version | None:
         """A kept version, unless a commit it treated as unrecorded has a record by now."""
-        if version is None or not version.unrecorded.isdisjoint(self.index.commits):
+        if version is None or any(c in self.index.commits for c in version.unrecorded):
             return None
         return version
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Mapping
 from typing import Any
 
 from gitai.blame.annotate import Annotator
@@ -154,7 +155,7 @@ def _who(entry: list[Any]) -> dict[str, Any]:
     return {"type": kind, "model_id": model, "session": session}
 
 
-def _add_contributors(layout: Layout, result: list[BlameLine], origins: Origins, commits: dict[str, Any],
+def _add_contributors(layout: Layout, result: list[BlameLine], origins: Origins, commits: Mapping[str, Any],
                       text_lines: list[bytes]) -> None:
     """Each committed line's contributor: the one of its origin commit's file when the record has
     one; when it has several (line-level provenance), by the line's content in that record."""

@@ -44,6 +44,8 @@ def build_map(layout: Layout, declared_only: bool = False) -> list[MapIntent]:
     if head is None:
         return []
     index = load_index(layout).commits
+    if not index:
+        return []
     order = run_git(["rev-list", "--format=%H %ct", "--no-commit-header", head], layout.root).decode().split("\n")
     names = _intent_names(layout)
     latest: dict[str, dict[str, MapFile]] = {}
@@ -51,10 +53,10 @@ def build_map(layout: Layout, declared_only: bool = False) -> list[MapIntent]:
         if not line.strip():
             continue
         sha, seconds = line.split(" ", 1)
-        date = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(int(seconds)))
         info = index.get(sha)
         if not info or (declared_only and info.get("source") == INFERRED):
-            continue
+            continue  # most commits of a long history, untraced: no date formatted for them
+        date = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(int(seconds)))
         for path, entry in info["files"].items():
             intent = info_intent(info, path)
             if intent and entry.get("class") == EVOLUTION and not is_exempt(path):

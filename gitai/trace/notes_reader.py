@@ -36,16 +36,21 @@ def notes_at(layout: Layout, notes_commit: str) -> dict[str, list[Record]]:
     return {commit: records for commit, (records, _) in _read_blobs(layout, pairs).items()}
 
 
+def read_records(reader: ObjectReader, blob: str) -> tuple[list[Record], int]:
+    """The well-formed records of one note blob and the number of malformed lines (a huge or
+    missing note is not read, only reported as one malformed line)."""
+    try:
+        data = reader.read_at_most(blob, MAX_NOTE_BYTES)
+    except KeyError:
+        data = None
+    return ([], 1) if data is None else split_note(data.decode("utf-8", "replace"))
+
+
 def _read_blobs(layout: Layout, pairs: list[tuple[str, str]]) -> dict[str, tuple[list[Record], int]]:
     notes: dict[str, tuple[list[Record], int]] = {}
     if not pairs:
         return notes
     with ObjectReader(layout.root) as reader:
         for commit, blob in pairs:
-            try:
-                data = reader.read_at_most(blob, MAX_NOTE_BYTES)
-            except KeyError:
-                data = None
-            # a huge (or missing) note is not read, only reported as one malformed line
-            notes[commit] = ([], 1) if data is None else split_note(data.decode("utf-8", "replace"))
+            notes[commit] = read_records(reader, blob)
     return notes

@@ -1,21 +1,26 @@
 """A compact, cached index of the trace for fast readers (blame-intent, the intent map).
 
 Per traced commit: its intent, its commit-level classification, and per file the classification
-and (for AST_REFACTOR files) the definitions' line mappings. Cached in
-`<common git dir>/gitai/notes-index.json`, keyed by the notes ref, refreshed incrementally
-by note blob id; plumbing only, so a reader pays neither pygit2's import nor a full parse of
-every record on each run.
+and (for AST_REFACTOR files) the definitions' line mappings. Kept in an SQLite database,
+`<common git dir>/gitai/notes-index.sqlite`, with the notes commit it was built from; brought up
+to date by the notes that changed since (one `git diff-tree` of the two notes trees), so the update
+after a pull costs in proportion to the new notes, not to the trace, and a reader that needs a few
+commits reads only their rows. Plumbing only: no pygit2, no full parse of every record per run.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
+import sqlite3
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from gitai import __version__
 from gitai.git.notes import list_notes
-from gitai.git.runner import run_git
+from gitai.git.objects import ObjectReader
+from gitai.git.runner import git_process, run_git
 from gitai.layout import NOTES_REF, Layout
 from gitai.trace.record import (
     DefinitionMeta,
@@ -34,11 +39,10 @@ from gitai.trace.record import (
     parse_note,
     record_id,
 )
-from gitai.util.files import write_atomic
 
-INDEX_NAME = "notes-index.json"
-DEFINITIONS_NAME = "notes-definitions.json"
-VERSION = f"{__version__}/4"  # bump the suffix when summarize() changes
+INDEX_NAME = "notes-index.sqlite"
+_HEX = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+VERSION = f"{__version__}/5"  # bump the suffix when summarize() changes
 CommitInfo = dict[str, Any]
 """{"intent": str|None, "source": str|None, "class": str|None, "files": {path: {"class": str, ...}},
 "intents": {path: str|None} (only when the files serve different intents)}; a file's "who":
@@ -108,67 +112,151 @@ def _moved_source_lines(files: dict[str, FileMeta], path: str, definition: Defin
     return None
 
 
-class TraceIndex:
-    """commit -> CommitInfo for every traced commit; definition mappings load on first use."""
+class CommitTable(Mapping[str, CommitInfo]):
+    """commit -> CommitInfo, read from the index database on demand: a reader that needs a few
+    commits (blame-intent) does not load every one; `items()` reads them all in one query."""
 
-    def __init__(self, commits: dict[str, CommitInfo], definitions_path: str | None) -> None:
-        self.commits = commits
-        self._definitions_path = definitions_path
-        self._definitions: dict[str, dict[str, list[dict[str, Any]]]] | None = None
+    def __init__(self, db: sqlite3.Connection | None) -> None:
+        self._db = db
+        self._cache: dict[str, CommitInfo | None] = {}
+
+    def __getitem__(self, sha: str) -> CommitInfo:
+        if sha not in self._cache:
+            row = self._db.execute("SELECT info FROM commits WHERE sha = ?", (sha,)).fetchone() if self._db else None
+            self._cache[sha] = json.loads(row[0]) if row else None
+        info = self._cache[sha]
+        if info is None:
+            raise KeyError(sha)
+        return info
+
+    def __contains__(self, sha: object) -> bool:
+        try:
+            self[str(sha)]
+        except KeyError:
+            return False
+        return True
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([row[0] for row in self._db.execute("SELECT sha FROM commits")] if self._db else [])
+
+    def __len__(self) -> int:
+        return int(self._db.execute("SELECT count(*) FROM commits").fetchone()[0]) if self._db else 0
+
+    def items(self) -> Iterator[tuple[str, CommitInfo]]:  # type: ignore[override]
+        """Every commit and its summary, streamed (no process keeps them all)."""
+        for sha, info in (self._db.execute("SELECT sha, info FROM commits") if self._db else []):
+            yield sha, json.loads(info)
+
+
+class TraceIndex:
+    """commit -> CommitInfo for every traced commit; definition mappings are read on use."""
+
+    def __init__(self, db: sqlite3.Connection | None) -> None:
+        self._db = db
+        self.commits = CommitTable(db)
 
     def definitions(self, commit: str, path: str) -> list[dict[str, Any]]:
         """The definition mappings (old and new lines, moved_from) of an AST_REFACTOR file."""
-        if self._definitions is None:
-            self._definitions = _read_json(self._definitions_path) if self._definitions_path else {}
-        return list(self._definitions.get(commit, {}).get(path, []))
+        row = self._db.execute("SELECT defs FROM commits WHERE sha = ?", (commit,)).fetchone() if self._db else None
+        return list(json.loads(row[0]).get(path, [])) if row and row[0] else []
 
 
-def _read_json(path: str) -> dict[str, Any]:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
-        return data if isinstance(data, dict) else {}
-    except (OSError, ValueError):
-        return {}
+SCHEMA = ("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+          "CREATE TABLE IF NOT EXISTS commits (sha TEXT PRIMARY KEY, blob TEXT NOT NULL, info TEXT NOT NULL, defs TEXT)")
 
 
-def _write_json(path: str, data: dict[str, Any]) -> None:
-    try:
-        write_atomic(path, json.dumps(data))
-    except OSError:
-        pass  # a read-only git dir only costs speed
+def _open(path: str) -> sqlite3.Connection:
+    """The index database at `path`, or in memory when the git dir cannot hold it (read-only) or
+    the file is damaged (then it is replaced)."""
+    for attempt in (path, path, ":memory:"):
+        try:
+            db = sqlite3.connect(attempt, timeout=10, isolation_level=None)
+            for statement in SCHEMA:
+                db.execute(statement)
+            return db
+        except sqlite3.DatabaseError:
+            if attempt != ":memory:":
+                try:
+                    os.unlink(attempt)  # a damaged cache: build it again
+                except OSError:
+                    pass
+    raise AssertionError("unreachable: an in-memory database always opens")
+
+
+def _meta(db: sqlite3.Connection, key: str) -> str | None:
+    row = db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return str(row[0]) if row else None
+
+
+def _changed_notes(root: str, old: str | None, new: str) -> list[tuple[str, str | None]] | None:
+    """(commit, new note blob or None when its note went) for the notes that differ between two
+    states of the notes ref: one `git diff-tree`, in proportion to the change, not to the trace.
+    None: no usable old state (a first build, or the old notes commit is gone)."""
+    if old is None:
+        return None
+    proc = git_process(["diff-tree", "-r", "-z", "--no-renames", "--end-of-options", old, new], root)
+    if proc.returncode != 0:
+        return None
+    fields = proc.stdout.split(b"\0")
+    gone: dict[str, None] = {}
+    added: dict[str, str] = {}
+    for meta, path in zip(fields[0::2], fields[1::2]):
+        parts = meta.decode("ascii", "replace").split()
+        commit = path.decode("utf-8", "replace").replace("/", "")  # notes fan out as ab/cdef...
+        if len(parts) < 5 or not _HEX.fullmatch(commit):
+            continue  # not a note (a stray file a remote's notes tree may hold)
+        if parts[4] == "D":
+            gone[commit] = None
+        else:
+            added[commit] = parts[3]
+    return [*((c, None) for c in gone if c not in added), *added.items()]
 
 
 def load_index(layout: Layout) -> TraceIndex:
-    """The index of the trace, from the cache when the notes did not change."""
+    """The index of the trace, brought up to date with the notes ref: by the notes that changed
+    since the state it was built from (a pull's new notes cost in proportion to their number)."""
     head = run_git(["rev-parse", "-q", "--verify", NOTES_REF], layout.root, check=False).decode().strip()
     if not head:
-        return TraceIndex({}, None)
-    path = os.path.join(layout.shared_state_dir, INDEX_NAME)
-    defs_path = os.path.join(layout.shared_state_dir, DEFINITIONS_NAME)
-    cached = _read_json(path)
-    fresh = cached.get("version") == VERSION
-    if fresh and cached.get("notes") == head:
-        return TraceIndex({sha: entry["info"] for sha, entry in cached["commits"].items()}, defs_path)
-    from gitai.git.objects import ObjectReader
+        return TraceIndex(None)
+    os.makedirs(layout.shared_state_dir, exist_ok=True)
+    db = _open(os.path.join(layout.shared_state_dir, INDEX_NAME))
+    if _built_from(db) == head:
+        return TraceIndex(db)
+    try:
+        db.execute("BEGIN IMMEDIATE")  # one writer at a time; readers see the old state meanwhile
+        built_from = _built_from(db)  # another process may have brought it up to date meanwhile
+        if built_from != head:
+            changes = _changed_notes(layout.root, built_from, head)
+            rebuild = changes is None
+            if changes is None:
+                db.execute("DELETE FROM commits")
+                changes = [(sha, blob) for blob, sha in list_notes(layout.root, NOTES_REF)]
+            with ObjectReader(layout.root) as reader:
+                for sha, blob in changes:
+                    _update(db, reader, sha, blob, rebuild)
+            db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", [("version", VERSION), ("notes", head)])
+        db.execute("COMMIT")
+    except sqlite3.OperationalError:  # locked past the timeout, or a read-only git dir: the state read stands
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+    return TraceIndex(db)
 
-    old = cached.get("commits", {}) if fresh else {}
-    old_definitions = _read_json(defs_path) if fresh else {}
-    commits: dict[str, dict[str, Any]] = {}
-    definitions: dict[str, Any] = {}
-    with ObjectReader(layout.root) as reader:
-        for blob, sha in list_notes(layout.root, NOTES_REF):
-            if sha in old and old[sha]["blob"] == blob:
-                commits[sha] = old[sha]
-                if sha in old_definitions:
-                    definitions[sha] = old_definitions[sha]
-                continue
-            record = choose_record(own_records(parse_note(reader.read(blob).decode("utf-8", "replace")), sha))
-            if record is not None:
-                info, defs = summarize(record)
-                commits[sha] = {"blob": blob, "info": info}
-                if defs:
-                    definitions[sha] = defs
-    _write_json(defs_path, definitions)
-    _write_json(path, {"version": VERSION, "notes": head, "commits": commits})
-    return TraceIndex({sha: entry["info"] for sha, entry in commits.items()}, defs_path)
+
+def _built_from(db: sqlite3.Connection) -> str | None:
+    """The notes commit the index was built from (None: none, or by another version of gitai)."""
+    return _meta(db, "notes") if _meta(db, "version") == VERSION else None
+
+
+def _update(db: sqlite3.Connection, reader: ObjectReader, sha: str, blob: str | None, rebuild: bool) -> None:
+    """Bring one commit's row in line with its note blob (None: it has no note any more)."""
+    if blob is not None:
+        row = None if rebuild else db.execute("SELECT blob FROM commits WHERE sha = ?", (sha,)).fetchone()
+        if row and row[0] == blob:
+            return  # only moved in the notes tree's fan-out
+        record = choose_record(own_records(parse_note(reader.read(blob).decode("utf-8", "replace")), sha))
+        if record is not None:
+            info, defs = summarize(record)
+            db.execute("INSERT OR REPLACE INTO commits VALUES (?, ?, ?, ?)",
+                       (sha, blob, json.dumps(info), json.dumps(defs) if defs else None))
+            return
+    db.execute("DELETE FROM commits WHERE sha = ?", (sha,))
