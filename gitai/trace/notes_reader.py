@@ -7,6 +7,8 @@ notes (a reflog entry of refs/notes/gitai) the same way as the current one.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from gitai.git.notes import list_notes
 from gitai.git.objects import ObjectReader
 from gitai.git.runner import git_process, split_z
@@ -22,6 +24,17 @@ def all_notes(layout: Layout) -> dict[str, list[Record]]:
 def all_notes_checked(layout: Layout) -> dict[str, tuple[list[Record], int]]:
     """Every annotated commit -> its well-formed records and the number of malformed lines."""
     return _read_blobs(layout, [(commit, blob) for blob, commit in list_notes(layout.root, NOTES_REF)])
+
+
+def each_note(layout: Layout) -> Iterator[tuple[str, list[Record]]]:
+    """Every annotated commit (in commit id order) and the well-formed records of its note, read
+    one note at a time: a reader of a long trace never holds every record."""
+    pairs = sorted((commit, blob) for blob, commit in list_notes(layout.root, NOTES_REF))
+    if not pairs:
+        return
+    with ObjectReader(layout.root) as reader:
+        for commit, blob in pairs:
+            yield commit, read_records(reader, blob)[0]
 
 
 def notes_at(layout: Layout, notes_commit: str) -> dict[str, list[Record]]:
