@@ -13,7 +13,8 @@ reset first), so repeated runs skip the generation. Measured in one run:
   commit, its path and its intent: a fully traced history in seconds instead of an hour), and:
   the notes-index update after +0, +10, +100, +1000 new notes (backfilled, as a pull brings them),
   against a full rebuild: the update must grow with the new notes, not with the trace;
-- status, log, stats, map and report at that scale: wall time and peak memory;
+- status, log, stats, map and report at that scale: wall time and peak memory (then the readers
+  again with a commit-graph, as `git gc` leaves one);
 - peak memory (GNU time's max RSS: the largest of gitai and the git processes it waits for) of every
   gitai command (target: < 500 MB).
 Usage: .venv/bin/python benchmarks/monorepo.py [--commits N] [--files N] [--intents N]
@@ -136,6 +137,7 @@ def reset(repo: Path) -> None:
     for ref in run(["git", "for-each-ref", "--format=%(refname)", "refs/notes", "refs/gitai"], repo).stdout.split():
         run(["git", "update-ref", "-d", ref.decode()], repo)
     shutil.rmtree(repo / ".git" / "gitai", ignore_errors=True)
+    (repo / ".git" / "objects" / "info" / "commit-graph").unlink(missing_ok=True)
     for hook in (repo / ".git" / "hooks").iterdir():
         if not hook.name.endswith(".sample"):
             hook.unlink()
@@ -197,12 +199,14 @@ def fill_notes(repo: Path, below: str) -> int:
     return count
 
 
-def command_peaks(repo: Path, peaks: dict[str, int]) -> None:
-    for name, args in (("status", ["status", "--json"]), ("log -n 20", ["log", "-n", "20", "--json"]),
-                       ("log", ["log", "--json"]), ("stats", ["stats", "--json"]), ("map", ["map", "--json"]),
-                       ("report", ["report", "-o", str(repo.parent / "report.html"), "--json"])):
-        wall, peaks[name] = peak_kb(["gitai", *args], repo)
-        print(f"  gitai {' '.join(args)}: {wall:.2f} s, {peaks[name] / 1024:.0f} MB")
+def command_peaks(repo: Path, peaks: dict[str, int], suffix: str = "", report: bool = True) -> None:
+    commands = [("status", ["status", "--json"]), ("log -n 20", ["log", "-n", "20", "--json"]),
+                ("log", ["log", "--json"]), ("stats", ["stats", "--json"]), ("map", ["map", "--json"])]
+    if report:
+        commands.append(("report", ["report", "-o", str(repo.parent / "report.html"), "--json"]))
+    for name, args in commands:
+        wall, peaks[name + suffix] = peak_kb(["gitai", *args], repo)
+        print(f"  gitai {' '.join(args)}: {wall:.2f} s, {peaks[name + suffix] / 1024:.0f} MB")
 
 
 def main() -> None:
@@ -257,6 +261,10 @@ def main() -> None:
         print(f"notes index full rebuild ({filled + args.backfill + pending} notes): {index_ms(big):.0f} ms ({load()})")
         print(f"commands with {filled + args.backfill + pending} traced commits:")
         command_peaks(big, peaks)
+        run(["git", "commit-graph", "write", "--reachable"], big)  # as `git gc` or `git maintenance` leave it
+        print(f"the same with a commit-graph (git walks the history without reading every commit; {load()}):")
+        command_peaks(big, peaks, " (commit-graph)", report=False)
+        (big / ".git" / "objects" / "info" / "commit-graph").unlink()
         worst = max(peaks.items(), key=lambda item: item[1])
         print("peak memory: " + ", ".join(f"{k} {v / 1024:.0f} MB" for k, v in peaks.items())
               + f"; max {worst[1] / 1024:.0f} MB ({worst[0]}; target < 500 MB)")

@@ -21,7 +21,7 @@ from gitai.git.trailers import commit_intents
 from gitai.layout import Layout
 from gitai.recording import RecordBatch
 from gitai.trace.changes import commit_changes
-from gitai.trace.notes_reader import all_notes
+from gitai.trace.notes_reader import notes_of
 from gitai.trace.record import Contributor, intent_of_any, own_records, revision
 
 UNKNOWN_CONTRIBUTOR: Contributor = {"type": "unknown"}
@@ -78,7 +78,7 @@ def backfill(
     A record is stored only if its commit is still untraced when its batch is written (under the
     trace lock), so concurrent runs never duplicate."""
     commits = commits_in(layout, revision_range, every_ref)
-    notes = all_notes(layout)
+    notes = notes_of(layout, commits)
     trailers = commit_intents(layout.root, [c for c in commits if not own_records(notes.get(c, []), c)])
     result = BackfillResult()
     sources: dict[str, str] = {}

@@ -26,6 +26,14 @@ def all_notes_checked(layout: Layout) -> dict[str, tuple[list[Record], int]]:
     return _read_blobs(layout, [(commit, blob) for blob, commit in list_notes(layout.root, NOTES_REF)])
 
 
+def notes_of(layout: Layout, commits: list[str]) -> dict[str, list[Record]]:
+    """The records of these commits' notes only (a backfill of a range on a long trace reads that
+    range's notes, not every one)."""
+    wanted = set(commits)
+    pairs = [(commit, blob) for blob, commit in list_notes(layout.root, NOTES_REF) if commit in wanted]
+    return {commit: records for commit, (records, _) in _read_blobs(layout, pairs).items()}
+
+
 def each_note(layout: Layout) -> Iterator[tuple[str, list[Record]]]:
     """Every annotated commit (in commit id order) and the well-formed records of its note, read
     one note at a time: a reader of a long trace never holds every record."""

@@ -12,15 +12,14 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sqlite3
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from gitai import __version__
-from gitai.git.notes import list_notes
+from gitai.git.notes import changed_notes, list_notes
 from gitai.git.objects import ObjectReader
-from gitai.git.runner import git_process, run_git
+from gitai.git.runner import run_git
 from gitai.layout import NOTES_REF, Layout
 from gitai.trace.record import (
     DefinitionMeta,
@@ -41,7 +40,6 @@ from gitai.trace.record import (
 )
 
 INDEX_NAME = "notes-index.sqlite"
-_HEX = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 VERSION = f"{__version__}/5"  # bump the suffix when summarize() changes
 CommitInfo = dict[str, Any]
 """{"intent": str|None, "source": str|None, "class": str|None, "files": {path: {"class": str, ...}},
@@ -188,30 +186,6 @@ def _meta(db: sqlite3.Connection, key: str) -> str | None:
     return str(row[0]) if row else None
 
 
-def _changed_notes(root: str, old: str | None, new: str) -> list[tuple[str, str | None]] | None:
-    """(commit, new note blob or None when its note went) for the notes that differ between two
-    states of the notes ref: one `git diff-tree`, in proportion to the change, not to the trace.
-    None: no usable old state (a first build, or the old notes commit is gone)."""
-    if old is None:
-        return None
-    proc = git_process(["diff-tree", "-r", "-z", "--no-renames", "--end-of-options", old, new], root)
-    if proc.returncode != 0:
-        return None
-    fields = proc.stdout.split(b"\0")
-    gone: dict[str, None] = {}
-    added: dict[str, str] = {}
-    for meta, path in zip(fields[0::2], fields[1::2]):
-        parts = meta.decode("ascii", "replace").split()
-        commit = path.decode("utf-8", "replace").replace("/", "")  # notes fan out as ab/cdef...
-        if len(parts) < 5 or not _HEX.fullmatch(commit):
-            continue  # not a note (a stray file a remote's notes tree may hold)
-        if parts[4] == "D":
-            gone[commit] = None
-        else:
-            added[commit] = parts[3]
-    return [*((c, None) for c in gone if c not in added), *added.items()]
-
-
 def load_index(layout: Layout) -> TraceIndex:
     """The index of the trace, brought up to date with the notes ref: by the notes that changed
     since the state it was built from (a pull's new notes cost in proportion to their number)."""
@@ -226,11 +200,14 @@ def load_index(layout: Layout) -> TraceIndex:
         db.execute("BEGIN IMMEDIATE")  # one writer at a time; readers see the old state meanwhile
         built_from = _built_from(db)  # another process may have brought it up to date meanwhile
         if built_from != head:
-            changes = _changed_notes(layout.root, built_from, head)
-            rebuild = changes is None
-            if changes is None:
+            changed = changed_notes(layout.root, built_from, head)
+            rebuild = changed is None
+            changes: list[tuple[str, str | None]]
+            if changed is None:
                 db.execute("DELETE FROM commits")
                 changes = [(sha, blob) for blob, sha in list_notes(layout.root, NOTES_REF)]
+            else:
+                changes = [(sha, blob) for sha, _, blob in changed]
             with ObjectReader(layout.root) as reader:
                 for sha, blob in changes:
                     _update(db, reader, sha, blob, rebuild)
