@@ -89,7 +89,8 @@ def gc(layout: Layout, limit: int | None = None) -> GcResult:
             os.unlink(os.path.join(state, name))
             removed += 1
     files = _files(os.path.join(state, ORIGINS)) + _files(os.path.join(state, SYNTAX))
-    index_files = [os.path.join(state, n) for n in (INDEX_NAME,) if os.path.isfile(os.path.join(state, n))]
+    index_files = [os.path.join(state, n) for n in (INDEX_NAME, INDEX_NAME + "-wal", INDEX_NAME + "-shm")
+                   if os.path.isfile(os.path.join(state, n))]
     index_bytes = sum(os.stat(p).st_blocks * 512 for p in index_files)
     total = sum(size for _, size, _ in files) + index_bytes
     before += total

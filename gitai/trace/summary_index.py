@@ -164,21 +164,30 @@ SCHEMA = ("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT
 
 
 def _open(path: str) -> sqlite3.Connection:
-    """The index database at `path`, or in memory when the git dir cannot hold it (read-only) or
-    the file is damaged (then it is replaced)."""
-    for attempt in (path, path, ":memory:"):
+    """The index database at `path`; in memory when the git dir cannot hold it (read-only, or
+    locked past the timeout); a damaged file is replaced. Write-ahead log without a sync per
+    update: a cache may lose its last update on a power cut, never its consistency."""
+    for _ in range(2):
         try:
-            db = sqlite3.connect(attempt, timeout=10, isolation_level=None)
+            db = sqlite3.connect(path, timeout=10, isolation_level=None)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
             for statement in SCHEMA:
                 db.execute(statement)
             return db
-        except sqlite3.DatabaseError:
-            if attempt != ":memory:":
-                try:
-                    os.unlink(attempt)  # a damaged cache: build it again
-                except OSError:
-                    pass
-    raise AssertionError("unreachable: an in-memory database always opens")
+        except sqlite3.OperationalError:
+            break
+        except sqlite3.DatabaseError:  # not a database (any more): build it again
+            try:
+                for name in (path, path + "-wal", path + "-shm"):
+                    if os.path.exists(name):
+                        os.unlink(name)
+            except OSError:
+                break
+    db = sqlite3.connect(":memory:", isolation_level=None)
+    for statement in SCHEMA:
+        db.execute(statement)
+    return db
 
 
 def _meta(db: sqlite3.Connection, key: str) -> str | None:
