@@ -95,11 +95,18 @@ def generate(repo: Path, commits: int, files: int, intents: int, versions: int, 
     run(["git", "checkout", "-q", "-f", "main"], repo)
 
 
+CPU: dict[str, float] = {}  # CPU seconds (user + sys, with the git processes waited for) of the last peak_kb
+
+
 def peak_kb(args: list[str], cwd: Path) -> tuple[float, int]:
-    """Wall seconds and max RSS (KB) of one command, through GNU time."""
+    """Wall seconds and max RSS (KB) of one command, through GNU time (its CPU seconds in CPU["last"]:
+    on a shared machine the wall time says more about the load than about the command)."""
     start = time.perf_counter()
-    proc = subprocess.run(["/usr/bin/time", "-f", "%M", *args], cwd=cwd, env=ENV, capture_output=True, check=True)
-    return time.perf_counter() - start, int(proc.stderr.decode().strip().splitlines()[-1])
+    proc = subprocess.run(["/usr/bin/time", "-f", "%M %U %S", *args], cwd=cwd, env=ENV, capture_output=True,
+                          check=True)
+    rss, user, system = proc.stderr.decode().strip().splitlines()[-1].split()
+    CPU["last"] = float(user) + float(system)
+    return time.perf_counter() - start, int(rss)
 
 
 def index_ms(repo: Path) -> float:
@@ -206,7 +213,7 @@ def command_peaks(repo: Path, peaks: dict[str, int], suffix: str = "", report: b
         commands.append(("report", ["report", "-o", str(repo.parent / "report.html"), "--json"]))
     for name, args in commands:
         wall, peaks[name + suffix] = peak_kb(["gitai", *args], repo)
-        print(f"  gitai {' '.join(args)}: {wall:.2f} s, {peaks[name + suffix] / 1024:.0f} MB")
+        print(f"  gitai {' '.join(args)}: {wall:.2f} s ({CPU['last']:.2f} s CPU), {peaks[name + suffix] / 1024:.0f} MB")
 
 
 def main() -> None:
