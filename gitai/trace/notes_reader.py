@@ -37,12 +37,19 @@ def notes_of(layout: Layout, commits: list[str]) -> dict[str, list[Record]]:
 def each_note(layout: Layout) -> Iterator[tuple[str, list[Record]]]:
     """Every annotated commit (in commit id order) and the well-formed records of its note, read
     one note at a time: a reader of a long trace never holds every record."""
+    for commit, records, _ in each_note_checked(layout):
+        yield commit, records
+
+
+def each_note_checked(layout: Layout) -> Iterator[tuple[str, list[Record], int]]:
+    """As each_note, with the number of malformed lines of each note."""
     pairs = sorted((commit, blob) for blob, commit in list_notes(layout.root, NOTES_REF))
     if not pairs:
         return
     with ObjectReader(layout.root) as reader:
         for commit, blob in pairs:
-            yield commit, read_records(reader, blob)[0]
+            records, malformed = read_records(reader, blob)
+            yield commit, records, malformed
 
 
 def notes_at(layout: Layout, notes_commit: str) -> dict[str, list[Record]]:
