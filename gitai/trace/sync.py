@@ -107,10 +107,12 @@ def append_new_records(layout: Layout, before: str | None = None) -> int:
     head = run_git(["rev-parse", "-q", "--verify", NOTES_REF], layout.root, check=False).decode().strip()
     changed = changed_notes(layout.root, before, head) if before and head else None
     unique: dict[str, Record] = {}
+    known: set[str] | None = None
     if changed is None:
+        known = _ledger_ids(layout)  # first: only the records the ledger lacks are kept in memory
         for commit_id, records in each_note(layout):
             for record in records:
-                if revision(record) == commit_id:
+                if revision(record) == commit_id and record_id(record) not in known:
                     unique.setdefault(record_id(record), record)
     else:
         with ObjectReader(layout.root) as reader:
@@ -121,7 +123,7 @@ def append_new_records(layout: Layout, before: str | None = None) -> int:
                         unique.setdefault(record_id(record), record)
     if not unique:
         return 0
-    known = _ledger_ids(layout)
+    known = _ledger_ids(layout) if known is None else known
     new = [record for rid, record in unique.items() if rid not in known]
     new.sort(key=lambda r: (r.get("timestamp", ""), record_id(r)))
     append_lines(layout.ledger, [dumps(r) for r in new])
