@@ -18,7 +18,7 @@ from typing import Any
 
 from gitai import __version__
 from gitai.git.notes import changed_notes, list_notes
-from gitai.git.objects import ObjectReader
+from gitai.git.objects import read_objects
 from gitai.git.runner import run_git
 from gitai.layout import NOTES_REF, Layout
 from gitai.trace.record import (
@@ -217,9 +217,7 @@ def load_index(layout: Layout) -> TraceIndex:
                 changes = [(sha, blob) for blob, sha in list_notes(layout.root, NOTES_REF)]
             else:
                 changes = [(sha, blob) for sha, _, blob in changed]
-            with ObjectReader(layout.root) as reader:
-                for sha, blob in changes:
-                    _update(db, reader, sha, blob, rebuild)
+            _apply(db, layout.root, changes, rebuild)
             db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", [("version", VERSION), ("notes", head)])
         db.execute("COMMIT")
     except sqlite3.OperationalError:  # locked past the timeout, or a read-only git dir: the state read stands
@@ -233,16 +231,22 @@ def _built_from(db: sqlite3.Connection) -> str | None:
     return _meta(db, "notes") if _meta(db, "version") == VERSION else None
 
 
-def _update(db: sqlite3.Connection, reader: ObjectReader, sha: str, blob: str | None, rebuild: bool) -> None:
-    """Bring one commit's row in line with its note blob (None: it has no note any more)."""
-    if blob is not None:
+def _apply(db: sqlite3.Connection, root: str, changes: list[tuple[str, str | None]], rebuild: bool) -> None:
+    """Bring the rows of these commits in line with their note blobs (None: no note any more)."""
+    todo: list[tuple[str, str]] = []
+    for sha, blob in changes:
+        if blob is None:
+            db.execute("DELETE FROM commits WHERE sha = ?", (sha,))
+            continue
         row = None if rebuild else db.execute("SELECT blob FROM commits WHERE sha = ?", (sha,)).fetchone()
-        if row and row[0] == blob:
-            return  # only moved in the notes tree's fan-out
-        record = choose_record(own_records(parse_note(reader.read(blob).decode("utf-8", "replace")), sha))
-        if record is not None:
-            info, defs = summarize(record)
-            db.execute("INSERT OR REPLACE INTO commits VALUES (?, ?, ?, ?)",
-                       (sha, blob, json.dumps(info), json.dumps(defs) if defs else None))
-            return
-    db.execute("DELETE FROM commits WHERE sha = ?", (sha,))
+        if not (row and row[0] == blob):  # else only moved in the notes tree's fan-out
+            todo.append((sha, blob))
+    for (sha, blob), (_, data) in zip(todo, read_objects(root, [blob for _, blob in todo])):
+        note = data.decode("utf-8", "replace") if data is not None else ""
+        record = choose_record(own_records(parse_note(note), sha))
+        if record is None:
+            db.execute("DELETE FROM commits WHERE sha = ?", (sha,))
+            continue
+        info, defs = summarize(record)
+        db.execute("INSERT OR REPLACE INTO commits VALUES (?, ?, ?, ?)",
+                   (sha, blob, json.dumps(info), json.dumps(defs) if defs else None))
