@@ -17,11 +17,10 @@ from gitai.blame.origin_cache import DIRECTORY as ORIGINS
 from gitai.git.runner import config_get
 from gitai.layout import Layout
 from gitai.syntax.hash_cache import DIRECTORY as SYNTAX
-from gitai.trace.summary_index import INDEX_NAME
+from gitai.trace.summary_index import DEFINITIONS_NAME, INDEX_NAME, PARTIAL_INDEX_NAME
 
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 CONFIG = "gitai.cacheSize"
-LEGACY_INDEX = ("notes-index.json", "notes-definitions.json")
 
 
 @dataclass
@@ -83,13 +82,9 @@ def gc(layout: Layout, limit: int | None = None) -> GcResult:
             before += sum(size for _, size, _ in stale)
             removed += len(stale)
             shutil.rmtree(os.path.join(state, name), ignore_errors=True)
-    for name in LEGACY_INDEX:  # the JSON index of earlier versions
-        if os.path.isfile(os.path.join(state, name)):
-            before += os.stat(os.path.join(state, name)).st_blocks * 512
-            os.unlink(os.path.join(state, name))
-            removed += 1
     files = _files(os.path.join(state, ORIGINS)) + _files(os.path.join(state, SYNTAX))
-    index_files = [os.path.join(state, n) for n in (INDEX_NAME, INDEX_NAME + "-wal", INDEX_NAME + "-shm")
+    index_files = [os.path.join(state, n) for n in (INDEX_NAME, INDEX_NAME + "-wal", INDEX_NAME + "-shm",
+                                                    PARTIAL_INDEX_NAME, DEFINITIONS_NAME)
                    if os.path.isfile(os.path.join(state, n))]
     index_bytes = sum(os.stat(p).st_blocks * 512 for p in index_files)
     total = sum(size for _, size, _ in files) + index_bytes

@@ -13,12 +13,12 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from gitai import __version__
 from gitai.git.notes import changed_notes, list_notes
-from gitai.git.objects import read_objects
+from gitai.git.objects import read_blobs, read_objects
 from gitai.git.runner import run_git
 from gitai.layout import NOTES_REF, Layout
 from gitai.trace.record import (
@@ -38,8 +38,11 @@ from gitai.trace.record import (
     parse_note,
     record_id,
 )
+from gitai.util.files import write_atomic
 
 INDEX_NAME = "notes-index.sqlite"
+PARTIAL_INDEX_NAME = "notes-index.json"  # LazyTraceIndex's partial index, before a complete one is built
+DEFINITIONS_NAME = "notes-definitions.json"
 VERSION = f"{__version__}/5"  # bump the suffix when summarize() changes
 CommitInfo = dict[str, Any]
 """{"intent": str|None, "source": str|None, "class": str|None, "files": {path: {"class": str, ...}},
@@ -153,10 +156,115 @@ class TraceIndex:
         self._db = db
         self.commits = CommitTable(db)
 
+    def info(self, commit: str) -> CommitInfo | None:
+        """The commit's summary (None: no record)."""
+        return self.commits.get(commit)
+
+    def prefetch(self, commits: Iterable[str]) -> None:
+        """Read these commits' notes now, together (here: the index has them already)."""
+
+    def has_none_of(self, commits: Iterable[str]) -> bool:
+        """Whether none of these commits has a record."""
+        return all(self.info(commit) is None for commit in commits)
+
+    def without_record(self, commits: Iterable[str]) -> set[str]:
+        """Those of these commits that have no record."""
+        return {commit for commit in commits if self.info(commit) is None}
+
     def definitions(self, commit: str, path: str) -> list[dict[str, Any]]:
         """The definition mappings (old and new lines, moved_from) of an AST_REFACTOR file."""
         row = self._db.execute("SELECT defs FROM commits WHERE sha = ?", (commit,)).fetchone() if self._db else None
         return list(json.loads(row[0]).get(path, [])) if row and row[0] else []
+
+    def save(self) -> None:
+        """Keep what was read for the next run (here: kept already)."""
+
+
+class LazyTraceIndex(TraceIndex):
+    """Reads only the notes it is asked about, for a first run with no complete index kept (a
+    fresh clone): reading every note there costs more than the rest of a `blame-intent`. What it
+    read is kept (`save`) as a partial index, which later runs extend, and which a reader of the
+    whole trace completes."""
+
+    def __init__(self, layout: Layout, head: str, cached: dict[str, Any], definitions_path: str) -> None:
+        super().__init__(None)
+        self._definitions_path = definitions_path
+        self._root = layout.root
+        self._index_path = os.path.join(layout.shared_state_dir, PARTIAL_INDEX_NAME)
+        self._head = head
+        self._listing: dict[str, str] | None = None  # annotated commit -> note blob
+        self._entries: dict[str, dict[str, Any]] = dict(cached.get("commits", {}))
+        self._absent: set[str] = set(cached.get("absent", []))
+        self._new_definitions: dict[str, dict[str, list[dict[str, Any]]]] = {}
+        self._changed = False
+        if cached.get("notes") != head:  # notes changed since: keep only what still matches
+            listing = self._notes()
+            self._entries = {sha: e for sha, e in self._entries.items() if listing.get(sha) == e.get("blob")}
+            self._absent = set()
+            self._changed = True
+        self.commits: dict[str, CommitInfo] = {sha: entry["info"] for sha, entry in self._entries.items()}  # type: ignore[assignment]
+
+    def _notes(self) -> dict[str, str]:
+        if self._listing is None:
+            self._listing = {sha: blob for blob, sha in list_notes(self._root, NOTES_REF)}
+        return self._listing
+
+    def info(self, commit: str) -> CommitInfo | None:
+        if commit not in self.commits and commit not in self._absent:
+            self.prefetch([commit])
+        return self.commits.get(commit)
+
+    def prefetch(self, commits: Iterable[str]) -> None:
+        missing = [sha for sha in commits if sha not in self.commits and sha not in self._absent]
+        if not missing:
+            return
+        listing = self._notes()
+        wanted = {sha: listing[sha] for sha in missing if sha in listing}
+        self._absent.update(sha for sha in missing if sha not in wanted)
+        notes = read_blobs(self._root, list(set(wanted.values())))
+        for sha, blob in wanted.items():
+            record = choose_record(own_records(parse_note(notes.get(blob, b"").decode("utf-8", "replace")), sha))
+            if record is None:
+                self._absent.add(sha)
+                continue
+            info, defs = summarize(record)
+            self._entries[sha] = {"blob": blob, "info": info}
+            self.commits[sha] = info
+            self._new_definitions[sha] = defs  # even none: replaces what an older note had
+        self._changed = True
+
+    def definitions(self, commit: str, path: str) -> list[dict[str, Any]]:
+        self.info(commit)
+        if commit in self._new_definitions:
+            return list(self._new_definitions[commit].get(path, []))
+        return list(_read_json(self._definitions_path).get(commit, {}).get(path, []))
+
+    def save(self) -> None:
+        if not self._changed:
+            return
+        assert self._definitions_path is not None
+        definitions = _read_json(self._definitions_path)
+        definitions.update(self._new_definitions)
+        _write_json(self._definitions_path, definitions)
+        _write_json(self._index_path, {"version": VERSION, "notes": self._head, "partial": True,
+                                       "commits": self._entries, "absent": sorted(self._absent)})
+        self._changed = False
+
+
+def _read_json(path: str) -> dict[str, Any]:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def _write_json(path: str, data: dict[str, Any]) -> None:
+    try:
+        write_atomic(path, json.dumps(data))
+    except OSError:
+        pass  # a read-only git dir only costs speed
 
 
 SCHEMA = ("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -195,16 +303,23 @@ def _meta(db: sqlite3.Connection, key: str) -> str | None:
     return str(row[0]) if row else None
 
 
-def load_index(layout: Layout) -> TraceIndex:
+def load_index(layout: Layout, only_needed: bool = False) -> TraceIndex:
     """The index of the trace, brought up to date with the notes ref: by the notes that changed
-    since the state it was built from (a pull's new notes cost in proportion to their number)."""
+    since the state it was built from (a pull's new notes cost in proportion to their number).
+    `only_needed`: when no complete index was ever built (a fresh clone), one that reads only
+    the notes it is asked about (LazyTraceIndex) instead of building it."""
     head = run_git(["rev-parse", "-q", "--verify", NOTES_REF], layout.root, check=False).decode().strip()
     if not head:
         return TraceIndex(None)
     os.makedirs(layout.shared_state_dir, exist_ok=True)
     db = _open(os.path.join(layout.shared_state_dir, INDEX_NAME))
-    if _built_from(db) == head:
+    built_from = _built_from(db)
+    if built_from == head:
         return TraceIndex(db)
+    if only_needed and built_from is None:
+        cached = _read_json(os.path.join(layout.shared_state_dir, PARTIAL_INDEX_NAME))
+        return LazyTraceIndex(layout, head, cached if cached.get("version") == VERSION else {},
+                              os.path.join(layout.shared_state_dir, DEFINITIONS_NAME))
     try:
         db.execute("BEGIN IMMEDIATE")  # one writer at a time; readers see the old state meanwhile
         built_from = _built_from(db)  # another process may have brought it up to date meanwhile
@@ -220,6 +335,9 @@ def load_index(layout: Layout) -> TraceIndex:
             _apply(db, layout.root, changes, rebuild)
             db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", [("version", VERSION), ("notes", head)])
         db.execute("COMMIT")
+        for name in (PARTIAL_INDEX_NAME, DEFINITIONS_NAME):  # a first blame-intent's partial index, superseded
+            if os.path.exists(os.path.join(layout.shared_state_dir, name)):
+                os.unlink(os.path.join(layout.shared_state_dir, name))
     except sqlite3.OperationalError:  # locked past the timeout, or a read-only git dir: the state read stands
         if db.in_transaction:
             db.execute("ROLLBACK")
