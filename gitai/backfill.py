@@ -31,7 +31,7 @@ from gitai.layout import Layout
 from gitai.recording import Classified, RecordBatch
 from gitai.trace.changes import CommitChanges, commit_changes
 from gitai.trace.classify_commit import classify
-from gitai.trace.notes_reader import all_notes
+from gitai.trace.notes_reader import notes_of
 from gitai.trace.record import Contributor, intent_of_any, own_records, revision
 
 if TYPE_CHECKING:
@@ -93,7 +93,7 @@ def backfill(
     trace lock), so concurrent runs never duplicate. `jobs`: processes classifying (None: one per
     core for a long history; 1: none besides this one), see `Classifiers`."""
     commits = commits_in(layout, revision_range, every_ref)
-    notes = all_notes(layout)
+    notes = notes_of(layout, commits)
     untraced = [c for c in commits if not own_records(notes.get(c, []), c)]
     trailers = commit_intents(layout.root, untraced)
     result = BackfillResult()

@@ -25,7 +25,7 @@ from gitai.git.trailers import commit_intents
 from gitai.layout import Layout
 from gitai.recording import make_record
 from gitai.trace.changes import ChangedFile, commit_changes
-from gitai.trace.notes_reader import all_notes
+from gitai.trace.notes_reader import notes_of
 from gitai.trace.record import (
     Contributor,
     Conversation,
@@ -204,7 +204,7 @@ def carry(layout: Layout, source_range: str, target: str) -> CarryResult:
         targets = rev_list(layout.root, target, "--reverse", "--topo-order")
     else:
         targets = _replacements(layout, verify_commit(layout.root, target), len(sources), source_patches)
-    notes = all_notes(layout)
+    notes = notes_of(layout, [*sources, *targets])
     target_patches = _patch_ids(layout.root, targets)
     result = CarryResult()
     source_records = {sha: choose_record(own_records(notes.get(sha, []), sha)) for sha in sources}

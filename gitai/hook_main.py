@@ -19,7 +19,8 @@ from gitai.util.crash import log_traceback
 def _pre_commit(layout: Layout, args: list[str]) -> int:
     from gitai.gate.pre_commit import run_gate
 
-    return run_gate(layout)
+    # --staged-stdin: the hook script pipes the staged-paths query in (gitai/gate/check.py staged_paths)
+    return run_gate(layout, piped=sys.stdin.buffer.read() if args == ["--staged-stdin"] else None)
 
 
 def _post_commit(layout: Layout, args: list[str]) -> int:

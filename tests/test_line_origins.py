@@ -388,5 +388,7 @@ def test_a_fresh_clones_first_blame_is_the_warm_answer(traced: Path, tmp_path: P
     assert blame(clone, "f.py", "--rev", "HEAD") == warm
     assert json.loads((clone / ".git" / "gitai" / "notes-index.json").read_text())["partial"]
     assert blame(clone, "f.py", "--rev", "HEAD") == warm  # from the origins and index kept
-    assert gitai_json(clone, "stats") == gitai_json(repo, "stats")  # reads the whole trace: completes the index
-    assert "partial" not in json.loads((clone / ".git" / "gitai" / "notes-index.json").read_text())
+    assert gitai_json(clone, "stats") == gitai_json(repo, "stats")  # reads the whole trace: builds the index
+    assert (clone / ".git" / "gitai" / "notes-index.sqlite").is_file()
+    assert not (clone / ".git" / "gitai" / "notes-index.json").exists()  # the partial one, superseded
+    assert blame(clone, "f.py", "--rev", "HEAD") == warm

@@ -100,18 +100,28 @@ def scope_changes(root: str, before: str | None, after: str) -> dict[str, tuple[
     return {i: (old.get(i, []), new.get(i, [])) for i in dict.fromkeys([*old, *new]) if old.get(i) != new.get(i)}
 
 
-def staged_paths(layout: Layout) -> list[str]:
+STAGED_DIFF = ("diff", "--cached", "--name-only", "-z", "--no-renames", "--no-ext-diff")  # also in gitai-hook.sh
+
+
+def staged_paths(layout: Layout, piped: bytes | None = None) -> list[str]:
     """Every path the index changes against HEAD: added, modified, deleted, both sides of renames.
 
     Honours GIT_INDEX_FILE (inherited by git); on an unborn branch everything staged is new.
     While a merge is being concluded, only the merge's own work counts: paths where the index
     differs from git's automatic merge (conflict resolutions, extra changes), not the other
     branch's work, which was checked where it was committed.
+    `piped`: the output of `git STAGED_DIFF` followed by its exit status, which the installed
+    pre-commit hook runs beside Python's start-up (in a large repository git's reading of the
+    index is most of the gate's extra time); anything but a success is not trusted: git runs again.
     """
     try:
         with open(os.path.join(layout.repo.git_dir, "MERGE_HEAD"), encoding="ascii") as handle:
             heads = handle.read().split()
     except (FileNotFoundError, UnicodeDecodeError):
+        if piped is not None:
+            listing, _, status = piped.rpartition(b"\0")
+            if status == b"0":
+                return split_z(listing)
         return _cached_diff(layout, [])
     if len(heads) == 1:
         merged = git_process(["merge-tree", "--write-tree", "HEAD", heads[0]], layout.root)
@@ -126,7 +136,7 @@ def staged_paths(layout: Layout) -> list[str]:
 
 
 def _cached_diff(layout: Layout, against: list[str]) -> list[str]:
-    out = run_git(["diff", "--cached", "--name-only", "-z", "--no-renames", "--no-ext-diff", *against], layout.root)
+    out = run_git([*STAGED_DIFF, *against], layout.root)
     return split_z(out)
 
 

@@ -28,9 +28,9 @@ if TYPE_CHECKING:
     from typing import TextIO
 
 
-def run_gate(layout: Layout, out: TextIO = sys.stderr) -> int:
-    """Exit status for the pre-commit hook; explains a refusal on `out`."""
-    paths = staged_paths(layout)
+def run_gate(layout: Layout, out: TextIO = sys.stderr, piped: bytes | None = None) -> int:
+    """Exit status for the pre-commit hook; explains a refusal on `out` (`piped`: see staged_paths)."""
+    paths = staged_paths(layout, piped)
     if CATALOGUE_PATH in paths:
         load_policy(layout)  # a malformed catalogue is reported first, naming its line
         refusal = _scope_self_change(layout)

@@ -57,6 +57,35 @@ def list_notes(root: str, ref: str) -> list[tuple[str, str]]:
     return list(zip(listing[::2], listing[1::2]))
 
 
+_HEX = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+
+
+def changed_notes(root: str, old: str | None, new: str) -> list[tuple[str, str | None, str | None]] | None:
+    """(commit, old note blob, new note blob; None where there is no note) for every note that
+    differs between two commits of a notes ref: one `git diff-tree`, in proportion to the change,
+    not to the notes. None when `old` is None or no longer a commit (the caller reads everything)."""
+    if old is None:
+        return None
+    proc = git_process(["diff-tree", "-r", "-z", "--no-renames", "--end-of-options", old, new], root)
+    if proc.returncode != 0:
+        return None
+    fields = proc.stdout.split(b"\0")
+    before: dict[str, str] = {}
+    after: dict[str, str] = {}
+    for meta, path in zip(fields[0::2], fields[1::2]):
+        parts = meta.decode("ascii", "replace").split()
+        commit = path.decode("utf-8", "replace").replace("/", "")  # notes fan out as ab/cdef...
+        if len(parts) < 5 or not _HEX.fullmatch(commit):
+            continue  # not a note (a stray file a remote's notes tree may hold)
+        if parts[4] != "A":
+            before[commit] = parts[2]
+        if parts[4] != "D":
+            after[commit] = parts[3]
+    # a note moved by the tree's fan-out shows as a deletion and an addition of the same blob
+    return [(c, before.get(c), after.get(c)) for c in sorted(before.keys() | after.keys())
+            if before.get(c) != after.get(c)]
+
+
 def write_notes(root: str, ref: str, notes: list[tuple[str, bytes]]) -> None:
     """Replace the notes of many commits with one notes commit, through one `git fast-import`
     (it keeps git's note fan-out). The caller holds the lock that serialises writers of `ref`."""

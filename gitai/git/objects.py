@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import subprocess
 
+TYPE_CHECKING = False  # objects.py is on the post-commit hook's path
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
 from gitai.git.runner import run_git
 
 EMPTY_TREES = {40: "4b825dc642cb6eb9a060e54bf8d69288fbee4904",
@@ -114,6 +118,45 @@ class ObjectReader:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def read_objects(root: str, oids: list[str]) -> Iterator[tuple[str, bytes | None]]:
+    """Each object's content (None: missing), in order, through one `git cat-file --batch` whose
+    requests a thread writes while the answers are read: no round trip per object (a full rebuild
+    of the notes index reads 100,000 notes). Stopping early ends git."""
+    import threading
+
+    proc = subprocess.Popen(["git", "cat-file", "--batch"], cwd=root, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    stdin, stdout = proc.stdin, proc.stdout
+    assert stdin is not None and stdout is not None
+
+    def feed() -> None:
+        try:
+            for oid in oids:
+                stdin.write(oid.encode() + b"\n")
+            stdin.close()
+        except (OSError, ValueError):
+            pass  # git ended (the reader stopped early)
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    done = False
+    try:
+        for oid in oids:
+            header = stdout.readline().split()
+            if len(header) < 3:  # "<oid> missing" (or ambiguous)
+                yield oid, None
+                continue
+            data = stdout.read(int(header[2]))
+            stdout.read(1)  # the newline after the object
+            yield oid, data
+        done = True
+    finally:
+        if not done and proc.poll() is None:
+            proc.kill()
+        writer.join()
+        stdout.close()
+        proc.wait()
 
 
 def commit_parents(reader: ObjectReader, commit: str, data: bytes | None = None) -> list[str]:

@@ -5,6 +5,7 @@ No pygit2, pathlib or dataclasses here: the pre-commit hook imports this on ever
 
 from __future__ import annotations
 
+import os
 import subprocess
 
 from gitai.errors import GitaiError
@@ -12,7 +13,7 @@ from gitai.errors import GitaiError
 TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: importing typing costs the hook ~10 ms
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Generator, Sequence
 
 
 class GitCommandError(GitaiError):
@@ -24,6 +25,27 @@ def git_process(
 ) -> subprocess.CompletedProcess[bytes]:
     """Run git and return the finished process, whatever its exit status."""
     return subprocess.run(["git", *args], cwd=cwd, input=input, capture_output=True)
+
+
+def git_stream(args: Sequence[str], cwd: str | None = None, sep: bytes = b"\n") -> Generator[bytes, None, None]:
+    """git's stdout split on `sep` as it arrives (so a reader that stops early, as `gitai log -n`
+    does on a long history, does not wait for the rest); stopping ends git. stderr is dropped."""
+    proc = subprocess.Popen(["git", *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    out = proc.stdout
+    assert out is not None
+    try:
+        rest = b""
+        for chunk in iter(lambda: os.read(out.fileno(), 1 << 16), b""):
+            parts = (rest + chunk).split(sep)
+            rest = parts.pop()
+            yield from parts
+        if rest:
+            yield rest
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        out.close()
+        proc.wait()
 
 
 def run_git(

@@ -91,4 +91,11 @@ if [ "$hook" = commit-msg ]; then
   commit_msg "$@"
   exit $?
 fi
+if [ "$hook" = pre-commit ] && [ $# -eq 0 ]; then
+  # The staged paths (gitai/gate/check.py STAGED_DIFF) and git's exit status, piped in: git reads
+  # the index (in proportion to the repository's files) while Python starts, not after.
+  { git diff --cached --name-only -z --no-renames --no-ext-diff 2>/dev/null; printf '%s' "$?"; } |
+    run_gitai pre-commit --staged-stdin
+  exit $?
+fi
 run_gitai "$hook" "$@"

@@ -51,8 +51,8 @@ class _Interned:
 
 def report_data(layout: Layout, tables: Tables, blame_files: int = BLAME_FILES) -> dict[str, Any]:
     """Everything the page shows, as JSON-able data (the page's script documents the row layouts)."""
-    repo = tables.dicts("repositories")[0]
-    intents = tables.dicts("intents")
+    repo = next(tables.dicts("repositories"))
+    intents = list(tables.dicts("intents"))
     intent_ids = _Interned()
     for intent in intents:
         intent_ids(intent["intent_id"])

@@ -13,6 +13,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from collections.abc import Iterator
 from typing import Any
 
 from gitai import __version__
@@ -20,7 +21,7 @@ from gitai.errors import GitaiError
 from gitai.git.objects import ObjectReader
 from gitai.git.runner import git_process, head_commit, split_z
 from gitai.layout import Layout
-from gitai.trace.notes_reader import all_notes
+from gitai.trace.notes_reader import each_note
 from gitai.trace.record import (
     classification_of,
     conversation_contributor,
@@ -150,9 +151,10 @@ Row = tuple[Any, ...]
 class Tables:
     rows: dict[str, list[Row]] = field(default_factory=lambda: {name: [] for name in TABLES})
 
-    def dicts(self, name: str) -> list[dict[str, Any]]:
+    def dicts(self, name: str) -> Iterator[dict[str, Any]]:
+        """The rows of a table as dicts, made one at a time (a long trace has 100,000s of rows)."""
         columns = [c[0] for c in TABLES[name]]
-        return [dict(zip(columns, row)) for row in self.rows[name]]
+        return (dict(zip(columns, row)) for row in self.rows[name])
 
 
 def _rfc3339(seconds: int) -> str:
@@ -211,7 +213,7 @@ def build_tables(layout: Layout, only: set[str] | None = None) -> Tables:
         repo_id = repository_id(layout.root, head, reader) or "unborn"
         tables.rows["repositories"].append((repo_id, os.path.basename(layout.root.rstrip("/")), head, utc_now(),
                                              __version__, SCHEMA_VERSION))
-        for commit, records in sorted(all_notes(layout).items()):
+        for commit, records in each_note(layout):
             if only is not None and commit not in only:
                 continue
             info = commit_info(reader, commit)

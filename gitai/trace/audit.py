@@ -13,6 +13,7 @@ the ledger the notes' records it lacks. Nothing is removed.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,7 +23,7 @@ from gitai.git.notes import add_note
 from gitai.git.objects import ObjectReader
 from gitai.git.runner import git_process
 from gitai.layout import NOTES_REF, Layout
-from gitai.trace.notes_reader import all_notes, all_notes_checked, notes_at
+from gitai.trace.notes_reader import all_notes, each_note_checked, notes_at
 from gitai.trace.record import (
     Record,
     file_entries,
@@ -34,7 +35,7 @@ from gitai.trace.record import (
 )
 from gitai.trace.store import note_body, trace_lock
 from gitai.util.files import LARGE_FILE, write_atomic
-from gitai.util.jsonl import append_lines, dumps, read_jsonl
+from gitai.util.jsonl import append_lines, dumps, iter_jsonl, read_jsonl
 from gitai.util.lines import content_hash, split_lines, whole_file_hash
 
 COMMIT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
@@ -105,11 +106,13 @@ def verify(layout: Layout) -> VerifyResult:
     """Recompute everything the trace claims; problems make `gitai trace verify` exit 1.
     Commits without a record are counted (`missing`), not problems: `gitai backfill` traces them."""
     result = VerifyResult()
-    note_records: dict[str, str] = {}
-    notes = all_notes_checked(layout)
+    note_records: dict[str, bytes] = {}  # record id -> digest of its serialisation (a long trace: 100,000s)
+    traced: set[str] = set()
     with ObjectReader(layout.root) as reader:
-        for commit_id, (records, malformed) in notes.items():
+        for commit_id, records, malformed in each_note_checked(layout):
             result.notes += 1
+            if own_records(records, commit_id):
+                traced.add(commit_id)
             try:
                 reader.read_at_most(commit_id, 0)
                 exists = True
@@ -128,29 +131,39 @@ def verify(layout: Layout) -> VerifyResult:
                         f"note holds the record of {revision(record)} (copied by a rewrite); run 'gitai backfill'",
                         commit_id))
                     continue
-                note_records[record_id(record)] = dumps(record)
+                note_records[record_id(record)] = _digest(record)
                 if exists:
                     _check_ranges(reader, commit_id, record, result)
     _check_ledger(layout, note_records, result)
-    traced = {commit for commit, (records, _) in notes.items() if own_records(records, commit)}
     result.missing = [sha for sha in _reachable(layout) if sha not in traced]
     return result
 
 
-def _check_ledger(layout: Layout, note_records: dict[str, str], result: VerifyResult) -> None:
+def _digest(record: Record) -> bytes:
+    return hashlib.sha256(dumps(record).encode("utf-8", "surrogatepass")).digest()
+
+
+def _check_ledger(layout: Layout, note_records: dict[str, bytes], result: VerifyResult) -> None:
     """The ledger against the notes, byte for byte: each line one record, `\\n`-terminated, no blank
-    or CRLF lines, no duplicates, every record in a note and every note's record in the ledger."""
-    lines = _read_bytes(layout.ledger).split(b"\n")
-    for number, raw in enumerate(lines[:-1], start=1):  # the last piece: b"" or a partial line read_jsonl reports
-        if not raw.strip():
-            result.problems.append(Problem("ledger_line", f"ledger line {number}: blank line", line=number))
-        elif raw.endswith(b"\r"):
-            result.problems.append(Problem("ledger_line", f"ledger line {number}: ends with CR (CRLF)", line=number))
-    ledger = read_jsonl(layout.ledger)
-    for number, reason in ledger.bad_lines:
-        result.problems.append(Problem("ledger_line", f"ledger line {number}: {reason}", line=number))
+    or CRLF lines, no duplicates, every record in a note and every note's record in the ledger.
+    Read one line at a time."""
+    try:
+        with open(layout.ledger, "rb") as handle:
+            for number, raw in enumerate(handle, start=1):
+                if not raw.endswith(b"\n"):
+                    continue  # a partial last line: iter_jsonl reports it
+                if not raw.strip():
+                    result.problems.append(Problem("ledger_line", f"ledger line {number}: blank line", line=number))
+                elif raw.endswith(b"\r\n"):
+                    result.problems.append(Problem("ledger_line", f"ledger line {number}: ends with CR (CRLF)",
+                                                   line=number))
+    except FileNotFoundError:
+        pass
     seen: set[str] = set()
-    for number, record in ledger.records:
+    for number, record, reason in iter_jsonl(layout.ledger):
+        if record is None:
+            result.problems.append(Problem("ledger_line", f"ledger line {number}: {reason}", line=number))
+            continue
         result.ledger_lines += 1
         if not is_record(record):
             result.problems.append(Problem("ledger_line", f"ledger line {number}: not a valid record", line=number))
@@ -163,19 +176,11 @@ def _check_ledger(layout: Layout, note_records: dict[str, str], result: VerifyRe
         if rid not in note_records:
             result.problems.append(Problem("ledger_only", f"record {rid} is in the ledger but in no note; "
                                            "run 'gitai trace recover' to put it back", revision(record), number))
-        elif dumps(record) != note_records[rid]:
+        elif _digest(record) != note_records[rid]:
             result.problems.append(Problem("ledger_differs", f"record {rid} differs from its note; "
                                            "run 'gitai trace rebuild'", revision(record), number))
     for rid in note_records.keys() - seen:
         result.problems.append(Problem("note_only", f"record {rid} is missing from the ledger; run 'gitai trace recover'"))
-
-
-def _read_bytes(path: str) -> bytes:
-    try:
-        with open(path, "rb") as handle:
-            return handle.read()
-    except FileNotFoundError:
-        return b""
 
 
 def _reachable(layout: Layout) -> list[str]:

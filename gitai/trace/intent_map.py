@@ -43,22 +43,28 @@ def build_map(layout: Layout, declared_only: bool = False) -> list[MapIntent]:
     head = head_commit(layout.root)
     if head is None:
         return []
-    index = load_index(layout).commits
+    # What counts of each traced commit, in one pass over the index: (intent, path) per changed meaning
+    evolved: dict[str, tuple[str | None, list[tuple[str, str]]]] = {}
+    for sha, info in load_index(layout).commits.items():
+        if declared_only and info.get("source") == INFERRED:
+            continue
+        pairs = [(intent, path) for path, entry in info["files"].items()
+                 if entry.get("class") == EVOLUTION and (intent := info_intent(info, path)) and not is_exempt(path)]
+        if pairs:
+            evolved[sha] = (info.get("source"), pairs)
+    if not evolved:
+        return []
     order = run_git(["rev-list", "--format=%H %ct", "--no-commit-header", head], layout.root).decode().split("\n")
     names = _intent_names(layout)
     latest: dict[str, dict[str, MapFile]] = {}
     for line in order:  # newest first: the first commit seen per (intent, path) is the last one
-        if not line.strip():
+        sha, _, seconds = line.partition(" ")
+        if sha not in evolved:
             continue
-        sha, seconds = line.split(" ", 1)
+        source, pairs = evolved[sha]
         date = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(int(seconds)))
-        info = index.get(sha)
-        if not info or (declared_only and info.get("source") == INFERRED):
-            continue
-        for path, entry in info["files"].items():
-            intent = info_intent(info, path)
-            if intent and entry.get("class") == EVOLUTION and not is_exempt(path):
-                latest.setdefault(intent, {}).setdefault(path, MapFile(path, sha, date, info.get("source")))
+        for intent, path in pairs:
+            latest.setdefault(intent, {}).setdefault(path, MapFile(path, sha, date, source))
     return [
         MapIntent(intent_id, names.get(intent_id), sorted(files.values(), key=lambda f: f.path))
         for intent_id, files in sorted(latest.items())

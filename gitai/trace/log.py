@@ -6,9 +6,11 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from gitai.git.runner import git_process, verify_commit
-from gitai.layout import Layout
-from gitai.trace.notes_reader import all_notes
+from gitai.git.notes import list_notes
+from gitai.git.objects import ObjectReader
+from gitai.git.runner import git_stream, verify_commit
+from gitai.layout import NOTES_REF, Layout
+from gitai.trace.notes_reader import read_records
 from gitai.trace.record import (
     Range,
     Record,
@@ -96,43 +98,51 @@ def traced_log(layout: Layout, intent_id: str | None = None, rev: str = "HEAD", 
                where: LogFilter | None = None) -> list[LogEntry]:
     """Traced commits reachable from `rev`, newest first, optionally filtered."""
     where = where or LogFilter(intent_id=intent_id, declared_only=declared_only)
-    notes = all_notes(layout)
-    if not notes:
+    blobs = {commit: blob for blob, commit in list_notes(layout.root, NOTES_REF)}
+    if not blobs:
         return []
     options = ["--no-merges"] if where.no_merges else []
     if where.since is not None:
         options.append(f"--max-age={where.since}")
-    walk = git_process(["log", "-z", "--topo-order", "--format=%H%x01%ct%x01%P%x01%s", *options, "--end-of-options",
-                        rev, "--"], layout.root)
-    if walk.returncode != 0:
-        return []  # unborn branch
+    walk = git_stream(["log", "-z", "--topo-order", "--format=%H%x01%ct%x01%P%x01%s", *options, "--end-of-options",
+                       rev, "--"], layout.root, b"\0")  # no output on an unborn branch
     entries: list[LogEntry] = []
     shown = 0
-    for item in walk.stdout.decode("utf-8", "replace").split("\0"):
-        if where.limit is not None and shown >= where.limit:
-            break
-        sha, commit_time, parents, subject = (item.split("\x01", 3) + ["", "", ""])[:4]
-        merge = len(parents.split()) > 1
-        for record in own_records(notes.get(sha, []), sha):
-            if where.declared_only and is_inferred(record):
-                continue
-            if where.intent_id is not None and where.intent_id not in intent_of_any(record):
-                continue
-            files = [entry["path"] for entry in file_entries(record)
-                     if where.intent_id is None or intent_of_file(record, entry["path"]) == where.intent_id]
-            if where.intent_id is None or intent_of(record) == where.intent_id:
-                files += deleted_paths(record)
-            if not where.touches(files):
-                continue
-            when = datetime.fromtimestamp(int(commit_time), timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-            lines = sum(range_lines(r) for e in file_entries(record) for r in file_ranges_of(e))
-            entry = LogEntry(sha, when, subject, intent_of(record), classification_of(record), files,
-                             intent_source_of(record), file_intents(record), merge, lines, len(deleted_paths(record)))
+    with ObjectReader(layout.root) as reader:  # a note is read when the walk reaches its commit
+        for item in walk:
             if where.limit is not None and shown >= where.limit:
                 break
-            entries.append(entry)
-            shown += not (where.fold_merges and entry.empty_merge)
+            sha, commit_time, parents, subject = (item.decode("utf-8", "replace").split("\x01", 3) + ["", "", ""])[:4]
+            if sha not in blobs:
+                continue
+            for record in own_records(read_records(reader, blobs[sha])[0], sha):
+                entry = _entry(record, sha, commit_time, subject, len(parents.split()) > 1, where)
+                if entry is None:
+                    continue
+                if where.limit is not None and shown >= where.limit:
+                    break
+                entries.append(entry)
+                shown += not (where.fold_merges and entry.empty_merge)
+    walk.close()  # ends git when the limit stopped the walk early
     return entries
+
+
+def _entry(record: Record, sha: str, commit_time: str, subject: str, merge: bool, where: LogFilter) -> LogEntry | None:
+    """The log entry of one record, or None when the filter leaves it out."""
+    if where.declared_only and is_inferred(record):
+        return None
+    if where.intent_id is not None and where.intent_id not in intent_of_any(record):
+        return None
+    files = [entry["path"] for entry in file_entries(record)
+             if where.intent_id is None or intent_of_file(record, entry["path"]) == where.intent_id]
+    if where.intent_id is None or intent_of(record) == where.intent_id:
+        files += deleted_paths(record)
+    if not where.touches(files):
+        return None
+    when = datetime.fromtimestamp(int(commit_time), timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    lines = sum(range_lines(r) for e in file_entries(record) for r in file_ranges_of(e))
+    return LogEntry(sha, when, subject, intent_of(record), classification_of(record), files,
+                    intent_source_of(record), file_intents(record), merge, lines, len(deleted_paths(record)))
 
 
 def _spans(ranges: list[Range]) -> str:

@@ -7,6 +7,8 @@ notes (a reflog entry of refs/notes/gitai) the same way as the current one.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from gitai.git.notes import list_notes
 from gitai.git.objects import ObjectReader
 from gitai.git.runner import git_process, split_z
@@ -24,6 +26,32 @@ def all_notes_checked(layout: Layout) -> dict[str, tuple[list[Record], int]]:
     return _read_blobs(layout, [(commit, blob) for blob, commit in list_notes(layout.root, NOTES_REF)])
 
 
+def notes_of(layout: Layout, commits: list[str]) -> dict[str, list[Record]]:
+    """The records of these commits' notes only (a backfill of a range on a long trace reads that
+    range's notes, not every one)."""
+    wanted = set(commits)
+    pairs = [(commit, blob) for blob, commit in list_notes(layout.root, NOTES_REF) if commit in wanted]
+    return {commit: records for commit, (records, _) in _read_blobs(layout, pairs).items()}
+
+
+def each_note(layout: Layout) -> Iterator[tuple[str, list[Record]]]:
+    """Every annotated commit (in commit id order) and the well-formed records of its note, read
+    one note at a time: a reader of a long trace never holds every record."""
+    for commit, records, _ in each_note_checked(layout):
+        yield commit, records
+
+
+def each_note_checked(layout: Layout) -> Iterator[tuple[str, list[Record], int]]:
+    """As each_note, with the number of malformed lines of each note."""
+    pairs = sorted((commit, blob) for blob, commit in list_notes(layout.root, NOTES_REF))
+    if not pairs:
+        return
+    with ObjectReader(layout.root) as reader:
+        for commit, blob in pairs:
+            records, malformed = read_records(reader, blob)
+            yield commit, records, malformed
+
+
 def notes_at(layout: Layout, notes_commit: str) -> dict[str, list[Record]]:
     """The records a past state of the notes ref held (a commit of its reflog)."""
     out = git_process(["ls-tree", "-r", "-z", "--end-of-options", notes_commit], layout.root)
@@ -36,16 +64,21 @@ def notes_at(layout: Layout, notes_commit: str) -> dict[str, list[Record]]:
     return {commit: records for commit, (records, _) in _read_blobs(layout, pairs).items()}
 
 
+def read_records(reader: ObjectReader, blob: str) -> tuple[list[Record], int]:
+    """The well-formed records of one note blob and the number of malformed lines (a huge or
+    missing note is not read, only reported as one malformed line)."""
+    try:
+        data = reader.read_at_most(blob, MAX_NOTE_BYTES)
+    except KeyError:
+        data = None
+    return ([], 1) if data is None else split_note(data.decode("utf-8", "replace"))
+
+
 def _read_blobs(layout: Layout, pairs: list[tuple[str, str]]) -> dict[str, tuple[list[Record], int]]:
     notes: dict[str, tuple[list[Record], int]] = {}
     if not pairs:
         return notes
     with ObjectReader(layout.root) as reader:
         for commit, blob in pairs:
-            try:
-                data = reader.read_at_most(blob, MAX_NOTE_BYTES)
-            except KeyError:
-                data = None
-            # a huge (or missing) note is not read, only reported as one malformed line
-            notes[commit] = ([], 1) if data is None else split_note(data.decode("utf-8", "replace"))
+            notes[commit] = read_records(reader, blob)
     return notes

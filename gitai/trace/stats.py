@@ -67,9 +67,11 @@ def compute_stats(layout: Layout, rev: str | None, by: str) -> Stats:
     index = load_index(layout).commits
     totals, groups = Tally(), dict[str | None, Tally]()
     traced = 0
-    for commit in commits:
-        info = index.get(commit)
-        if info is None:
+    scope = set(commits)
+    # one pass over the index (not a look-up per commit of a long branch), keeping no summary
+    infos = index.items() if len(scope) > 1000 else ((c, index[c]) for c in scope if c in index)
+    for commit, info in infos:
+        if commit not in scope:
             continue
         traced += 1
         for path, entry in info.get("files", {}).items():

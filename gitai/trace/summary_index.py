@@ -1,22 +1,24 @@
 """A compact, cached index of the trace for fast readers (blame-intent, the intent map).
 
 Per traced commit: its intent, its commit-level classification, and per file the classification
-and (for AST_REFACTOR files) the definitions' line mappings. Cached in
-`<common git dir>/gitai/notes-index.json`, keyed by the notes ref, refreshed incrementally
-by note blob id; plumbing only, so a reader pays neither pygit2's import nor a full parse of
-every record on each run.
+and (for AST_REFACTOR files) the definitions' line mappings. Kept in an SQLite database,
+`<common git dir>/gitai/notes-index.sqlite`, with the notes commit it was built from; brought up
+to date by the notes that changed since (one `git diff-tree` of the two notes trees), so the update
+after a pull costs in proportion to the new notes, not to the trace, and a reader that needs a few
+commits reads only their rows. Plumbing only: no pygit2, no full parse of every record per run.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
+import sqlite3
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from gitai import __version__
-from gitai.git.notes import list_notes
-from gitai.git.objects import read_blobs
+from gitai.git.notes import changed_notes, list_notes
+from gitai.git.objects import read_blobs, read_objects
 from gitai.git.runner import run_git
 from gitai.layout import NOTES_REF, Layout
 from gitai.trace.record import (
@@ -38,9 +40,10 @@ from gitai.trace.record import (
 )
 from gitai.util.files import write_atomic
 
-INDEX_NAME = "notes-index.json"
+INDEX_NAME = "notes-index.sqlite"
+PARTIAL_INDEX_NAME = "notes-index.json"  # LazyTraceIndex's partial index, before a complete one is built
 DEFINITIONS_NAME = "notes-definitions.json"
-VERSION = f"{__version__}/4"  # bump the suffix when summarize() changes
+VERSION = f"{__version__}/5"  # bump the suffix when summarize() changes
 CommitInfo = dict[str, Any]
 """{"intent": str|None, "source": str|None, "class": str|None, "files": {path: {"class": str, ...}},
 "intents": {path: str|None} (only when the files serve different intents)}; a file's "who":
@@ -110,20 +113,55 @@ def _moved_source_lines(files: dict[str, FileMeta], path: str, definition: Defin
     return None
 
 
-class TraceIndex:
-    """commit -> CommitInfo for every traced commit; definition mappings load on first use."""
+class CommitTable(Mapping[str, CommitInfo]):
+    """commit -> CommitInfo, read from the index database on demand: a reader that needs a few
+    commits (blame-intent) does not load every one; `items()` reads them all in one query."""
 
-    def __init__(self, commits: dict[str, CommitInfo], definitions_path: str | None) -> None:
-        self.commits = commits
-        self._definitions_path = definitions_path
-        self._definitions: dict[str, dict[str, list[dict[str, Any]]]] | None = None
+    def __init__(self, db: sqlite3.Connection | None) -> None:
+        self._db = db
+        self._cache: dict[str, CommitInfo | None] = {}
+
+    def __getitem__(self, sha: str) -> CommitInfo:
+        if sha not in self._cache:
+            row = self._db.execute("SELECT info FROM commits WHERE sha = ?", (sha,)).fetchone() if self._db else None
+            self._cache[sha] = json.loads(row[0]) if row else None
+        info = self._cache[sha]
+        if info is None:
+            raise KeyError(sha)
+        return info
+
+    def __contains__(self, sha: object) -> bool:
+        try:
+            self[str(sha)]
+        except KeyError:
+            return False
+        return True
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([row[0] for row in self._db.execute("SELECT sha FROM commits")] if self._db else [])
+
+    def __len__(self) -> int:
+        return int(self._db.execute("SELECT count(*) FROM commits").fetchone()[0]) if self._db else 0
+
+    def items(self) -> Iterator[tuple[str, CommitInfo]]:  # type: ignore[override]
+        """Every commit and its summary, streamed (no process keeps them all)."""
+        for sha, info in (self._db.execute("SELECT sha, info FROM commits") if self._db else []):
+            yield sha, json.loads(info)
+
+
+class TraceIndex:
+    """commit -> CommitInfo for every traced commit; definition mappings are read on use."""
+
+    def __init__(self, db: sqlite3.Connection | None) -> None:
+        self._db = db
+        self.commits = CommitTable(db)
 
     def info(self, commit: str) -> CommitInfo | None:
         """The commit's summary (None: no record)."""
         return self.commits.get(commit)
 
     def prefetch(self, commits: Iterable[str]) -> None:
-        """Read these commits' notes now, together (here: all are read already)."""
+        """Read these commits' notes now, together (here: the index has them already)."""
 
     def has_none_of(self, commits: Iterable[str]) -> bool:
         """Whether none of these commits has a record."""
@@ -135,9 +173,8 @@ class TraceIndex:
 
     def definitions(self, commit: str, path: str) -> list[dict[str, Any]]:
         """The definition mappings (old and new lines, moved_from) of an AST_REFACTOR file."""
-        if self._definitions is None:
-            self._definitions = _read_json(self._definitions_path) if self._definitions_path else {}
-        return list(self._definitions.get(commit, {}).get(path, []))
+        row = self._db.execute("SELECT defs FROM commits WHERE sha = ?", (commit,)).fetchone() if self._db else None
+        return list(json.loads(row[0]).get(path, [])) if row and row[0] else []
 
     def save(self) -> None:
         """Keep what was read for the next run (here: kept already)."""
@@ -150,9 +187,10 @@ class LazyTraceIndex(TraceIndex):
     whole trace completes."""
 
     def __init__(self, layout: Layout, head: str, cached: dict[str, Any], definitions_path: str) -> None:
-        super().__init__({}, definitions_path)
+        super().__init__(None)
+        self._definitions_path = definitions_path
         self._root = layout.root
-        self._index_path = os.path.join(layout.shared_state_dir, INDEX_NAME)
+        self._index_path = os.path.join(layout.shared_state_dir, PARTIAL_INDEX_NAME)
         self._head = head
         self._listing: dict[str, str] | None = None  # annotated commit -> note blob
         self._entries: dict[str, dict[str, Any]] = dict(cached.get("commits", {}))
@@ -164,7 +202,7 @@ class LazyTraceIndex(TraceIndex):
             self._entries = {sha: e for sha, e in self._entries.items() if listing.get(sha) == e.get("blob")}
             self._absent = set()
             self._changed = True
-        self.commits = {sha: entry["info"] for sha, entry in self._entries.items()}
+        self.commits: dict[str, CommitInfo] = {sha: entry["info"] for sha, entry in self._entries.items()}  # type: ignore[assignment]
 
     def _notes(self) -> dict[str, str]:
         if self._listing is None:
@@ -199,7 +237,7 @@ class LazyTraceIndex(TraceIndex):
         self.info(commit)
         if commit in self._new_definitions:
             return list(self._new_definitions[commit].get(path, []))
-        return super().definitions(commit, path)
+        return list(_read_json(self._definitions_path).get(commit, {}).get(path, []))
 
     def save(self) -> None:
         if not self._changed:
@@ -229,40 +267,104 @@ def _write_json(path: str, data: dict[str, Any]) -> None:
         pass  # a read-only git dir only costs speed
 
 
+SCHEMA = ("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+          "CREATE TABLE IF NOT EXISTS commits (sha TEXT PRIMARY KEY, blob TEXT NOT NULL, info TEXT NOT NULL, defs TEXT)")
+
+
+def _open(path: str) -> sqlite3.Connection:
+    """The index database at `path`; in memory when the git dir cannot hold it (read-only, or
+    locked past the timeout); a damaged file is replaced. Write-ahead log without a sync per
+    update: a cache may lose its last update on a power cut, never its consistency."""
+    for _ in range(2):
+        try:
+            db = sqlite3.connect(path, timeout=10, isolation_level=None)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            for statement in SCHEMA:
+                db.execute(statement)
+            return db
+        except sqlite3.OperationalError:
+            break
+        except sqlite3.DatabaseError:  # not a database (any more): build it again
+            try:
+                for name in (path, path + "-wal", path + "-shm"):
+                    if os.path.exists(name):
+                        os.unlink(name)
+            except OSError:
+                break
+    db = sqlite3.connect(":memory:", isolation_level=None)
+    for statement in SCHEMA:
+        db.execute(statement)
+    return db
+
+
+def _meta(db: sqlite3.Connection, key: str) -> str | None:
+    row = db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return str(row[0]) if row else None
+
+
 def load_index(layout: Layout, only_needed: bool = False) -> TraceIndex:
-    """The index of the trace, from the cache when the notes did not change. `only_needed`:
-    unless a complete index is kept, one that reads only the notes it is asked about."""
+    """The index of the trace, brought up to date with the notes ref: by the notes that changed
+    since the state it was built from (a pull's new notes cost in proportion to their number).
+    `only_needed`: when no complete index was ever built (a fresh clone), one that reads only
+    the notes it is asked about (LazyTraceIndex) instead of building it."""
     head = run_git(["rev-parse", "-q", "--verify", NOTES_REF], layout.root, check=False).decode().strip()
     if not head:
-        return TraceIndex({}, None)
-    path = os.path.join(layout.shared_state_dir, INDEX_NAME)
-    defs_path = os.path.join(layout.shared_state_dir, DEFINITIONS_NAME)
-    cached = _read_json(path)
-    fresh = cached.get("version") == VERSION
-    complete = fresh and not cached.get("partial")
-    if complete and cached.get("notes") == head:
-        return TraceIndex({sha: entry["info"] for sha, entry in cached["commits"].items()}, defs_path)
-    if only_needed and not complete:
-        return LazyTraceIndex(layout, head, cached if fresh else {}, defs_path)
-    from gitai.git.objects import ObjectReader
+        return TraceIndex(None)
+    os.makedirs(layout.shared_state_dir, exist_ok=True)
+    db = _open(os.path.join(layout.shared_state_dir, INDEX_NAME))
+    built_from = _built_from(db)
+    if built_from == head:
+        return TraceIndex(db)
+    if only_needed and built_from is None:
+        cached = _read_json(os.path.join(layout.shared_state_dir, PARTIAL_INDEX_NAME))
+        return LazyTraceIndex(layout, head, cached if cached.get("version") == VERSION else {},
+                              os.path.join(layout.shared_state_dir, DEFINITIONS_NAME))
+    try:
+        db.execute("BEGIN IMMEDIATE")  # one writer at a time; readers see the old state meanwhile
+        built_from = _built_from(db)  # another process may have brought it up to date meanwhile
+        if built_from != head:
+            changed = changed_notes(layout.root, built_from, head)
+            rebuild = changed is None
+            changes: list[tuple[str, str | None]]
+            if changed is None:
+                db.execute("DELETE FROM commits")
+                changes = [(sha, blob) for blob, sha in list_notes(layout.root, NOTES_REF)]
+            else:
+                changes = [(sha, blob) for sha, _, blob in changed]
+            _apply(db, layout.root, changes, rebuild)
+            db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", [("version", VERSION), ("notes", head)])
+        db.execute("COMMIT")
+        for name in (PARTIAL_INDEX_NAME, DEFINITIONS_NAME):  # a first blame-intent's partial index, superseded
+            if os.path.exists(os.path.join(layout.shared_state_dir, name)):
+                os.unlink(os.path.join(layout.shared_state_dir, name))
+    except sqlite3.OperationalError:  # locked past the timeout, or a read-only git dir: the state read stands
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+    return TraceIndex(db)
 
-    old = cached.get("commits", {}) if fresh else {}
-    old_definitions = _read_json(defs_path) if fresh else {}
-    commits: dict[str, dict[str, Any]] = {}
-    definitions: dict[str, Any] = {}
-    with ObjectReader(layout.root) as reader:
-        for blob, sha in list_notes(layout.root, NOTES_REF):
-            if sha in old and old[sha]["blob"] == blob:
-                commits[sha] = old[sha]
-                if sha in old_definitions:
-                    definitions[sha] = old_definitions[sha]
-                continue
-            record = choose_record(own_records(parse_note(reader.read(blob).decode("utf-8", "replace")), sha))
-            if record is not None:
-                info, defs = summarize(record)
-                commits[sha] = {"blob": blob, "info": info}
-                if defs:
-                    definitions[sha] = defs
-    _write_json(defs_path, definitions)
-    _write_json(path, {"version": VERSION, "notes": head, "commits": commits})
-    return TraceIndex({sha: entry["info"] for sha, entry in commits.items()}, defs_path)
+
+def _built_from(db: sqlite3.Connection) -> str | None:
+    """The notes commit the index was built from (None: none, or by another version of gitai)."""
+    return _meta(db, "notes") if _meta(db, "version") == VERSION else None
+
+
+def _apply(db: sqlite3.Connection, root: str, changes: list[tuple[str, str | None]], rebuild: bool) -> None:
+    """Bring the rows of these commits in line with their note blobs (None: no note any more)."""
+    todo: list[tuple[str, str]] = []
+    for sha, blob in changes:
+        if blob is None:
+            db.execute("DELETE FROM commits WHERE sha = ?", (sha,))
+            continue
+        row = None if rebuild else db.execute("SELECT blob FROM commits WHERE sha = ?", (sha,)).fetchone()
+        if not (row and row[0] == blob):  # else only moved in the notes tree's fan-out
+            todo.append((sha, blob))
+    for (sha, blob), (_, data) in zip(todo, read_objects(root, [blob for _, blob in todo])):
+        note = data.decode("utf-8", "replace") if data is not None else ""
+        record = choose_record(own_records(parse_note(note), sha))
+        if record is None:
+            db.execute("DELETE FROM commits WHERE sha = ?", (sha,))
+            continue
+        info, defs = summarize(record)
+        db.execute("INSERT OR REPLACE INTO commits VALUES (?, ?, ?, ?)",
+                   (sha, blob, json.dumps(info), json.dumps(defs) if defs else None))

@@ -16,12 +16,14 @@ import re
 from dataclasses import dataclass
 
 from gitai.errors import GitaiError
+from gitai.git.notes import changed_notes
+from gitai.git.objects import ObjectReader
 from gitai.git.runner import git_process, run_git
 from gitai.layout import NOTES_REF, Layout
-from gitai.trace.notes_reader import all_notes
+from gitai.trace.notes_reader import each_note, read_records
 from gitai.trace.record import Record, record_id, revision
 from gitai.trace.store import trace_lock
-from gitai.util.jsonl import append_lines, dumps, read_jsonl
+from gitai.util.jsonl import append_lines, dumps
 
 ATTEMPTS = 3
 
@@ -97,17 +99,52 @@ def merge_notes(layout: Layout, tracking: str) -> None:
                 layout.root)
 
 
-def append_new_records(layout: Layout) -> int:
-    known = {record_id(record) for _, record in read_jsonl(layout.ledger).records}
+def append_new_records(layout: Layout, before: str | None = None) -> int:
+    """Append to the ledger the records of the notes that it lacks. `before`: the notes commit
+    before a merge of fetched notes; then only the notes changed since are read, and only their
+    records that were not there before count (a pull costs in proportion to what it brought).
+    None: every note (`gitai sync` also repairs a ledger that fell behind)."""
+    head = run_git(["rev-parse", "-q", "--verify", NOTES_REF], layout.root, check=False).decode().strip()
+    changed = changed_notes(layout.root, before, head) if before and head else None
     unique: dict[str, Record] = {}
-    for commit_id, records in sorted(all_notes(layout).items()):
-        for record in records:
-            if record_id(record) not in known and revision(record) == commit_id:
-                unique.setdefault(record_id(record), record)
-    new = list(unique.values())
+    known: set[str] | None = None
+    if changed is None:
+        known = _ledger_ids(layout)  # first: only the records the ledger lacks are kept in memory
+        for commit_id, records in each_note(layout):
+            for record in records:
+                if revision(record) == commit_id and record_id(record) not in known:
+                    unique.setdefault(record_id(record), record)
+    else:
+        with ObjectReader(layout.root) as reader:
+            for commit_id, old_blob, new_blob in changed:
+                old = {record_id(r) for r in read_records(reader, old_blob)[0]} if old_blob else set()
+                for record in read_records(reader, new_blob)[0] if new_blob else []:
+                    if revision(record) == commit_id and record_id(record) not in old:
+                        unique.setdefault(record_id(record), record)
+    if not unique:
+        return 0
+    known = _ledger_ids(layout) if known is None else known
+    new = [record for rid, record in unique.items() if rid not in known]
     new.sort(key=lambda r: (r.get("timestamp", ""), record_id(r)))
     append_lines(layout.ledger, [dumps(r) for r in new])
     return len(new)
+
+
+_ID = re.compile(rb'"id"\s*:\s*"([^"\\]*)"')
+
+
+def _ledger_ids(layout: Layout) -> set[str]:
+    """The record ids the ledger holds, by a scan of its lines (no record is parsed: the ledger
+    of a long history holds 100,000s). Every "id" key counts, which can only add ids that hold
+    no record: a record id is a UUID, never the id of something else."""
+    known: set[str] = set()
+    try:
+        with open(layout.ledger, "rb") as handle:
+            for line in handle:
+                known.update(match.decode("utf-8", "replace") for match in _ID.findall(line))
+    except FileNotFoundError:
+        pass
+    return known
 
 
 def sync(layout: Layout, remote: str = "origin") -> SyncResult:

@@ -90,6 +90,7 @@ def after_pull(layout: Layout) -> int:
     if not fresh:
         return 0
     with trace_lock(layout):
+        before = run_git(["rev-parse", "-q", "--verify", NOTES_REF], layout.root, check=False).decode().strip()
         for ref in fresh:
             merge_notes(layout, ref)
-        return append_new_records(layout)
+        return append_new_records(layout, before or None)

@@ -17,7 +17,7 @@ from gitai.util.files import UnsafePathError
 
 TYPE_CHECKING = False  # no typing import on the hook path
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Iterator
     from typing import Any
 
 
@@ -70,26 +70,31 @@ class JsonlContents:
 def read_jsonl(path: str) -> JsonlContents:
     """Read every line; a torn or invalid line is reported, never dropped silently."""
     contents = JsonlContents()
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except FileNotFoundError:
-        return contents
-    lines = data.split(b"\n")
-    terminated = data.endswith(b"\n")
-    if terminated:
-        lines.pop()
-    for number, raw in enumerate(lines, start=1):
-        if not raw.strip():
-            continue
-        try:
-            value = json.loads(raw)
-        except ValueError:
-            partial = number == len(lines) and not terminated
-            contents.bad_lines.append((number, "partial last line (interrupted write?)" if partial else "not valid JSON"))
-            continue
-        if isinstance(value, dict):
+    for number, value, reason in iter_jsonl(path):
+        if value is not None:
             contents.records.append((number, value))
         else:
-            contents.bad_lines.append((number, "not a JSON object"))
+            contents.bad_lines.append((number, reason or ""))
     return contents
+
+
+def iter_jsonl(path: str) -> Iterator[tuple[int, dict[str, Any] | None, str | None]]:
+    """Each non-blank line as (line number, object, None) or (line number, None, why it is not one),
+    read one line at a time (a ledger of a long history holds 100,000s of records)."""
+    try:
+        handle = open(path, "rb")
+    except FileNotFoundError:
+        return
+    with handle:
+        for number, raw in enumerate(handle, start=1):
+            if not raw.strip():
+                continue
+            try:
+                value = json.loads(raw)
+            except ValueError:
+                yield number, None, "not valid JSON" if raw.endswith(b"\n") else "partial last line (interrupted write?)"
+                continue
+            if isinstance(value, dict):
+                yield number, value, None
+            else:
+                yield number, None, "not a JSON object"
