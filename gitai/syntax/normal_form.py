@@ -230,11 +230,15 @@ def _walk(
                         action = _TRANSPARENT
                     else:
                         start, end = node.byte_range
-                        pos = _gap(src, pos, start, escape, out)
+                        if start > pos:
+                            if not src[pos:start].isspace():
+                                _gap(src, pos, start, escape, out)
+                            pos = end
+                        elif end > pos:
+                            pos = end
                         if replaced and fields[handler_field]:
                             append(fields[handler_field])
                         out.extend(replaced)
-                        pos = max(pos, end)
                         action = done
                 else:
                     action = node_action
@@ -494,7 +498,7 @@ def _js_string(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
     text = walk.src[node.start_byte + 1 : node.end_byte - 1]
     if b"\\" in text:
         text = _ESCAPE.sub(lambda m: m.group(1) if m.group(1) in (b"'", b'"') else m.group(0), text)
-    return _js_key(text, field, walk) or [walk.tables.markers[node.kind_id], walk.text(text), _CLOSE]
+    return (field and _js_key(text, field, walk)) or [walk.tables.markers[node.kind_id], walk.text(text), _CLOSE]
 
 
 _JS_NUMBER_RULES = [  # prettier's own number printing (lower case, no redundant zeros, signs or dots)
@@ -508,11 +512,12 @@ _JS_NUMBER_RULES = [  # prettier's own number printing (lower case, no redundant
 
 def _js_number(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
     """Numbers as prettier prints them: `0XAB` == `0xab`, `1.50` == `1.5`, `.5` == `0.5`."""
-    text = walk.src[node.start_byte : node.end_byte].lower()
+    start, end = node.byte_range
+    text = walk.src[start:end].lower()
     if not text.isdigit() and not text.startswith((b"0x", b"0b", b"0o")):
         for pattern, replacement in _JS_NUMBER_RULES:
             text = pattern.sub(replacement, text)
-    return _js_key(text, field, walk) or [walk.tables.markers[node.kind_id], walk.text(text)]
+    return (field and _js_key(text, field, walk)) or [walk.tables.markers[node.kind_id], walk.text(text)]
 
 
 _ASSOCIATIVE = frozenset({b"&&", b"||", b"??"})
@@ -521,11 +526,13 @@ _ASSOCIATIVE = frozenset({b"&&", b"||", b"??"})
 def _js_logical(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
     """`(a || b) || c` == `a || (b || c)` == `a || b || c` (prettier drops such parentheses): `&&`,
     `||` and `??` chains are associative, evaluated left to right either way; written flat."""
-    operator_field, left_field, right_field = (walk.tables.field_ids[name] for name in ("operator", "left", "right"))
+    field_ids = walk.tables.field_ids
+    operator_field = field_ids["operator"]
     operator = node.child_by_field_id(operator_field)
     text = walk.src[operator.start_byte : operator.end_byte] if operator is not None else b""
     if text not in _ASSOCIATIVE:
         return None
+    left_field, right_field = field_ids["left"], field_ids["right"]
     operands = []
     stack = [node]
     while stack:
@@ -543,12 +550,9 @@ def _js_logical(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
 
 def _single_parameter(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
     """`(x) => f(x)` == `x => f(x)`: a parameter list of one plain name is that name."""
-    if node.named_child_count != 1:
+    only = node.named_child(0) if node.named_child_count == 1 else None
+    if only is None or only.is_extra:
         return None
-    named = _named(node)
-    if len(named) != 1:
-        return None
-    only = named[0]
     if only.type == "required_parameter":  # TypeScript: a plain name has no type, default or modifier
         inner = _named(only)
         only = inner[0] if len(inner) == 1 and inner[0].type == "identifier" else only
