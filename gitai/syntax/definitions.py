@@ -253,18 +253,12 @@ def _resolve(spec: _Spec, node: Node) -> _Found | None:
 
 def _members(spec: _Spec, body: Node, depth: int) -> Iterator[tuple[Node, int, _Found | None]]:
     """Named children of a body with their depth, expanding passthrough nodes."""
-    stack = [(iter(_named(body)), depth)]
-    while stack:
-        children, child_depth = stack[-1]
-        child = next(children, None)
-        if child is None:
-            stack.pop()
-            continue
+    for child in _named(body):
         found = _resolve(spec, child)
         if found is None and child.type in spec.passthrough:
-            stack.append((iter(_named(child)), child_depth + 1))
+            yield from _members(spec, child, depth + 1)
         else:
-            yield child, child_depth, found
+            yield child, depth, found
 
 
 def find_definitions(language: str, root: Node) -> Definitions:
