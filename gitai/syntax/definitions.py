@@ -65,9 +65,8 @@ _FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function
 
 
 def _text(node: Node | None) -> str:
-    if node is None or node.text is None:
-        return ""
-    return " ".join(node.text.decode("utf-8", "replace").split())
+    text = node.text if node is not None else None
+    return " ".join(text.decode("utf-8", "replace").split()) if text else ""
 
 
 def _named(node: Node) -> list[Node]:
@@ -239,29 +238,27 @@ def _resolve(spec: _Spec, node: Node) -> _Found | None:
     custom = spec.custom.get(kind)
     if custom is not None:
         found = custom(node)
-    elif kind in spec.kinds:
-        name = _text(node.child_by_field_name("name"))
-        body = node.child_by_field_name("body") if kind in spec.containers else None
-        found = _Found(spec.kinds[kind], name, body) if name else None
-    else:
+        if found is None or not extra_depth:
+            return found
+        return _Found(found.kind, found.name, found.body, found.body_depth + extra_depth)
+    definition_kind = spec.kinds.get(kind)
+    if definition_kind is None:
         return None
-    return found._replace(body_depth=found.body_depth + extra_depth) if found and extra_depth else found
+    name = _text(node.child_by_field_name("name"))
+    if not name:
+        return None
+    body = node.child_by_field_name("body") if kind in spec.containers else None
+    return _Found(definition_kind, name, body, 1 + extra_depth)
 
 
 def _members(spec: _Spec, body: Node, depth: int) -> Iterator[tuple[Node, int, _Found | None]]:
     """Named children of a body with their depth, expanding passthrough nodes."""
-    stack = [(iter(_named(body)), depth)]
-    while stack:
-        children, child_depth = stack[-1]
-        child = next(children, None)
-        if child is None:
-            stack.pop()
-            continue
+    for child in _named(body):
         found = _resolve(spec, child)
         if found is None and child.type in spec.passthrough:
-            stack.append((iter(_named(child)), child_depth + 1))
+            yield from _members(spec, child, depth + 1)
         else:
-            yield child, child_depth, found
+            yield child, depth, found
 
 
 def find_definitions(language: str, root: Node) -> Definitions:

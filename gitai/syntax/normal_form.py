@@ -24,7 +24,7 @@ from gitai.syntax.definitions import find_definitions
 from gitai.syntax.languages import load_grammar
 
 if TYPE_CHECKING:
-    from tree_sitter import Node, Tree
+    from tree_sitter import Node, Tree, TreeCursor
 
 
 @dataclass(frozen=True)
@@ -79,8 +79,8 @@ _TRANSPARENT_RESULT: list[bytes] = []  # a handler's answer: walk the node as a 
 @dataclass(frozen=True)
 class _Tables:
     language: str
-    actions: dict[int, int]  # by kind id
-    markers: dict[int, bytes]  # by kind id: one marker per node type name (or its alias)
+    actions: list[int]  # by kind id; ERROR (kind id 0xFFFF) last
+    markers: list[bytes]  # by kind id (ERROR last): one marker per node type name (or its alias)
     fields: list[bytes]  # by field id; empty for a dropped field
     handlers: dict[int, Handler]  # by kind id, for _SPECIAL and set (_RUN handled apart)
     field_ids: dict[str, int]
@@ -109,7 +109,9 @@ def _tables(language: str) -> _Tables:
     canon = CANONS[language]
     overrides = _OVERRIDES.get(language, {})
     special = {**canon.handlers, **dict.fromkeys(canon.sets, "set")}
-    actions, markers, handlers = {}, {}, {}
+    actions: list[int] = []  # by kind id, ERROR last (lists index faster than dicts)
+    markers: list[bytes] = []
+    handlers = {}
     for kind in [*range(lang.node_kind_count), _ERROR_KIND]:
         name = lang.node_kind_for_id(kind) or ""
         named = kind == _ERROR_KIND or lang.node_kind_is_named(kind)
@@ -129,10 +131,10 @@ def _tables(language: str) -> _Tables:
             action = _RUN
         else:
             action = _TRANSPARENT if name in canon.transparent else _NODE
-        actions[kind] = action
+        actions.append(action)
         written = canon.aliases.get(name, name) if named else name
         canonical = lang.id_for_node_kind(written, named)
-        markers[kind] = b"\x01N%d" % (kind if canonical is None else canonical)
+        markers.append(b"\x01N%d" % (kind if canonical is None else canonical))
     field_names = [lang.field_name_for_id(i) or "" for i in range(lang.field_count + 1)]
     field_ids = {name: i for i, name in enumerate(field_names) if name}
     fields = [b""]
@@ -171,6 +173,8 @@ def _digest(
 ) -> str:
     """SHA-256 of the normal-form token stream of `nodes`, leaving out subtrees whose id is in `skip`."""
     out = _walk(nodes, _Walk(src, escape, tables), skip, skip_depth)
+    if len(out) <= _CHUNK:
+        return hashlib.sha256(b"\x00".join(out)).hexdigest()
     digest = hashlib.sha256()
     join = b"\x00".join
     for chunk in range(0, len(out), _CHUNK):  # joining millions of items at once is slow
@@ -189,114 +193,185 @@ def _walk(
     Iterative TreeCursor walk; `skip` is only consulted down to `skip_depth` below each node;
     `as_is`: no handler for `nodes` themselves (a handler walking its own node). Source bytes
     that no leaf covers (a grammar's hidden tokens) are kept unless they are layout. Consecutive
-    siblings of a `runs` type are collected and written sorted.
+    siblings of a `runs` type are collected and written sorted. Speed: this loop runs once per
+    node, so the common kinds (inner and leaf nodes, punctuation, keywords, handlers) come first
+    and inline; the rest share `_rare`.
     """
     tables = walk.tables
     src, escape = walk.src, walk.escape
     actions, markers, fields, handlers = tables.actions, tables.markers, tables.fields, tables.handlers
+    node_action, drop, anon, special, done = _NODE, _DROP, _ANON, _SPECIAL, -1  # locals: read once per node
     out: list[bytes] = []
     append = out.append
     run: list[bytes] = []
     for top in nodes:
         cursor = top.walk()
         first_child, next_sibling, parent = cursor.goto_first_child, cursor.goto_next_sibling, cursor.goto_parent
-        closes: list[bytes] = []
+        transparent: list[int] = []  # depths of the transparent nodes the walk is in (no close marker)
         pos = top.start_byte
         depth = 0
         while True:
             node: Node = cursor.node  # type: ignore[assignment]  # never None inside a walk
             kind = node.kind_id
-            action = actions[kind]
-            if run and action != _RUN and action != _DROP:
-                run.sort()
-                out.extend(run)
-                run.clear()
-            if _COLLAPSE < action < _NODE:  # a handler or a run
-                if not depth and as_is:
-                    action = _NODE
-                elif action == _SPECIAL:
-                    field = cursor.field_id or 0
-                    replaced = handlers[kind](node, field, walk)
+            try:
+                action = actions[kind]
+            except IndexError:  # tree-sitter's ERROR, past the grammar's kinds: the last entry
+                kind = len(actions) - 1
+                action = actions[kind]
+            if action == special:
+                if run:
+                    _flush(run, out)
+                if depth or not as_is:
+                    handler_field = cursor.field_id or 0
+                    replaced = handlers[kind](node, handler_field, walk)
                     if replaced is None:
-                        action = _NODE
+                        action = node_action
                     elif replaced is _TRANSPARENT_RESULT:
                         action = _TRANSPARENT
                     else:
-                        pos = _gap(src, pos, node.start_byte, escape, out)
-                        if replaced and fields[field]:
-                            append(fields[field])
+                        start, end = node.byte_range
+                        if start > pos:
+                            if not src[pos:start].isspace():
+                                _gap(src, pos, start, escape, out)
+                            pos = end
+                        elif end > pos:
+                            pos = end
+                        if replaced and fields[handler_field]:
+                            append(fields[handler_field])
                         out.extend(replaced)
-                        pos = max(pos, node.end_byte)
-                        action = _DROP
+                        action = done
                 else:
-                    pos = _gap(src, pos, node.start_byte, escape, out)
-                    run.append(b"\x00".join(_walk((node,), walk, as_is=True)))
-                    pos = max(pos, node.end_byte)
-                    action = _DROP
-            if action in _INNER:
-                if depth <= skip_depth and node.id in skip:
-                    action = _DROP
+                    action = node_action
+            if action == node_action:
+                if run:
+                    _flush(run, out)
+                if depth <= skip_depth and node.id in skip:  # a nested definition: hashed on its own
+                    start, end = node.byte_range
+                    if start > pos:
+                        if not src[pos:start].isspace():
+                            _gap(src, pos, start, escape, out)
+                        pos = end
+                    elif end > pos:
+                        pos = end
                 else:
                     field_id = cursor.field_id
-                    if field_id and fields[field_id]:
-                        append(fields[field_id])
+                    if field_id:
+                        field = fields[field_id]
+                        if field:
+                            append(field)
                     if first_child():
-                        if action == _NODE:
-                            append(markers[kind])
-                            closes.append(_CLOSE)
-                        else:
-                            closes.append(b"")
+                        append(markers[kind])
                         depth += 1
                         continue
-            elif action in _TEXT_LEAVES:
-                field_id = cursor.field_id
-                if field_id and fields[field_id]:
-                    append(fields[field_id])
-            start, end = node.byte_range
-            if start > pos and not src[pos:start].isspace():
-                gap = _gap_text(src[pos:start])
-                if gap:
-                    append(_GAP_MARK)
-                    append(_escape(gap) if escape else gap)
-            if end > pos:
-                pos = end
-            if action == _ANON:  # keywords and operators: their text, no marker
+                    start, end = node.byte_range
+                    if start > pos:
+                        if not src[pos:start].isspace():
+                            _gap(src, pos, start, escape, out)
+                        pos = end
+                    elif end > pos:
+                        pos = end
+                    append(markers[kind])
+                    if start == end:  # empty: like a node whose children were all dropped
+                        append(_CLOSE)
+                    else:
+                        append(_escape(src[start:end]) if escape else src[start:end])
+            elif action == drop:
+                start, end = node.byte_range
+                if start > pos:
+                    if not src[pos:start].isspace():
+                        _gap(src, pos, start, escape, out)
+                    pos = end
+                elif end > pos:
+                    pos = end
+            elif action == anon:  # keywords and operators: their text, no marker
+                if run:
+                    _flush(run, out)
+                start, end = node.byte_range
+                if start > pos:
+                    if not src[pos:start].isspace():
+                        _gap(src, pos, start, escape, out)
+                    pos = end
+                elif end > pos:
+                    pos = end
                 append(_escape(src[start:end]) if escape else src[start:end])
-            elif action in _NAMED:  # named leaves
-                append(markers[kind])
-                if start == end and action in _INNER:  # empty: like a node whose children were all dropped
-                    append(_CLOSE)
-                else:
-                    text = b" ".join(src[start:end].split()) if action == _COLLAPSE else src[start:end]
-                    append(_escape(text) if escape else text)
-            elif action == _QUOTE:  # only a prefix is kept: b"x" differs from "x", 'x' == "x"
-                text = bytes(sorted(src[start:end].strip(b"\"'`").lower().replace(b"u", b"")))  # Python u'' is 
-                walk.prefix = text
-                if text:
-                    append(_QUOTE_MARK)
-                    append(_escape(text) if escape else text)
+            elif action != done:
+                entered, pos = _rare(node, kind, action, cursor, walk, out, run, pos,
+                                     not depth and as_is, depth <= skip_depth and node.id in skip)
+                if entered is not None:
+                    depth += 1
+                    if not entered:
+                        transparent.append(depth)
+                    continue
             while depth and not next_sibling():
                 parent()
                 depth -= 1
                 if run:
-                    run.sort()
-                    out.extend(run)
-                    run.clear()
-                close = closes.pop()
-                if close:
-                    append(close)
+                    _flush(run, out)
+                if transparent and transparent[-1] == depth + 1:
+                    transparent.pop()
+                else:
+                    append(_CLOSE)
             if not depth:
                 break
         if run:
-            run.sort()
-            out.extend(run)
-            run.clear()
-        if top.end_byte > pos and not src[pos : top.end_byte].isspace():
-            tail = _gap_text(src[pos : top.end_byte])
-            if tail:
-                append(_GAP_MARK)
-                append(_escape(tail) if escape else tail)
+            _flush(run, out)
+        if top.end_byte > pos:
+            _gap(src, pos, top.end_byte, escape, out)
     return out
+
+
+def _flush(run: list[bytes], out: list[bytes]) -> None:
+    run.sort()
+    out.extend(run)
+    run.clear()
+
+
+def _rare(node: Node, kind: int, action: int, cursor: TreeCursor, walk: _Walk, out: list[bytes], run: list[bytes],
+          pos: int, as_is: bool, skipped: bool) -> tuple[bool | None, int]:
+    """`_walk` for the node kinds its first branches leave: runs, transparent wrappers, quotes,
+    opaque and collapsed leaves. Whether the walk goes into the node (True: with a close marker),
+    None when it does not; and the new position."""
+    src, escape, tables = walk.src, walk.escape, walk.tables
+    if action == _RUN:
+        if not as_is:
+            pos = _gap(src, pos, node.start_byte, escape, out)
+            run.append(b"\x00".join(_walk((node,), walk, as_is=True)))
+            return None, max(pos, node.end_byte)
+        action = _NODE
+    elif run:
+        _flush(run, out)
+    if action in _INNER:
+        if skipped:
+            action = _DROP
+        else:
+            field_id = cursor.field_id
+            if field_id and tables.fields[field_id]:
+                out.append(tables.fields[field_id])
+            if cursor.goto_first_child():
+                if action == _NODE:
+                    out.append(tables.markers[kind])
+                    return True, pos
+                return False, pos
+    elif action in _TEXT_LEAVES:
+        field_id = cursor.field_id
+        if field_id and tables.fields[field_id]:
+            out.append(tables.fields[field_id])
+    start, end = node.byte_range
+    pos = max(_gap(src, pos, start, escape, out), end)
+    if action in _NAMED:  # named leaves
+        out.append(tables.markers[kind])
+        if start == end and action in _INNER:  # empty: like a node whose children were all dropped
+            out.append(_CLOSE)
+        else:
+            text = b" ".join(src[start:end].split()) if action == _COLLAPSE else src[start:end]
+            out.append(_escape(text) if escape else text)
+    elif action == _QUOTE:  # only a prefix is kept: b"x" differs from "x", 'x' == "x"
+        text = bytes(sorted(src[start:end].strip(b"\"'`").lower().replace(b"u", b"")))  # Python u'' is ''
+        walk.prefix = text
+        if text:
+            out.append(_QUOTE_MARK)
+            out.append(_escape(text) if escape else text)
+    return None, pos
 
 
 # --- handlers: the rules of canonical.py that look at a node -------------------------------------
@@ -375,7 +450,7 @@ def _python_concatenation(node: Node, field: int, walk: _Walk) -> list[bytes] | 
 def _python_docstring(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
     """A docstring's lines compare stripped, as black's own AST check does (an expression statement
     of one string, first in a module, class or function body)."""
-    if node.named_child_count != 1 or node.named_children[0].type != "string":
+    if node.named_child_count != 1 or node.named_child(0).type != "string":
         return None
     body = node.parent
     if body is None or (body.type != "module" and (body.type != "block" or body.parent is None
@@ -423,7 +498,7 @@ def _js_string(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
     text = walk.src[node.start_byte + 1 : node.end_byte - 1]
     if b"\\" in text:
         text = _ESCAPE.sub(lambda m: m.group(1) if m.group(1) in (b"'", b'"') else m.group(0), text)
-    return _js_key(text, field, walk) or [walk.tables.markers[node.kind_id], walk.text(text), _CLOSE]
+    return (field and _js_key(text, field, walk)) or [walk.tables.markers[node.kind_id], walk.text(text), _CLOSE]
 
 
 _JS_NUMBER_RULES = [  # prettier's own number printing (lower case, no redundant zeros, signs or dots)
@@ -437,11 +512,12 @@ _JS_NUMBER_RULES = [  # prettier's own number printing (lower case, no redundant
 
 def _js_number(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
     """Numbers as prettier prints them: `0XAB` == `0xab`, `1.50` == `1.5`, `.5` == `0.5`."""
-    text = walk.src[node.start_byte : node.end_byte].lower()
+    start, end = node.byte_range
+    text = walk.src[start:end].lower()
     if not text.isdigit() and not text.startswith((b"0x", b"0b", b"0o")):
         for pattern, replacement in _JS_NUMBER_RULES:
             text = pattern.sub(replacement, text)
-    return _js_key(text, field, walk) or [walk.tables.markers[node.kind_id], walk.text(text)]
+    return (field and _js_key(text, field, walk)) or [walk.tables.markers[node.kind_id], walk.text(text)]
 
 
 _ASSOCIATIVE = frozenset({b"&&", b"||", b"??"})
@@ -450,18 +526,21 @@ _ASSOCIATIVE = frozenset({b"&&", b"||", b"??"})
 def _js_logical(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
     """`(a || b) || c` == `a || (b || c)` == `a || b || c` (prettier drops such parentheses): `&&`,
     `||` and `??` chains are associative, evaluated left to right either way; written flat."""
-    operator = node.child_by_field_name("operator")
+    field_ids = walk.tables.field_ids
+    operator_field = field_ids["operator"]
+    operator = node.child_by_field_id(operator_field)
     text = walk.src[operator.start_byte : operator.end_byte] if operator is not None else b""
     if text not in _ASSOCIATIVE:
         return None
+    left_field, right_field = field_ids["left"], field_ids["right"]
     operands = []
     stack = [node]
     while stack:
         current = stack.pop()
         while current.type == "parenthesized_expression" and current.named_child_count == 1:
             current = current.named_children[0]
-        inner = current.child_by_field_name("operator") if current.type == "binary_expression" else None
-        left, right = current.child_by_field_name("left"), current.child_by_field_name("right")
+        inner = current.child_by_field_id(operator_field) if current.type == "binary_expression" else None
+        left, right = current.child_by_field_id(left_field), current.child_by_field_id(right_field)
         if inner is not None and walk.src[inner.start_byte : inner.end_byte] == text and left and right:
             stack += [right, left]
         else:
@@ -471,12 +550,9 @@ def _js_logical(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
 
 def _single_parameter(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
     """`(x) => f(x)` == `x => f(x)`: a parameter list of one plain name is that name."""
-    if node.named_child_count != 1:
+    only = node.named_child(0) if node.named_child_count == 1 else None
+    if only is None or only.is_extra:
         return None
-    named = _named(node)
-    if len(named) != 1:
-        return None
-    only = named[0]
     if only.type == "required_parameter":  # TypeScript: a plain name has no type, default or modifier
         inner = _named(only)
         only = inner[0] if len(inner) == 1 and inner[0].type == "identifier" else only
@@ -546,22 +622,26 @@ _MAX_DIGESTS = 50_000
 
 
 def _remembered_digest(language: str, nodes: Sequence[Node], src: bytes, escape: bool, tables: _Tables,
-                       skipped: list[Node], skip_depth: int) -> str:
+                       skipped: Sequence[Node], skip_depth: int) -> str:
     """`_digest`, remembered by the bytes the nodes span and where the skipped definitions sit in
     them: a new version of a file re-hashes only the definitions whose text changed (the token
     stream of a span is a function of its text and of what is left out of it)."""
-    start, end = nodes[0].start_byte, nodes[-1].end_byte
-    key = (language, escape, nodes[0].kind_id, len(nodes), skip_depth, hashlib.sha1(src[start:end]).digest(),
-           tuple((n.start_byte - start, n.end_byte - start) for n in skipped))
+    first = nodes[0]
+    start = first.start_byte
+    span = hashlib.sha1(src[start : nodes[-1].end_byte]).digest()
+    offsets = tuple([(n.start_byte - start, n.end_byte - start) for n in skipped]) if skipped else ()
+    key = (language, escape, first.kind_id, len(nodes), skip_depth, span, offsets)
     found = _DIGESTS.get(key)
     if found is None:
-        found = _digest(nodes, src, escape, tables, frozenset(n.id for n in skipped), skip_depth)
+        skip = frozenset([n.id for n in skipped]) if skipped else _NO_SKIP
+        found = _digest(nodes, src, escape, tables, skip, skip_depth)
         if len(_DIGESTS) >= _MAX_DIGESTS:
             _DIGESTS.clear()
         _DIGESTS[key] = found
     return found
 
 
+_NO_SKIP: frozenset[int] = frozenset()
 _IMPORTS = frozenset({"import_statement", "import_from_statement", "future_import_statement", "import_declaration",
                       "use_declaration", "extern_crate_declaration", "package_clause", "package_declaration"})
 
@@ -631,29 +711,27 @@ def hash_tree(language: str, data: bytes, tree: Tree) -> ParsedSource:
     for index, site in enumerate(sites):
         members[site.parent + 1].append(index)
 
-    own: list[str] = [""] * len(sites)
-    merkle: list[str] = [""] * len(sites)
-
-    def frame_hashes(frame: int, nodes: Sequence[Node]) -> tuple[str, str]:
-        inner = [sites[i] for i in members[frame]]
+    own: list[str] = [""] * (len(sites) + 1)  # by frame: frame 0 is the file, frame i + 1 is site i
+    merkle: list[str] = [""] * (len(sites) + 1)
+    for frame in range(len(sites), -1, -1):  # members come after their parents
+        nodes = sites[frame - 1].nodes if frame else (root,)
+        inner = members[frame]
         if not inner:
-            own_hex = _remembered_digest(language, nodes, data, escape, tables, [], -1)
-            return own_hex, own_hex
-        own_hex = _remembered_digest(language, nodes, data, escape, tables, [n for site in inner for n in site.nodes],
-                                     max(site.depth for site in inner))
-        nested = "".join(sorted(merkle[i] for i in members[frame]))
-        return own_hex, hashlib.sha256(f"{own_hex}{nested}".encode()).hexdigest()
-
-    for index in range(len(sites) - 1, -1, -1):  # members come after their parents
-        own[index], merkle[index] = frame_hashes(index + 1, sites[index].nodes)
-    file_own, file_tree = frame_hashes(0, (root,))
+            own[frame] = merkle[frame] = _remembered_digest(language, nodes, data, escape, tables, (), -1)
+            continue
+        own_hex = own[frame] = _remembered_digest(language, nodes, data, escape, tables,
+                                                  [n for i in inner for n in sites[i].nodes],
+                                                  max(sites[i].depth for i in inner))
+        nested = "".join(sorted([merkle[i + 1] for i in inner]))
+        merkle[frame] = hashlib.sha256(f"{own_hex}{nested}".encode()).hexdigest()
     return ParsedSource(
         language=language,
-        hash=prefix + file_tree,
-        skeleton_hash=prefix + file_own,
+        hash=prefix + merkle[0],
+        skeleton_hash=prefix + own[0],
         definitions=tuple(
-            Definition(site.kind, site.name, prefix + own[i], prefix + merkle[i], _lines(site.nodes[0], site.nodes[-1]))
-            for i, site in enumerate(sites)
+            Definition(site.kind, site.name, prefix + own[frame], prefix + merkle[frame],
+                       _lines(site.nodes[0], site.nodes[-1]))
+            for frame, site in enumerate(sites, 1)
         ),
         parse_error=root.has_error,
         bare=found.bare,
