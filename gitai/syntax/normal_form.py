@@ -526,12 +526,185 @@ def _set(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
     return [walk.tables.markers[node.kind_id], *members, _CLOSE]
 
 
+# --- Mis-parses and token-level spellings (issue 13): each handler writes what the language means.
+
+def _rebuilt(node: Node, walk: _Walk, replaced: dict[int, list[bytes]]) -> list[bytes]:
+    """`node`'s tokens as the walk writes them, with the children in `replaced` (by id) written as given."""
+    fields = walk.tables.fields
+    out = [walk.tables.markers[node.kind_id]]
+    cursor = node.walk()
+    if cursor.goto_first_child():
+        while True:
+            child: Node = cursor.node  # type: ignore[assignment]
+            tokens = replaced[child.id] if child.id in replaced else _walk((child,), walk)
+            field_id = cursor.field_id
+            if tokens and child.is_named and field_id and fields[field_id]:
+                out.append(fields[field_id])
+            out.extend(tokens)
+            if not cursor.goto_next_sibling():
+                break
+    out.append(_CLOSE)
+    return out
+
+
+# TypeScript binary operators that bind at least as tightly as `as` and `satisfies` (relational), by precedence
+_TS_PRECEDENCE = {b"<": 9, b">": 9, b"<=": 9, b">=": 9, b"instanceof": 9, b"in": 9, b"<<": 10, b">>": 10,
+                  b">>>": 10, b"+": 11, b"-": 11, b"*": 12, b"/": 12, b"%": 12, b"**": 13}
+_TS_CAST_PRECEDENCE = 9
+_TS_CASTS = frozenset({"as_expression", "satisfies_expression"})
+_TS_PREFIXES = frozenset({"unary_expression", "await_expression"})
+
+
+def _ts_flatten(node: Node, walk: _Walk, items: list[tuple[str, Node, int]]) -> bool:
+    """The operators and operands of an expression of prefix operators, casts and binary operators at
+    least as tight as `as`, in source order; true when an `await` has an unparenthesized cast operand."""
+    kind = node.type
+    if kind == "binary_expression":
+        operator, left, right = (node.child_by_field_name(name) for name in ("operator", "left", "right"))
+        precedence = _TS_PRECEDENCE.get(walk.src[operator.start_byte : operator.end_byte]) if operator else None
+        if precedence and left is not None and right is not None:
+            found = _ts_flatten(left, walk, items)
+            items.append(("binary", node, precedence))
+            return _ts_flatten(right, walk, items) or found
+    elif kind in _TS_PREFIXES or kind in _TS_CASTS:
+        named = _named(node)
+        if named:
+            operand = named[-1] if kind in _TS_PREFIXES else named[0]
+            if kind in _TS_CASTS:
+                found = _ts_flatten(operand, walk, items)
+                items.append(("cast", node, _TS_CAST_PRECEDENCE))
+                return found
+            items.append(("prefix", node, operand.id))
+            return _ts_flatten(operand, walk, items) or (kind == "await_expression" and operand.type in _TS_CASTS)
+    items.append(("operand", node, 0))
+    return False
+
+
+def _ts_cast_precedence(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
+    """tree-sitter-typescript parses `await x as T` as `await (x as T)`; TypeScript reads `(await x) as T`
+    (`await` takes a unary operand, `as` and `satisfies` bind like `<`), and `a + await x as T` as
+    `(a + await x) as T`. Such an expression is parsed again from its operators and operands with
+    TypeScript's precedences and written as the tree of its parenthesized spelling."""
+    if walk.src.find(b"await", node.start_byte, node.end_byte) < 0:
+        return None
+    items: list[tuple[str, Node, int]] = []
+    if not _ts_flatten(node, walk, items):
+        return None
+    position = 0
+
+    def unary() -> list[bytes]:
+        nonlocal position
+        kind, item, operand = items[position]
+        position += 1
+        if kind == "prefix":
+            return _rebuilt(item, walk, {operand: unary()})
+        return _walk((item,), walk)
+
+    def binary(floor: int) -> list[bytes]:
+        nonlocal position
+        tokens = unary()
+        while position < len(items):
+            kind, item, precedence = items[position]
+            if kind == "operand" or kind == "prefix":
+                break
+            right_associative = item.type == "binary_expression" and precedence == _TS_PRECEDENCE[b"**"]
+            if precedence < floor or (precedence == floor and not right_associative):
+                break
+            position += 1
+            first = _named(item)[0]
+            if kind == "cast":
+                tokens = _rebuilt(item, walk, {first.id: tokens})
+            else:
+                right = item.child_by_field_name("right")
+                assert right is not None
+                tokens = _rebuilt(item, walk, {first.id: tokens, right.id: binary(precedence)})
+        return tokens
+
+    tokens = binary(0)
+    return tokens if position == len(items) else None
+
+
+def _ts_binary(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
+    return _ts_cast_precedence(node, field, walk) or _js_logical(node, field, walk)
+
+
+def _js_regex_flags(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
+    """`/a/ig` == `/a/gi` (prettier sorts them): flags are a set, each at most once."""
+    return [walk.tables.markers[node.kind_id], bytes(sorted(walk.src[node.start_byte : node.end_byte]))]
+
+
+def _js_new(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
+    """`new X` == `new X()` (prettier adds the parentheses): no argument list is an empty one."""
+    if node.child_by_field_name("arguments") is not None:
+        return None
+    tokens = _walk((node,), walk, as_is=True)
+    arguments = walk.tables.field_ids["arguments"]
+    tokens[-1:-1] = [walk.tables.fields[arguments], walk.tables.kind_markers["arguments"], _CLOSE]
+    return tokens
+
+
+_METAVARIABLE = re.compile(rb"\$(?=[A-Za-z_])")
+
+
+# std macros whose arguments are expressions (`$e:expr`, format arguments): rustfmt formats them as a call's
+_RUST_EXPRESSION_MACROS = frozenset({b"assert", b"assert_eq", b"assert_ne", b"debug_assert", b"debug_assert_eq",
+                                     b"debug_assert_ne", b"vec", b"format", b"print", b"println", b"eprint",
+                                     b"eprintln", b"write", b"writeln", b"panic", b"dbg", b"unreachable", b"todo",
+                                     b"unimplemented"})
+
+
+def _rust_token_code(node: Node, walk: _Walk, before: bytes, after: bytes, field: str) -> list[bytes] | None:
+    """The tokens of a token tree's inside parsed as Rust code between `before` and `after`, the node in
+    `field` of the first item written; each `$name` is parsed as a name of the same length (`_name`) and
+    written as `$name`; None when another `$` (a repetition) is in it or it does not parse."""
+    source = before + walk.src[node.start_byte + 1 : node.end_byte - 1] + after
+    code = _METAVARIABLE.sub(b"_", source)
+    if b"$" in code:
+        return None
+    tree = parse("rust", code)
+    if tree.root_node.has_error:
+        return None
+    inside = tree.root_node.named_children[0].child_by_field_name("body")
+    if field != "body" and inside is not None:  # the call `g(...)` ending the function body
+        call = _named(inside)[0] if _named(inside) else None
+        inside = call.child_by_field_name(field) if call is not None else None
+    if inside is None:
+        return None
+    tokens = _walk(_named(inside), _Walk(source, walk.escape, walk.tables)) if _named(inside) else []
+    return [walk.tables.markers[node.kind_id], *tokens, _CLOSE]
+
+
+def _rust_token_tree(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
+    """Token trees rustfmt formats as code, written as that code so the canonical forms apply in them
+    (`|s| { e }` == `|s| e`): a `macro_rules!` transcriber that parses as a function body, and the
+    arguments of a std macro whose arguments are expressions (`assert_eq!`, `vec!`, `format!`, ...),
+    the latter only when a `|` in them may make a closure."""
+    if field and field == walk.tables.field_ids.get("right"):
+        owner = node.parent
+        if owner is not None and owner.type == "macro_rule":
+            return _rust_token_code(node, walk, b"fn f(){", b"}", "body")
+        return None
+    if walk.src.find(b"|", node.start_byte, node.end_byte) < 0 or walk.src[node.start_byte] not in b"([":
+        return None
+    owner = node.parent
+    name = owner.child_by_field_name("macro") if owner is not None and owner.type == "macro_invocation" else None
+    if name is None:
+        return None
+    if name.type == "scoped_identifier":
+        name = name.child_by_field_name("name")
+    if name is None or walk.src[name.start_byte : name.end_byte] not in _RUST_EXPRESSION_MACROS:
+        return None
+    return _rust_token_code(node, walk, b"fn f(){g(", b")}", "arguments")
+
+
 _HANDLERS: dict[str, Handler] = {
     "python_string": _python_string, "python_docstring": _python_docstring, "lowercase": _lowercase,
     "python_uncovered_string": _python_uncovered_string,
     "python_tuple_pattern": _python_tuple_pattern, "python_concatenation": _python_concatenation,
     "js_string": _js_string, "js_number": _js_number, "js_logical": _js_logical, "single_parameter": _single_parameter,
     "leading_pipe": _leading_pipe, "rust_block": _rust_block, "rust_statement": _rust_statement, "empty": _empty, "set": _set,
+    "ts_binary": _ts_binary, "ts_cast_precedence": _ts_cast_precedence, "js_regex_flags": _js_regex_flags, "js_new": _js_new,
+    "rust_token_tree": _rust_token_tree,
 }
 
 
