@@ -51,7 +51,10 @@ _TS = Canon(
     dropped=frozenset({"empty_statement"}),
     handlers={**_JS.handlers, "union_type": "leading_pipe", "binary_expression": "ts_binary",
               "unary_expression": "ts_cast_precedence", "await_expression": "ts_cast_precedence",
-              "as_expression": "ts_cast_precedence", "satisfies_expression": "ts_cast_precedence"},
+              "as_expression": "ts_cast_precedence", "satisfies_expression": "ts_cast_precedence",
+              **dict.fromkeys(("call_expression", "member_expression", "subscript_expression",
+                               "instantiation_expression", "non_null_expression"), "ts_prefix_callee"),
+              "arguments": "ts_generic_list", "array": "ts_generic_list"},
 )
 
 CANONS: dict[str, Canon] = {

@@ -624,6 +624,118 @@ def _ts_cast_precedence(node: Node, field: int, walk: _Walk) -> list[bytes] | No
     return tokens if position == len(items) else None
 
 
+_TS_POSTFIX = {"call_expression": "function", "member_expression": "object", "subscript_expression": "object",
+               "instantiation_expression": "", "non_null_expression": ""}  # node -> field of its leftmost operand
+_TS_PREFIX_STARTS = (b"await", b"typeof", b"void", b"delete", b"!", b"~", b"+", b"-")
+
+
+def _ts_prefixes(node: Node) -> tuple[list[Node], Node] | None:
+    """The prefix operators `node` starts with (`!await g` -> [!, await]) and the operand under them."""
+    prefixes = []
+    while node.type in _TS_PREFIXES:
+        named = _named(node)
+        if not named:
+            return None
+        prefixes.append(node)
+        node = named[-1]
+    return (prefixes, node) if prefixes else None
+
+
+def _ts_wrapped(prefixes: list[Node], tokens: list[bytes], walk: _Walk, operand: Node) -> list[bytes]:
+    """`tokens` under the prefix operators (innermost last), in place of `operand`, the innermost's operand."""
+    for prefix in reversed(prefixes):
+        tokens = _rebuilt(prefix, walk, {operand.id: tokens})
+        operand = prefix
+    return tokens
+
+
+def _ts_prefix_callee(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
+    """tree-sitter-typescript parses `await g<T>(x)` as `(await g)<T>(x)` (also `-g<T>(x)`, `await g<T>`,
+    and what follows: `await g<T>(x).y`); TypeScript reads `await (g<T>(x).y)`: a prefix operator takes
+    the whole call and member chain. Written as that tree."""
+    if not walk.src.startswith(_TS_PREFIX_STARTS, node.start_byte):
+        return None
+    chain = [node]
+    while True:
+        current = chain[-1]
+        field_name = _TS_POSTFIX.get(current.type)
+        if field_name is None:
+            break
+        named = _named(current)
+        inner = current.child_by_field_name(field_name) if field_name else (named[0] if named else None)
+        if inner is None:
+            return None
+        chain.append(inner)
+    found = _ts_prefixes(chain.pop())
+    if found is None or len(chain) < 1:
+        return None
+    prefixes, operand = found
+    tokens = _walk((operand,), walk)
+    replaced = prefixes[0]
+    for owner in reversed(chain):
+        tokens = _rebuilt(owner, walk, {replaced.id: tokens})
+        replaced = owner
+    return _ts_wrapped(prefixes, tokens, walk, operand)
+
+
+_TS_NOT_UNARY = frozenset({"binary_expression", "as_expression", "satisfies_expression", "ternary_expression",
+                           "assignment_expression", "augmented_assignment_expression", "sequence_expression"})
+
+
+def _ts_generic_list(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
+    """In a list (`f(...)`, `[...]`) tree-sitter-typescript parses `f(await g<A, B>(x))` as two
+    comparisons, `await g < A` and `B > (x)`; TypeScript reads a generic call (type arguments followed
+    by `(`), as tree-sitter does without the prefix operator. Parsed again with the prefix operators
+    of such an element blanked out, then written with them around the operand they take."""
+    if walk.src.find(b">", node.start_byte, node.end_byte) < 0:
+        return None
+    found: dict[int, tuple[list[Node], Node]] = {}
+    for child in _named(node):
+        while child.type == "binary_expression":
+            left = child.child_by_field_name("left")
+            operator = child.child_by_field_name("operator")
+            if left is None or operator is None:
+                break
+            if left.type in _TS_PREFIXES and walk.src[operator.start_byte : operator.end_byte] == b"<":
+                prefixes = _ts_prefixes(left)
+                if prefixes is not None:
+                    found[prefixes[1].start_byte] = prefixes
+                break
+            child = left
+    if not found:
+        return None
+    code = bytearray(walk.src[node.start_byte : node.end_byte])
+    for prefixes, _ in found.values():
+        for prefix in prefixes:
+            keyword = prefix.child(0)
+            if keyword is None or keyword.is_named:
+                return None
+            start, end = keyword.start_byte - node.start_byte, keyword.end_byte - node.start_byte
+            code[start:end] = b" " * (end - start)
+    before = b"f" if node.type == "arguments" else b"x="
+    tree = parse(walk.tables.language, before + bytes(code))
+    if tree.root_node.has_error:
+        return None
+    statement = tree.root_node.named_children[0].named_children[0]
+    again = statement.child_by_field_name("arguments" if node.type == "arguments" else "right")
+    if again is None or again.type != node.type:
+        return None
+    sub = _Walk(before + bytes(code), walk.escape, walk.tables)
+    shift = node.start_byte - len(before)
+
+    def write(current: Node) -> list[bytes]:
+        at = [start for start in found if current.start_byte <= start - shift < current.end_byte]
+        if not at:
+            return _walk((current,), sub)
+        if current.start_byte == at[0] - shift and current.type not in _TS_NOT_UNARY and current.id != again.id:
+            prefixes, operand = found[at[0]]
+            return _ts_wrapped(prefixes, _walk((current,), sub), walk, operand)
+        return _rebuilt(current, sub, {child.id: write(child) for child in current.children
+                                       if any(child.start_byte <= start - shift < child.end_byte for start in at)})
+
+    return write(again)
+
+
 def _ts_binary(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
     return _ts_cast_precedence(node, field, walk) or _js_logical(node, field, walk)
 
@@ -703,7 +815,8 @@ _HANDLERS: dict[str, Handler] = {
     "python_tuple_pattern": _python_tuple_pattern, "python_concatenation": _python_concatenation,
     "js_string": _js_string, "js_number": _js_number, "js_logical": _js_logical, "single_parameter": _single_parameter,
     "leading_pipe": _leading_pipe, "rust_block": _rust_block, "rust_statement": _rust_statement, "empty": _empty, "set": _set,
-    "ts_binary": _ts_binary, "ts_cast_precedence": _ts_cast_precedence, "js_regex_flags": _js_regex_flags, "js_new": _js_new,
+    "ts_binary": _ts_binary, "ts_cast_precedence": _ts_cast_precedence, "js_regex_flags": _js_regex_flags, "ts_prefix_callee": _ts_prefix_callee,
+    "ts_generic_list": _ts_generic_list, "js_new": _js_new,
     "rust_token_tree": _rust_token_tree,
 }
 
