@@ -411,9 +411,21 @@ def _lowercase(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
     return [walk.tables.markers[node.kind_id], walk.src[node.start_byte : node.end_byte].lower()]
 
 
+def _js_unicode_name(text: bytes) -> bool:
+    """A key like `県` is a name too (JavaScript names are Unicode: ID_Start, then ID_Continue, and `$`)."""
+    if text.isascii():
+        return False
+    try:
+        return text.decode().replace("$", "_").isidentifier()
+    except UnicodeDecodeError:
+        return False
+
+
 def _js_key(text: bytes, field: int, walk: _Walk) -> list[bytes] | None:
     """An object key written as a string or number that could be a bare name: `{'a': 1}` == `{a: 1}`."""
-    if field and field == walk.tables.field_ids.get("key") and _JS_IDENTIFIER.fullmatch(text):
+    if field and field == walk.tables.field_ids.get("key") and (
+        _JS_IDENTIFIER.fullmatch(text) or _js_unicode_name(text)
+    ):
         return [walk.tables.kind_markers["property_identifier"], text]
     return None
 
@@ -697,9 +709,9 @@ def _ts_generic_list(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
             if left is None or operator is None:
                 break
             if left.type in _TS_PREFIXES and walk.src[operator.start_byte : operator.end_byte] == b"<":
-                prefixes = _ts_prefixes(left)
-                if prefixes is not None:
-                    found[prefixes[1].start_byte] = prefixes
+                taken = _ts_prefixes(left)
+                if taken is not None:
+                    found[taken[1].start_byte] = taken
                 break
             child = left
     if not found:
@@ -815,8 +827,9 @@ _HANDLERS: dict[str, Handler] = {
     "python_tuple_pattern": _python_tuple_pattern, "python_concatenation": _python_concatenation,
     "js_string": _js_string, "js_number": _js_number, "js_logical": _js_logical, "single_parameter": _single_parameter,
     "leading_pipe": _leading_pipe, "rust_block": _rust_block, "rust_statement": _rust_statement, "empty": _empty, "set": _set,
-    "ts_binary": _ts_binary, "ts_cast_precedence": _ts_cast_precedence, "js_regex_flags": _js_regex_flags, "ts_prefix_callee": _ts_prefix_callee,
-    "ts_generic_list": _ts_generic_list, "js_new": _js_new,
+    # issue 13, mis-parses and token-level spellings
+    "ts_binary": _ts_binary, "ts_cast_precedence": _ts_cast_precedence, "ts_prefix_callee": _ts_prefix_callee,
+    "ts_generic_list": _ts_generic_list, "js_regex_flags": _js_regex_flags, "js_new": _js_new,
     "rust_token_tree": _rust_token_tree,
 }
 
