@@ -699,7 +699,8 @@ def _ts_generic_list(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
     comparisons, `await g < A` and `B > (x)`; TypeScript reads a generic call (type arguments followed
     by `(`), as tree-sitter does without the prefix operator. Parsed again with the prefix operators
     of such an element blanked out, then written with them around the operand they take."""
-    if walk.src.find(b">", node.start_byte, node.end_byte) < 0:
+    start, end = node.start_byte, node.end_byte
+    if walk.src.find(b"<", start, end) < 0 or walk.src.find(b">", start, end) < 0:
         return None
     found: dict[int, tuple[list[Node], Node]] = {}
     for child in _named(node):
