@@ -421,11 +421,24 @@ def _js_unicode_name(text: bytes) -> bool:
         return False
 
 
-def _js_key(text: bytes, field: int, walk: _Walk) -> list[bytes] | None:
-    """An object key written as a string or number that could be a bare name: `{'a': 1}` == `{a: 1}`."""
-    if field and field == walk.tables.field_ids.get("key") and (
-        _JS_IDENTIFIER.fullmatch(text) or _js_unicode_name(text)
+# members whose `name` (`property`) is a property name: `"a"() {}` == `a() {}` (not a `module` name)
+_JS_NAMED_MEMBERS = frozenset({"method_definition", "method_signature", "abstract_method_signature",
+                               "property_signature", "public_field_definition", "field_definition",
+                               "enum_assignment", "enum_body"})
+
+
+def _js_key(node: Node, text: bytes, field: int, walk: _Walk) -> list[bytes] | None:
+    """An object key or member name written as a string or number that could be a bare name:
+    `{'a': 1}` == `{a: 1}`, `class A { 'b'() {} }` == `class A { b() {} }`."""
+    if not field:
+        return None
+    field_ids = walk.tables.field_ids
+    if field != field_ids.get("key") and not (
+        field in (field_ids.get("name"), field_ids.get("property"))
+        and node.parent is not None and node.parent.type in _JS_NAMED_MEMBERS
     ):
+        return None
+    if _JS_IDENTIFIER.fullmatch(text) or _js_unicode_name(text):
         return [walk.tables.kind_markers["property_identifier"], text]
     return None
 
@@ -435,7 +448,7 @@ def _js_string(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
     text = walk.src[node.start_byte + 1 : node.end_byte - 1]
     if b"\\" in text:
         text = _ESCAPE.sub(lambda m: m.group(1) if m.group(1) in (b"'", b'"') else m.group(0), text)
-    return _js_key(text, field, walk) or [walk.tables.markers[node.kind_id], walk.text(text), _CLOSE]
+    return _js_key(node, text, field, walk) or [walk.tables.markers[node.kind_id], walk.text(text), _CLOSE]
 
 
 _JS_NUMBER_RULES = [  # prettier's own number printing (lower case, no redundant zeros, signs or dots)
@@ -453,7 +466,7 @@ def _js_number(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
     if not text.isdigit() and not text.startswith((b"0x", b"0b", b"0o")):
         for pattern, replacement in _JS_NUMBER_RULES:
             text = pattern.sub(replacement, text)
-    return _js_key(text, field, walk) or [walk.tables.markers[node.kind_id], walk.text(text)]
+    return _js_key(node, text, field, walk) or [walk.tables.markers[node.kind_id], walk.text(text)]
 
 
 _ASSOCIATIVE = frozenset({b"&&", b"||", b"??"})
