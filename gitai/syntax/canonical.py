@@ -80,7 +80,8 @@ CANONS: dict[str, Canon] = {
         transparent=frozenset({"parenthesized_expression"}),
         runs=frozenset({"use_declaration"}),
         sets=frozenset({"use_list"}),
-        handlers={"block": "rust_block", "expression_statement": "rust_statement", "token_tree": "rust_token_tree"},
+        handlers={"block": "rust_block", "expression_statement": "rust_statement", "token_tree": "rust_token_tree",
+                  "string_literal": "rust_string"},
     ),
     "java": Canon(
         transparent=frozenset({"parenthesized_expression"}),

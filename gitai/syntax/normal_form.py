@@ -784,6 +784,31 @@ def _js_new(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
 _METAVARIABLE = re.compile(rb"\$(?=[A-Za-z_])")
 
 
+def _rust_string(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
+    """A `\\` ending a line skips the newline and the whitespace after it (rustfmt re-indents those
+    lines): the text after such a continuation is written without its leading whitespace."""
+    if walk.src.find(b"\\\n", node.start_byte, node.end_byte) < 0 and walk.src.find(
+        b"\\\r\n", node.start_byte, node.end_byte
+    ) < 0:
+        return None
+    tokens = _walk((node,), walk, as_is=True)
+    escape, content = walk.tables.kind_markers["escape_sequence"], walk.tables.kind_markers["string_content"]
+    out: list[bytes] = []
+    index = 0
+    while index < len(tokens):
+        token = tokens[index]
+        out.append(token)
+        index += 1
+        if token == escape and index < len(tokens) and tokens[index].rstrip(b"\r\n") == b"\\":
+            out.append(tokens[index])
+            index += 1
+            if index + 1 < len(tokens) and tokens[index] == content:
+                text = tokens[index + 1].lstrip(b" \t\r\n")
+                out.extend((content, text) if text else ())
+                index += 2
+    return out
+
+
 # std macros whose arguments are expressions (`$e:expr`, format arguments): rustfmt formats them as a call's
 _RUST_EXPRESSION_MACROS = frozenset({b"assert", b"assert_eq", b"assert_ne", b"debug_assert", b"debug_assert_eq",
                                      b"debug_assert_ne", b"vec", b"format", b"print", b"println", b"eprint",
@@ -844,7 +869,7 @@ _HANDLERS: dict[str, Handler] = {
     # issue 13, mis-parses and token-level spellings
     "ts_binary": _ts_binary, "ts_cast_precedence": _ts_cast_precedence, "ts_prefix_callee": _ts_prefix_callee,
     "ts_generic_list": _ts_generic_list, "js_regex_flags": _js_regex_flags, "js_new": _js_new,
-    "rust_token_tree": _rust_token_tree,
+    "rust_token_tree": _rust_token_tree, "rust_string": _rust_string,
 }
 
 
