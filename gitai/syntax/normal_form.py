@@ -763,6 +763,7 @@ def _ts_generic_list(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
 
 
 def _ts_binary(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
+    """TypeScript binary expressions: cast precedence first, then JavaScript's flat `&&`/`||`/`??` chains."""
     return _ts_cast_precedence(node, field, walk) or _js_logical(node, field, walk)
 
 
