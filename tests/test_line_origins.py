@@ -342,3 +342,51 @@ def test_a_file_split_in_two_keeps_its_history_in_both(traced: Path) -> None:
         assert [r["commit"] for r in rows] == expected
         assert [r["commit"] for r in cold_blame(repo, half)] == expected
         assert [r["intent_id"] for r in rows][:3] == ["A", "A", "B"]
+
+
+def test_a_fresh_clones_first_blame_is_the_warm_answer(traced: Path, tmp_path: Path) -> None:
+    """Refactor commits (a reformat; after a merge that keeps the side branch's line over main's,
+    a reformat of it, so following it from there stops where the side branch forked; a move in
+    from another file), traced by the hooks: a clone with the notes and no index or kept origins
+    computes the answer the hooks kept, then answers from what it kept."""
+    repo = traced
+    functions = {n: f"def f{n}(x):\n    a = x + {n}\n    b = a * 2\n    return b\n" for n in (1, 2, 3)}
+    text = "\n\n".join(functions.values())
+    write(repo, "f.py", text)
+    write(repo, "g.py", "def moved(z):\n    return z - 3\n")
+    commit(repo, "A writes f and g", env={"GITAI_INTENT": "A"})
+    write(repo, "h.txt", "h\n")
+    commit(repo, "B writes h", env={"GITAI_INTENT": "B"})  # where the side branch forks
+    git(repo, "checkout", "-q", "-b", "side")
+    write(repo, "f.py", text.replace("x + 3", "x + 30"))
+    commit(repo, "B edits f3", env={"GITAI_INTENT": "B"})
+    git(repo, "checkout", "-q", "main")
+    text = text.replace("def f1(x):\n    a = x + 1", "def f1( x ):\n    a = x+1")
+    write(repo, "f.py", text)
+    commit(repo, "C reformats f1", env={"GITAI_INTENT": "C"})
+    write(repo, "f.py", text.replace("x + 2", "x + 20"))
+    commit(repo, "B edits f2", env={"GITAI_INTENT": "B"})
+    git(repo, "merge", "-q", "--no-ff", "--no-commit", "side", env={"GITAI_INTENT": "C"})
+    text = text.replace("x + 3", "x + 30")  # the merge keeps side's f3 and the old f2 (not main's x + 20)
+    write(repo, "f.py", text)
+    commit(repo, "merge side, keeping the old f2", env={"GITAI_INTENT": "C"})
+    text = text.replace("    b = a * 2\n", "    b = a*2\n").replace("x + 2\n", "x+2\n")
+    write(repo, "f.py", text)
+    commit(repo, "C reformats every b and f2's a", env={"GITAI_INTENT": "C"})
+    write(repo, "f.py", text + "\n\ndef moved( z ):\n    return z-3\n")
+    write(repo, "g.py", "")
+    commit(repo, "C moves moved() into f", env={"GITAI_INTENT": "C"})
+    assert gitai_json(repo, "show")[0]["metadata"]["dev.gitai"]["classification"] == "AST_REFACTOR"
+    warm = blame(repo, "f.py", "--rev", "HEAD")
+    assert [r["intent_id"] for r in warm] == ["A"] * 13 + ["B"] + ["A"] * 6  # f3's edit is B's alone
+    assert warm[7]["content"] == "    a = x+2" and warm[7]["commit"] == warm[0]["commit"]
+
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(repo), str(clone))
+    git(clone, "fetch", "-q", "origin", "refs/notes/gitai:refs/notes/gitai")
+    assert not (clone / ".git" / "gitai").exists()
+    assert blame(clone, "f.py", "--rev", "HEAD") == warm
+    assert json.loads((clone / ".git" / "gitai" / "notes-index.json").read_text())["partial"]
+    assert blame(clone, "f.py", "--rev", "HEAD") == warm  # from the origins and index kept
+    assert gitai_json(clone, "stats") == gitai_json(repo, "stats")  # reads the whole trace: completes the index
+    assert "partial" not in json.loads((clone / ".git" / "gitai" / "notes-index.json").read_text())

@@ -23,7 +23,7 @@ from gitai.git.trailers import commit_intents
 from gitai.intents.active import active_intent
 from gitai.layout import Layout
 from gitai.trace.record import INFERRED
-from gitai.trace.summary_index import info_intent, load_index
+from gitai.trace.summary_index import TraceIndex, info_intent, load_index
 from gitai.util.files import is_binary
 
 UNCOMMITTED = "0" * 40
@@ -109,7 +109,7 @@ def blame_intent(layout: Layout, path: str, rev: str | None = None, line_range: 
     if blob is None:  # not in HEAD (an empty repository, a new file): all of it is uncommitted
         return [BlameLine(n, _text(text_lines[n - 1]), None, active_id, None, "active") for n in range(first, last + 1)]
     assert commit is not None
-    index = load_index(layout)
+    index = load_index(layout, only_needed=True)
     annotator = Annotator(layout, index)
     try:
         origins = _fitted(layout, path, rev, content, blob, annotator.at(commit, path, blob).origins, len(text_lines))
@@ -119,8 +119,11 @@ def blame_intent(layout: Layout, path: str, rev: str | None = None, line_range: 
             origins = _fitted(layout, path, rev, content, blob, fresh, len(text_lines))
         except InconsistentStep:
             raise GitaiError(f"{path}: the working tree and HEAD do not line up (a filter?); try --rev HEAD") from None
-    commits = index.commits
-    unrecorded = {c for c, _ in origins[first - 1 : last]} - commits.keys() - {UNCOMMITTED}
+    finally:
+        annotator.close()
+    shown = {c for c, _ in origins[first - 1 : last]} - {UNCOMMITTED}
+    index.prefetch(shown)
+    unrecorded = index.without_record(shown)
     trailers = commit_intents(layout.root, sorted(unrecorded))
     result = []
     by_text: dict[tuple[str, str], dict[bytes, str | None]] = {}
@@ -130,7 +133,7 @@ def blame_intent(layout: Layout, path: str, rev: str | None = None, line_range: 
         if origin_commit == UNCOMMITTED:
             result.append(BlameLine(number, text, None, active_id, None, "active"))
             continue
-        info = commits.get(origin_commit)
+        info = index.info(origin_commit)
         intent, source = (info_intent(info, origin_path), info.get("source")) if info else (
             trailers.get(origin_commit), "trailer")
         spans = info["files"].get(origin_path, {}).get("spans") if info else None
@@ -145,7 +148,8 @@ def blame_intent(layout: Layout, path: str, rev: str | None = None, line_range: 
         if info:
             classification = info["files"].get(origin_path, {}).get("class") or info.get("class")
         result.append(BlameLine(number, text, origin_commit, intent, classification, source))
-    _add_contributors(layout, result, origins, commits, text_lines)
+    _add_contributors(layout, result, origins, index, text_lines)
+    index.save()
     return result
 
 
@@ -154,7 +158,7 @@ def _who(entry: list[Any]) -> dict[str, Any]:
     return {"type": kind, "model_id": model, "session": session}
 
 
-def _add_contributors(layout: Layout, result: list[BlameLine], origins: Origins, commits: dict[str, Any],
+def _add_contributors(layout: Layout, result: list[BlameLine], origins: Origins, index: TraceIndex,
                       text_lines: list[bytes]) -> None:
     """Each committed line's contributor: the one of its origin commit's file when the record has
     one; when it has several (line-level provenance), by the line's content in that record."""
@@ -163,7 +167,7 @@ def _add_contributors(layout: Layout, result: list[BlameLine], origins: Origins,
         if line.commit is None:
             continue
         origin_commit, origin_path = origins[line.line - 1]
-        info = commits.get(origin_commit)
+        info = index.info(origin_commit)
         who = info["files"].get(origin_path, {}).get("who", []) if info else []
         if len(who) == 1:
             line.contributor = _who(who[0])

@@ -25,6 +25,16 @@ def last_change(root: str, commit: str, path: str) -> str | None:
     return proc.stdout.decode().strip() or None
 
 
+def commit_graph(root: str, commit: str) -> dict[str, list[str]]:
+    """Every commit reachable from `commit` -> its parents, children before parents (one
+    `git rev-list --topo-order --parents`)."""
+    graph: dict[str, list[str]] = {}
+    for line in run_git(["rev-list", "--topo-order", "--parents", commit, "--"], root).decode().splitlines():
+        child, *parents = line.split()
+        graph[child] = parents
+    return graph
+
+
 class BlamedRun:
     """What `git blame` says of a run of lines: the commit, the file's path there, where the run
     starts there and here, how long it is, and whether the commit is a boundary (one of the
@@ -42,9 +52,11 @@ BLAME_OPTIONS = ("--diff-algorithm=myers",)
 applies: git 2.39 offers no way to turn it off for one run.)"""
 
 
-def git_blame(root: str, commit: str, path: str, exclude: list[str]) -> list[BlamedRun]:
-    """`git blame --incremental --root COMMIT ^EXCLUDED... -- PATH`, as runs in line order."""
-    args = ["blame", "--incremental", "--root", *BLAME_OPTIONS, commit, *(f"^{c}" for c in exclude), "--", path]
+def git_blame(root: str, commit: str, path: str, exclude: list[str],
+              lines: list[tuple[int, int]] | None = None) -> list[BlamedRun]:
+    """`git blame --incremental --root [-L START,END...] COMMIT ^EXCLUDED... -- PATH`, as runs in line order."""
+    ranges = [f"-L{start},{end}" for start, end in lines or []]
+    args = ["blame", "--incremental", "--root", *BLAME_OPTIONS, *ranges, commit, *(f"^{c}" for c in exclude), "--", path]
     proc = git_process(args, root)
     if proc.returncode != 0:
         message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
@@ -75,12 +87,13 @@ def parse_incremental(output: bytes) -> list[BlamedRun]:
     return sorted(runs, key=lambda run: run.final_start)
 
 
-def file_history(root: str, commit: str, path: str) -> list[tuple[str, str | None]]:
+def file_history(root: str, commit: str, path: str, limit: int | None = None) -> list[tuple[str, str | None]]:
     """The commits, from `commit` back, that changed `path` (git log's history simplification,
     no rename following), newest first, each with the file's blob after it (None: deleted, or a
-    merge, whose changes git log does not list)."""
+    merge, whose changes git log does not list); `limit`: only that many of the newest."""
+    count = [f"--max-count={limit}"] if limit is not None else []
     out = run_git(["--literal-pathspecs", "log", "-z", "--raw", "--no-abbrev", "--no-renames", "--format=%x01%H",
-                   commit, "--", path], root)
+                   *count, commit, "--", path], root)
     history: list[tuple[str, str | None]] = []
     path_follows = False  # with -z, a raw entry is its `:modes oids status` item, then the path
     for item in out.split(b"\0"):

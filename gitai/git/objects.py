@@ -52,6 +52,16 @@ class ObjectReader:
     def tree_entry(self, commit: str, path: str) -> str | None:
         """The id of the object at `path` in `commit`'s tree (None: no such path). Raises KeyError
         when the commit itself is missing. Reads tree objects, so any path (newlines too) works."""
+        found = self.entry(commit, path)
+        return found[1] if found else None
+
+    def blob_at(self, commit: str, path: str) -> str | None:
+        """The blob of the file (regular or symbolic link) at `path` in `commit` (None: none there)."""
+        found = self.entry(commit, path)
+        return found[1] if found and found[0] in (b"100644", b"100755", b"120000") else None
+
+    def entry(self, commit: str, path: str) -> tuple[bytes, str] | None:
+        """The mode and id of the object at `path` in `commit`'s tree (None: no such path)."""
         data = self.read(commit)
         if not data.startswith(b"tree "):
             raise KeyError(commit)
@@ -74,7 +84,7 @@ class ObjectReader:
             if found is None:
                 return None
             oid = found
-        return oid
+        return mode, oid
 
     def close(self) -> None:
         if self._proc.stdin:
@@ -97,3 +107,22 @@ def commit_parents(reader: ObjectReader, commit: str) -> list[str]:
         if line.startswith(b"parent "):
             parents.append(line[7:].decode())
     return parents
+
+
+def read_blobs(root: str, oids: list[str]) -> dict[str, bytes]:
+    """Many objects' contents through one `git cat-file --batch` run (missing ones left out)."""
+    if not oids:
+        return {}
+    out = run_git(["cat-file", "--batch"], root, input="".join(f"{oid}\n" for oid in oids).encode())
+    found: dict[str, bytes] = {}
+    position = 0
+    for oid in oids:
+        end = out.index(b"\n", position)
+        header = out[position:end].split()
+        position = end + 1
+        if len(header) < 3 or header[1] == b"missing":
+            continue
+        size = int(header[2])
+        found[oid] = out[position : position + size]
+        position += size + 1
+    return found

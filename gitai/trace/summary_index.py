@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable
 from typing import Any
 
 from gitai import __version__
 from gitai.git.notes import list_notes
+from gitai.git.objects import read_blobs
 from gitai.git.runner import run_git
 from gitai.layout import NOTES_REF, Layout
 from gitai.trace.record import (
@@ -116,11 +118,99 @@ class TraceIndex:
         self._definitions_path = definitions_path
         self._definitions: dict[str, dict[str, list[dict[str, Any]]]] | None = None
 
+    def info(self, commit: str) -> CommitInfo | None:
+        """The commit's summary (None: no record)."""
+        return self.commits.get(commit)
+
+    def prefetch(self, commits: Iterable[str]) -> None:
+        """Read these commits' notes now, together (here: all are read already)."""
+
+    def has_none_of(self, commits: Iterable[str]) -> bool:
+        """Whether none of these commits has a record."""
+        return all(self.info(commit) is None for commit in commits)
+
+    def without_record(self, commits: Iterable[str]) -> set[str]:
+        """Those of these commits that have no record."""
+        return {commit for commit in commits if self.info(commit) is None}
+
     def definitions(self, commit: str, path: str) -> list[dict[str, Any]]:
         """The definition mappings (old and new lines, moved_from) of an AST_REFACTOR file."""
         if self._definitions is None:
             self._definitions = _read_json(self._definitions_path) if self._definitions_path else {}
         return list(self._definitions.get(commit, {}).get(path, []))
+
+    def save(self) -> None:
+        """Keep what was read for the next run (here: kept already)."""
+
+
+class LazyTraceIndex(TraceIndex):
+    """Reads only the notes it is asked about, for a first run with no complete index kept (a
+    fresh clone): reading every note there costs more than the rest of a `blame-intent`. What it
+    read is kept (`save`) as a partial index, which later runs extend, and which a reader of the
+    whole trace completes."""
+
+    def __init__(self, layout: Layout, head: str, cached: dict[str, Any], definitions_path: str) -> None:
+        super().__init__({}, definitions_path)
+        self._root = layout.root
+        self._index_path = os.path.join(layout.shared_state_dir, INDEX_NAME)
+        self._head = head
+        self._listing: dict[str, str] | None = None  # annotated commit -> note blob
+        self._entries: dict[str, dict[str, Any]] = dict(cached.get("commits", {}))
+        self._absent: set[str] = set(cached.get("absent", []))
+        self._new_definitions: dict[str, dict[str, list[dict[str, Any]]]] = {}
+        self._changed = False
+        if cached.get("notes") != head:  # notes changed since: keep only what still matches
+            listing = self._notes()
+            self._entries = {sha: e for sha, e in self._entries.items() if listing.get(sha) == e.get("blob")}
+            self._absent = set()
+            self._changed = True
+        self.commits = {sha: entry["info"] for sha, entry in self._entries.items()}
+
+    def _notes(self) -> dict[str, str]:
+        if self._listing is None:
+            self._listing = {sha: blob for blob, sha in list_notes(self._root, NOTES_REF)}
+        return self._listing
+
+    def info(self, commit: str) -> CommitInfo | None:
+        if commit not in self.commits and commit not in self._absent:
+            self.prefetch([commit])
+        return self.commits.get(commit)
+
+    def prefetch(self, commits: Iterable[str]) -> None:
+        missing = [sha for sha in commits if sha not in self.commits and sha not in self._absent]
+        if not missing:
+            return
+        listing = self._notes()
+        wanted = {sha: listing[sha] for sha in missing if sha in listing}
+        self._absent.update(sha for sha in missing if sha not in wanted)
+        notes = read_blobs(self._root, list(set(wanted.values())))
+        for sha, blob in wanted.items():
+            record = choose_record(own_records(parse_note(notes.get(blob, b"").decode("utf-8", "replace")), sha))
+            if record is None:
+                self._absent.add(sha)
+                continue
+            info, defs = summarize(record)
+            self._entries[sha] = {"blob": blob, "info": info}
+            self.commits[sha] = info
+            self._new_definitions[sha] = defs  # even none: replaces what an older note had
+        self._changed = True
+
+    def definitions(self, commit: str, path: str) -> list[dict[str, Any]]:
+        self.info(commit)
+        if commit in self._new_definitions:
+            return list(self._new_definitions[commit].get(path, []))
+        return super().definitions(commit, path)
+
+    def save(self) -> None:
+        if not self._changed:
+            return
+        assert self._definitions_path is not None
+        definitions = _read_json(self._definitions_path)
+        definitions.update(self._new_definitions)
+        _write_json(self._definitions_path, definitions)
+        _write_json(self._index_path, {"version": VERSION, "notes": self._head, "partial": True,
+                                       "commits": self._entries, "absent": sorted(self._absent)})
+        self._changed = False
 
 
 def _read_json(path: str) -> dict[str, Any]:
@@ -139,8 +229,9 @@ def _write_json(path: str, data: dict[str, Any]) -> None:
         pass  # a read-only git dir only costs speed
 
 
-def load_index(layout: Layout) -> TraceIndex:
-    """The index of the trace, from the cache when the notes did not change."""
+def load_index(layout: Layout, only_needed: bool = False) -> TraceIndex:
+    """The index of the trace, from the cache when the notes did not change. `only_needed`:
+    unless a complete index is kept, one that reads only the notes it is asked about."""
     head = run_git(["rev-parse", "-q", "--verify", NOTES_REF], layout.root, check=False).decode().strip()
     if not head:
         return TraceIndex({}, None)
@@ -148,8 +239,11 @@ def load_index(layout: Layout) -> TraceIndex:
     defs_path = os.path.join(layout.shared_state_dir, DEFINITIONS_NAME)
     cached = _read_json(path)
     fresh = cached.get("version") == VERSION
-    if fresh and cached.get("notes") == head:
+    complete = fresh and not cached.get("partial")
+    if complete and cached.get("notes") == head:
         return TraceIndex({sha: entry["info"] for sha, entry in cached["commits"].items()}, defs_path)
+    if only_needed and not complete:
+        return LazyTraceIndex(layout, head, cached if fresh else {}, defs_path)
     from gitai.git.objects import ObjectReader
 
     old = cached.get("commits", {}) if fresh else {}
