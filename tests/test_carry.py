@@ -46,7 +46,7 @@ def test_carry_a_squash_merge_whose_message_lost_the_trailers(feature: tuple[Pat
     validate(record)
     meta = record["metadata"]["dev.gitai"]
     assert meta["carry"] == "squash" and meta["carried_from"] == originals
-    assert meta["intent_id"] is None and meta["intents"] == {"src/auth/a.py": None, "src/billing/b.py": "INT-003"}
+    assert "intent_id" not in meta and meta["intents"] == {"src/auth/a.py": None, "src/billing/b.py": "INT-003"}
     assert meta["intent_source"] == "active"  # the least declared of the lines' sources
     talks = next(f for f in record["files"] if f["path"] == "src/auth/a.py")["conversations"]
     assert [(t["contributor"], t["related"][0]["url"]) for t in talks] == [

@@ -7,6 +7,8 @@ from pathlib import Path
 from conftest import commit, git, gitai, gitai_json, gitai_ok, write
 from trace_helpers import note
 
+from gitai.trace.record import file_meta
+
 APP = "def area(w, h):\n    return w * h\n\n\ndef perimeter(w, h):\n    return 2 * (w + h)\n"
 
 
@@ -24,22 +26,26 @@ def test_records_carry_classes_per_commit_file_and_definition(repo: Path) -> Non
     write(repo, "src/auth/geo.py", "def perimeter(w,h):\n    return 2*(w+h)\n\ndef area(w, h):  # m2\n    return (w * h)\n")
     write(repo, "src/auth/ui.js", 'export function greet(name) {\n  return "hi " + name;\n}\n')
     commit(repo, "reformat")
-    meta = note(repo)["metadata"]["dev.gitai"]
+    record = note(repo)
+    meta, files = record["metadata"]["dev.gitai"], file_meta(record)
     assert meta["classification"] == "AST_REFACTOR"
-    assert meta["files"]["src/auth/geo.py"]["classification"] == "AST_REFACTOR"
-    assert meta["files"]["src/auth/ui.js"]["language"] == "javascript"
-    assert {d["status"] for d in meta["files"]["src/auth/geo.py"]["definitions"]} == {"unchanged"}
+    assert "classification" not in meta["files"]["src/auth/geo.py"]  # the commit's: left out of the note
+    assert files["src/auth/geo.py"]["classification"] == "AST_REFACTOR"
+    assert files["src/auth/ui.js"]["language"] == "javascript"
+    assert {d["status"] for d in files["src/auth/geo.py"]["definitions"]} == {"unchanged"}
 
     # one changed operator makes the commit an evolution, the other file stays a refactor
     write(repo, "src/auth/geo.py", "def perimeter(w,h):\n    return 2*(w-h)\n\ndef area(w, h):  # m2\n    return (w * h)\n")
     write(repo, "src/auth/ui.js", 'export function greet(name) {\n  return "hi " + name; // hello\n}\n')
     commit(repo, "bug")
-    meta = note(repo)["metadata"]["dev.gitai"]
+    record = note(repo)
+    meta, files = record["metadata"]["dev.gitai"], file_meta(record)
     assert meta["classification"] == "INTENT_EVOLUTION"
     assert meta["files"]["src/auth/ui.js"]["classification"] == "AST_REFACTOR"
-    defs = {d["name"]: d["status"] for d in meta["files"]["src/auth/geo.py"]["definitions"]}
+    defs = {d["name"]: d["status"] for d in files["src/auth/geo.py"]["definitions"]}
     assert defs == {"perimeter": "modified"}  # records list what changed only
-    assert meta["files"]["src/auth/geo.py"]["reason"] == "modified: function perimeter (lines 1-2)"
+    assert "reason" not in meta["files"]["src/auth/geo.py"]  # its definitions say it
+    assert files["src/auth/geo.py"]["reason"] == "modified: function perimeter (lines 1-2)"
     assert gitai(repo, "trace", "verify").returncode == 0
 
 
@@ -57,8 +63,8 @@ def test_move_between_files_and_syntax_error(repo: Path) -> None:
     assert note(repo)["metadata"]["dev.gitai"]["classification"] == "AST_REFACTOR"
     write(repo, "src/auth/geo.py", "def area(w, h:\n    return w * h\n")
     commit(repo, "broken")
-    info = note(repo)["metadata"]["dev.gitai"]["files"]["src/auth/geo.py"]
-    assert info["classification"] == "INTENT_EVOLUTION" and "parse error" in info["reason"]
+    info = file_meta(note(repo))["src/auth/geo.py"]
+    assert info["classification"] == "INTENT_EVOLUTION" and "parse error" in info.get("reason", "")
 
 
 def test_classify_staged_and_bad_revision(repo: Path) -> None:

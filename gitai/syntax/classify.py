@@ -24,6 +24,7 @@ from gitai.syntax.normal_form import (
     hash_source,
     top_level_statements,
 )
+from gitai.syntax.reasons import definitions_reason, spans_text
 from gitai.util.files import LARGE_FILE, is_binary
 
 AST_REFACTOR: Final = "AST_REFACTOR"
@@ -266,18 +267,6 @@ def _finish(work: _File) -> FileClassification:
     return FileClassification(_verdict(ok), work.language, reason, definitions)
 
 
-def _spans(ranges: Iterable[tuple[int, int]]) -> str:
-    """`[(3, 5), (6, 6), (9, 9)]` -> "lines 3-6, 9": 1-based ranges, adjacent ones joined."""
-    merged: list[list[int]] = []
-    for start, end in sorted(ranges):
-        if merged and start <= merged[-1][1] + 1:
-            merged[-1][1] = max(merged[-1][1], end)
-        else:
-            merged.append([start, end])
-    text = ", ".join(f"{a}-{b}" if a != b else str(a) for a, b in merged)
-    return ("lines " if len(merged) > 1 or merged[0][0] != merged[0][1] else "line ") + text
-
-
 def _parse_error_reason(work: _File, sides: list[str]) -> str:
     data = {"old": work.change.old_data, "new": work.change.new_data}
     assert work.language is not None
@@ -294,12 +283,7 @@ def _change_reason(work: _File, definitions: list[DefinitionChange]) -> str:
     old, new = work.old, work.new
     if old is not None and new is not None and old.skeleton_hash != new.skeleton_hash and work.language:
         parts += _skeleton_reason(work.language, work.change.old_data or b"", work.change.new_data or b"")
-    for status in ("modified", "added", "removed"):
-        items = [f"{d.kind} {d.name} ({'old ' if d.new_lines is None else ''}{_spans([span])})"
-                 for d in definitions if d.status == status and (span := d.new_lines or d.old_lines)]
-        if items:
-            more = f" and {len(items) - 5} more" if len(items) > 5 else ""
-            parts.append(f"{status}: {', '.join(items[:5])}{more}")
+    parts += definitions_reason([d.to_json() for d in definitions])
     return "; ".join(parts) or "changed"
 
 
@@ -324,9 +308,9 @@ def _skeleton_reason(language: str, old_data: bytes, new_data: bytes) -> list[st
         new_side = [s for s in news if s.imports == imports]
         added, removed = _unmatched(new_side, old_side), _unmatched(old_side, new_side)
         if added:
-            parts.append(f"{label} changed ({_spans(added)})")
+            parts.append(f"{label} changed ({spans_text(added)})")
         elif removed:
-            parts.append(f"{label} removed (old {_spans(removed)})")
+            parts.append(f"{label} removed (old {spans_text(removed)})")
         elif [s.digest for s in old_side] != [s.digest for s in new_side]:
             parts.append(f"{label} reordered")
     return parts or ["top-level code changed"]

@@ -15,6 +15,7 @@ from gitai.trace.record import (
     attribution_of,
     classification_of,
     contributors,
+    conversation_contributor,
     conversation_session,
     deleted_paths,
     file_entries,
@@ -171,7 +172,7 @@ def describe_record(record: Record) -> list[str]:
         lines.append(f"  {display_path(entry['path'])}: {spans or 'no line ranges'}{suffix}")
         if len(entry["conversations"]) > 1:  # line-level provenance: the ranges of each contributor
             for conversation in entry["conversations"]:
-                author = conversation.get("contributor", {})
+                author = conversation_contributor(conversation)
                 label = " ".join(filter(None, [author.get("type", "unknown"), author.get("model_id")]))
                 session = conversation_session(conversation)
                 label += f" session {session}" if session else ""

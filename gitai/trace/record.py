@@ -4,7 +4,9 @@ A record is an Agent Trace 0.1.0 object (strict form; docs/trace-format.md), kep
 data: a note body line and a ledger line are the same bytes. Everything else in gitai reads a
 record through the accessors here (`revision`, `gitai_meta`, `intent_of`, ...), never by
 reaching into nested dicts, and every record read from a note or the ledger passes `is_record`
-first: notes arrive from other clones, so their content is untrusted.
+first: notes arrive from other clones, so their content is untrusted. Records are built in compact
+form (`compact`: no value a reader can put back); the accessors read it and the verbose form of
+earlier versions alike.
 """
 
 from __future__ import annotations
@@ -93,6 +95,9 @@ Record = dict[str, Any]
 "metadata": {"dev.gitai": GitaiMeta}}. Read it with the accessors below."""
 
 GITAI_KEY = "dev.gitai"
+INTENT_EVOLUTION = "INTENT_EVOLUTION"
+DEFAULT_STATUS = "modified"  # a definition's status when the compact form leaves it out
+UNKNOWN: Contributor = {"type": "unknown"}
 MAX_NOTE_BYTES = 32 * 1024 * 1024  # a note larger than this is not read (a whole-repository commit is ~ MBs)
 
 
@@ -179,8 +184,41 @@ def classification_of(record: Record) -> str | None:
 
 
 def file_meta(record: Record) -> dict[str, FileMeta]:
-    """Per path: the file's classification, definitions, content kind, former name."""
-    return gitai_meta(record).get("files", {})
+    """Per path, every file of the record (deleted ones too): its classification, language, reason,
+    definitions, content kind, former name, with what the compact form leaves out put back."""
+    meta = gitai_meta(record)
+    stored: dict[str, FileMeta] = meta.get("files", {})
+    commit_class = meta.get("classification")
+    paths = {entry["path"] for entry in file_entries(record)} | set(deleted_paths(record)) | set(stored)
+    return {path: _expanded_file(stored.get(path, {}), commit_class) for path in sorted(paths)}
+
+
+def _expanded_file(info: FileMeta, commit_class: str | None) -> FileMeta:
+    full: FileMeta = {**info}
+    if commit_class is not None:
+        full.setdefault("classification", commit_class)
+    full.setdefault("language", None)
+    full["definitions"] = [_expanded_definition(d) for d in info.get("definitions", [])]
+    if "reason" not in full and full.get("classification") == INTENT_EVOLUTION:
+        reason = _derived_reason(full["definitions"])
+        if reason:
+            full["reason"] = reason
+    return full
+
+
+def _expanded_definition(definition: DefinitionMeta) -> DefinitionMeta:
+    full: DefinitionMeta = {**definition}
+    full.setdefault("status", DEFAULT_STATUS)
+    full.setdefault("old_lines", None)
+    full.setdefault("new_lines", None)
+    return full
+
+
+def _derived_reason(definitions: list[DefinitionMeta]) -> str:
+    """The reason the changed definitions give (gitai/syntax/reasons.py), "" when they give none."""
+    from gitai.syntax.reasons import definitions_reason
+
+    return "; ".join(definitions_reason(definitions))
 
 
 def deleted_paths(record: Record) -> list[str]:
@@ -235,9 +273,9 @@ def conversations_of(entry: FileEntry) -> list[Conversation]:
 
 
 def conversation_contributor(conversation: Conversation) -> Contributor:
-    """Who wrote the conversation's ranges (`{}` when the record does not say)."""
+    """Who wrote the conversation's ranges (unknown when the record does not say)."""
     contributor = conversation.get("contributor")
-    return contributor if isinstance(contributor, dict) else {}
+    return contributor if isinstance(contributor, dict) else Contributor(type="unknown")
 
 
 def conversation_ranges(conversation: Conversation) -> list[Range]:
@@ -259,8 +297,8 @@ def contributors(record: Record) -> list[Contributor]:
     seen: list[Contributor] = []
     for entry in file_entries(record):
         for conversation in entry["conversations"]:
-            contributor = conversation.get("contributor")
-            if contributor is not None and contributor not in seen:
+            contributor = conversation_contributor(conversation)
+            if contributor not in seen:
                 seen.append(contributor)
     return seen
 
@@ -288,7 +326,7 @@ def attributed_ranges(entry: FileEntry) -> list[tuple[Range, Contributor, str | 
     conversation's, else unknown) and session."""
     found: list[tuple[Range, Contributor, str | None]] = []
     for conversation in entry["conversations"]:
-        contributor = conversation.get("contributor") or Contributor(type="unknown")
+        contributor = conversation_contributor(conversation) or Contributor(type="unknown")
         session = conversation_session(conversation)
         for r in conversation.get("ranges", []):
             override: Contributor | None = dict(r).get("contributor")  # type: ignore[assignment]
@@ -520,9 +558,9 @@ def build_record(
     if intents is not None:
         meta_out["intents"] = intents
     meta_out.update(extra_metadata or {})
-    meta_out["files"] = {path: meta for path, meta in sorted(files_meta.items()) if meta}
+    meta_out["files"] = dict(sorted(files_meta.items()))
     meta_out["deleted"] = sorted(path for path, _ in changes.deleted)
-    return {
+    return compact({
         "version": "0.1.0",
         "id": new_record_id(),
         "timestamp": utc_now(),
@@ -530,7 +568,46 @@ def build_record(
         "tool": {"name": "gitai", "version": __version__},
         "files": files_json,
         "metadata": {GITAI_KEY: meta_out},
-    }
+    })
+
+
+def compact(record: Record) -> Record:
+    """`record` in compact form (docs/trace-format.md, "Compact form"): without the values a reader
+    puts back, so a note says only what the commit changed. The accessors above read both forms."""
+    for entry in record["files"]:
+        for conversation in entry["conversations"]:
+            if conversation.get("contributor") == UNKNOWN:
+                del conversation["contributor"]
+    meta = record["metadata"][GITAI_KEY]
+    for key in ("intent_id", "intent_source", "deleted"):
+        if not meta.get(key):
+            meta.pop(key, None)
+    commit_class = meta.get("classification")
+    files = {path: kept for path, info in meta.pop("files", {}).items() if (kept := _compact_file(info, commit_class))}
+    if files:
+        meta["files"] = files
+    return record
+
+
+def _compact_file(info: dict[str, Any], commit_class: str | None) -> dict[str, Any]:
+    """A file's metadata without the commit's classification, a null language, an empty list of
+    definitions, and a reason its definitions already give."""
+    kept = {key: value for key, value in info.items()
+            if not (key == "classification" and value == commit_class)
+            and not (key in ("language", "definitions") and not value)}
+    definitions = kept.get("definitions", [])
+    if (definitions and "reason" in kept and kept.get("classification", commit_class) == INTENT_EVOLUTION
+            and kept["reason"] == _derived_reason([_expanded_definition(d) for d in definitions])):
+        del kept["reason"]
+    if definitions:
+        kept["definitions"] = [{key: value for key, value in d.items() if not _is_default(key, value)}
+                               for d in definitions]
+    return kept
+
+
+def _is_default(key: str, value: Any) -> bool:
+    """A definition's value the compact form leaves out (`_expanded_definition` puts it back)."""
+    return (key == "status" and value == DEFAULT_STATUS) or (key in ("old_lines", "new_lines") and value is None)
 
 
 def least_declared(sources: list[str | None]) -> str | None:
@@ -569,4 +646,4 @@ def with_conversations(
         meta["intents"] = dict(sorted(per_file.items()))
     meta["intent_source"] = intent_source if (intent_id or any(per_file.values())) else None
     meta.update(extra_metadata)
-    return record
+    return compact(record)
