@@ -26,6 +26,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from _common import ENV, median_ms, run, scratch, timed  # noqa: E402
 
+from gitai.syntax.hash_cache import DIRECTORY as SYNTAX_CACHE  # noqa: E402
+
 SOURCE = "/work/.mirror/pallets+click/repo"
 FILE = "src/click/core.py"
 CATALOGUE = """\
@@ -92,7 +94,7 @@ def main() -> None:
         print(f"  git log -p over the same history: {reference:.1f} s wall; backfill / git log -p = {wall / reference:.1f}")
         print(f"  intent from: {result['intent_from']}, {result['several_intents']} commits span several intents")
         print(f"  .git {git_before:.0f} MB -> {size_mb(repo / '.git'):.0f} MB; caches: origins "
-              f"{size_mb(state / 'origins-v1'):.1f} MB, syntax {size_mb(state / 'syntax-v2'):.1f} MB, "
+              f"{size_mb(state / 'origins-v1'):.1f} MB, syntax {size_mb(state / SYNTAX_CACHE):.1f} MB, "
               f"notes objects packed by fast-import")
 
         firsts = []

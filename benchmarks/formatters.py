@@ -12,6 +12,7 @@ missing), repositories are read from /work/.mirror (or --mirror) with `git archi
 formatter or corpus is reported loudly and its language skipped.
 
 Usage: .venv/bin/python benchmarks/formatters.py [--lang python,rust] [--max-files N] [--show N]
+       [--repository typescript=vuejs+core:packages/]  (another mirrored repository for a language)
 """
 
 from __future__ import annotations
@@ -422,7 +423,13 @@ def main() -> int:
     parser.add_argument("--mirror", type=Path, default=Path(os.environ.get("GITAI_MIRROR", "/work/.mirror")))
     parser.add_argument("--show", type=int, default=5, help="failures shown per language")
     parser.add_argument("--dump", type=Path, help="write each failing pair (old, new) under this directory")
+    parser.add_argument("--repository", action="append", default=[], metavar="LANG=OWNER+NAME[:PREFIX,...]",
+                        help="take a language's corpus from another repository under the mirror")
     args = parser.parse_args()
+    for choice in args.repository:
+        language, _, source = choice.partition("=")
+        name, _, prefixes = source.partition(":")
+        REPOSITORIES[language] = (name, tuple(prefixes.split(",")) if prefixes else ())
     rows = []
     for language in args.lang.split(","):
         result = run_language(language, args.mirror, args.max_files, args.per_kind)

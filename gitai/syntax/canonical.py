@@ -43,13 +43,18 @@ _JS = Canon(
     field_aliases={"parameter": "parameters"},
     dropped=frozenset({"empty_statement"}),
     handlers={"string": "js_string", "number": "js_number", "formal_parameters": "single_parameter",
-              "binary_expression": "js_logical"},
+              "binary_expression": "js_logical", "regex_flags": "js_regex_flags", "new_expression": "js_new"},
 )
 _TS = Canon(
     transparent=frozenset({"parenthesized_expression", "parenthesized_type"}),
     field_aliases=_JS.field_aliases,
     dropped=frozenset({"empty_statement"}),
-    handlers={**_JS.handlers, "union_type": "leading_pipe"},
+    handlers={**_JS.handlers, "union_type": "leading_pipe", "binary_expression": "ts_binary",
+              "unary_expression": "ts_cast_precedence", "await_expression": "ts_cast_precedence",
+              "as_expression": "ts_cast_precedence", "satisfies_expression": "ts_cast_precedence",
+              **dict.fromkeys(("call_expression", "member_expression", "subscript_expression",
+                               "instantiation_expression", "non_null_expression"), "ts_prefix_callee"),
+              "arguments": "ts_generic_list", "array": "ts_generic_list"},
 )
 
 CANONS: dict[str, Canon] = {
@@ -75,7 +80,8 @@ CANONS: dict[str, Canon] = {
         transparent=frozenset({"parenthesized_expression"}),
         runs=frozenset({"use_declaration"}),
         sets=frozenset({"use_list"}),
-        handlers={"block": "rust_block", "expression_statement": "rust_statement"},
+        handlers={"block": "rust_block", "expression_statement": "rust_statement", "token_tree": "rust_token_tree",
+                  "string_literal": "rust_string"},
     ),
     "java": Canon(
         transparent=frozenset({"parenthesized_expression"}),

@@ -486,9 +486,34 @@ def _lowercase(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
     return [walk.tables.markers[node.kind_id], walk.src[node.start_byte : node.end_byte].lower()]
 
 
-def _js_key(text: bytes, field: int, walk: _Walk) -> list[bytes] | None:
-    """An object key written as a string or number that could be a bare name: `{'a': 1}` == `{a: 1}`."""
-    if field and field == walk.tables.field_ids.get("key") and _JS_IDENTIFIER.fullmatch(text):
+def _js_unicode_name(text: bytes) -> bool:
+    """A key like `県` is a name too (JavaScript names are Unicode: ID_Start, then ID_Continue, and `$`)."""
+    if text.isascii():
+        return False
+    try:
+        return text.decode().replace("$", "_").isidentifier()
+    except UnicodeDecodeError:
+        return False
+
+
+# members whose `name` (`property`) is a property name: `"a"() {}` == `a() {}` (not a `module` name)
+_JS_NAMED_MEMBERS = frozenset({"method_definition", "method_signature", "abstract_method_signature",
+                               "property_signature", "public_field_definition", "field_definition",
+                               "enum_assignment", "enum_body"})
+
+
+def _js_key(node: Node, text: bytes, field: int, walk: _Walk) -> list[bytes] | None:
+    """An object key or member name written as a string or number that could be a bare name:
+    `{'a': 1}` == `{a: 1}`, `class A { 'b'() {} }` == `class A { b() {} }`."""
+    if not field:
+        return None
+    field_ids = walk.tables.field_ids
+    if field != field_ids.get("key") and not (
+        field in (field_ids.get("name"), field_ids.get("property"))
+        and node.parent is not None and node.parent.type in _JS_NAMED_MEMBERS
+    ):
+        return None
+    if _JS_IDENTIFIER.fullmatch(text) or _js_unicode_name(text):
         return [walk.tables.kind_markers["property_identifier"], text]
     return None
 
@@ -498,7 +523,7 @@ def _js_string(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
     text = walk.src[node.start_byte + 1 : node.end_byte - 1]
     if b"\\" in text:
         text = _ESCAPE.sub(lambda m: m.group(1) if m.group(1) in (b"'", b'"') else m.group(0), text)
-    return (field and _js_key(text, field, walk)) or [walk.tables.markers[node.kind_id], walk.text(text), _CLOSE]
+    return (field and _js_key(node, text, field, walk)) or [walk.tables.markers[node.kind_id], walk.text(text), _CLOSE]
 
 
 _JS_NUMBER_RULES = [  # prettier's own number printing (lower case, no redundant zeros, signs or dots)
@@ -517,7 +542,7 @@ def _js_number(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
     if not text.isdigit() and not text.startswith((b"0x", b"0b", b"0o")):
         for pattern, replacement in _JS_NUMBER_RULES:
             text = pattern.sub(replacement, text)
-    return (field and _js_key(text, field, walk)) or [walk.tables.markers[node.kind_id], walk.text(text)]
+    return (field and _js_key(node, text, field, walk)) or [walk.tables.markers[node.kind_id], walk.text(text)]
 
 
 _ASSOCIATIVE = frozenset({b"&&", b"||", b"??"})
@@ -602,12 +627,326 @@ def _set(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
     return [walk.tables.markers[node.kind_id], *members, _CLOSE]
 
 
+# --- Mis-parses and token-level spellings (issue 13): each handler writes what the language means.
+
+def _rebuilt(node: Node, walk: _Walk, replaced: dict[int, list[bytes]]) -> list[bytes]:
+    """`node`'s tokens as the walk writes them, with the children in `replaced` (by id) written as given."""
+    fields = walk.tables.fields
+    out = [walk.tables.markers[node.kind_id]]
+    cursor = node.walk()
+    if cursor.goto_first_child():
+        while True:
+            child: Node = cursor.node  # type: ignore[assignment]
+            tokens = replaced[child.id] if child.id in replaced else _walk((child,), walk)
+            field_id = cursor.field_id
+            if tokens and child.is_named and field_id and fields[field_id]:
+                out.append(fields[field_id])
+            out.extend(tokens)
+            if not cursor.goto_next_sibling():
+                break
+    out.append(_CLOSE)
+    return out
+
+
+# TypeScript binary operators that bind at least as tightly as `as` and `satisfies` (relational), by precedence
+_TS_PRECEDENCE = {b"<": 9, b">": 9, b"<=": 9, b">=": 9, b"instanceof": 9, b"in": 9, b"<<": 10, b">>": 10,
+                  b">>>": 10, b"+": 11, b"-": 11, b"*": 12, b"/": 12, b"%": 12, b"**": 13}
+_TS_CAST_PRECEDENCE = 9
+_TS_CASTS = frozenset({"as_expression", "satisfies_expression"})
+_TS_PREFIXES = frozenset({"unary_expression", "await_expression"})
+
+
+def _ts_flatten(node: Node, walk: _Walk, items: list[tuple[str, Node, int]]) -> bool:
+    """The operators and operands of an expression of prefix operators, casts and binary operators at
+    least as tight as `as`, in source order; true when an `await` has an unparenthesized cast operand."""
+    kind = node.type
+    if kind == "binary_expression":
+        operator, left, right = (node.child_by_field_name(name) for name in ("operator", "left", "right"))
+        precedence = _TS_PRECEDENCE.get(walk.src[operator.start_byte : operator.end_byte]) if operator else None
+        if precedence and left is not None and right is not None:
+            found = _ts_flatten(left, walk, items)
+            items.append(("binary", node, precedence))
+            return _ts_flatten(right, walk, items) or found
+    elif kind in _TS_PREFIXES or kind in _TS_CASTS:
+        named = _named(node)
+        if named:
+            operand = named[-1] if kind in _TS_PREFIXES else named[0]
+            if kind in _TS_CASTS:
+                found = _ts_flatten(operand, walk, items)
+                items.append(("cast", node, _TS_CAST_PRECEDENCE))
+                return found
+            items.append(("prefix", node, operand.id))
+            return _ts_flatten(operand, walk, items) or (kind == "await_expression" and operand.type in _TS_CASTS)
+    items.append(("operand", node, 0))
+    return False
+
+
+def _ts_cast_precedence(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
+    """tree-sitter-typescript parses `await x as T` as `await (x as T)`; TypeScript reads `(await x) as T`
+    (`await` takes a unary operand, `as` and `satisfies` bind like `<`), and `a + await x as T` as
+    `(a + await x) as T`. Such an expression is parsed again from its operators and operands with
+    TypeScript's precedences and written as the tree of its parenthesized spelling."""
+    if walk.src.find(b"await", node.start_byte, node.end_byte) < 0:
+        return None
+    items: list[tuple[str, Node, int]] = []
+    if not _ts_flatten(node, walk, items):
+        return None
+    position = 0
+
+    def unary() -> list[bytes]:
+        nonlocal position
+        kind, item, operand = items[position]
+        position += 1
+        if kind == "prefix":
+            return _rebuilt(item, walk, {operand: unary()})
+        return _walk((item,), walk)
+
+    def binary(floor: int) -> list[bytes]:
+        nonlocal position
+        tokens = unary()
+        while position < len(items):
+            kind, item, precedence = items[position]
+            if kind == "operand" or kind == "prefix":
+                break
+            right_associative = item.type == "binary_expression" and precedence == _TS_PRECEDENCE[b"**"]
+            if precedence < floor or (precedence == floor and not right_associative):
+                break
+            position += 1
+            first = _named(item)[0]
+            if kind == "cast":
+                tokens = _rebuilt(item, walk, {first.id: tokens})
+            else:
+                right = item.child_by_field_name("right")
+                assert right is not None
+                tokens = _rebuilt(item, walk, {first.id: tokens, right.id: binary(precedence)})
+        return tokens
+
+    tokens = binary(0)
+    return tokens if position == len(items) else None
+
+
+_TS_POSTFIX = {"call_expression": "function", "member_expression": "object", "subscript_expression": "object",
+               "instantiation_expression": "", "non_null_expression": ""}  # node -> field of its leftmost operand
+_TS_PREFIX_STARTS = (b"await", b"typeof", b"void", b"delete", b"!", b"~", b"+", b"-")
+
+
+def _ts_prefixes(node: Node) -> tuple[list[Node], Node] | None:
+    """The prefix operators `node` starts with (`!await g` -> [!, await]) and the operand under them."""
+    prefixes = []
+    while node.type in _TS_PREFIXES:
+        named = _named(node)
+        if not named:
+            return None
+        prefixes.append(node)
+        node = named[-1]
+    return (prefixes, node) if prefixes else None
+
+
+def _ts_wrapped(prefixes: list[Node], tokens: list[bytes], walk: _Walk, operand: Node) -> list[bytes]:
+    """`tokens` under the prefix operators (innermost last), in place of `operand`, the innermost's operand."""
+    for prefix in reversed(prefixes):
+        tokens = _rebuilt(prefix, walk, {operand.id: tokens})
+        operand = prefix
+    return tokens
+
+
+def _ts_prefix_callee(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
+    """tree-sitter-typescript parses `await g<T>(x)` as `(await g)<T>(x)` (also `-g<T>(x)`, `await g<T>`,
+    and what follows: `await g<T>(x).y`); TypeScript reads `await (g<T>(x).y)`: a prefix operator takes
+    the whole call and member chain. Written as that tree."""
+    if not walk.src.startswith(_TS_PREFIX_STARTS, node.start_byte):
+        return None
+    chain = [node]
+    while True:
+        current = chain[-1]
+        field_name = _TS_POSTFIX.get(current.type)
+        if field_name is None:
+            break
+        named = _named(current)
+        inner = current.child_by_field_name(field_name) if field_name else (named[0] if named else None)
+        if inner is None:
+            return None
+        chain.append(inner)
+    found = _ts_prefixes(chain.pop())
+    if found is None or len(chain) < 1:
+        return None
+    prefixes, operand = found
+    tokens = _walk((operand,), walk)
+    replaced = prefixes[0]
+    for owner in reversed(chain):
+        tokens = _rebuilt(owner, walk, {replaced.id: tokens})
+        replaced = owner
+    return _ts_wrapped(prefixes, tokens, walk, operand)
+
+
+_TS_NOT_UNARY = frozenset({"binary_expression", "as_expression", "satisfies_expression", "ternary_expression",
+                           "assignment_expression", "augmented_assignment_expression", "sequence_expression"})
+
+
+def _ts_generic_list(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
+    """In a list (`f(...)`, `[...]`) tree-sitter-typescript parses `f(await g<A, B>(x))` as two
+    comparisons, `await g < A` and `B > (x)`; TypeScript reads a generic call (type arguments followed
+    by `(`), as tree-sitter does without the prefix operator. Parsed again with the prefix operators
+    of such an element blanked out, then written with them around the operand they take."""
+    start, end = node.start_byte, node.end_byte
+    if walk.src.find(b"<", start, end) < 0 or walk.src.find(b">", start, end) < 0:
+        return None
+    found: dict[int, tuple[list[Node], Node]] = {}
+    for child in _named(node):
+        while child.type == "binary_expression":
+            left = child.child_by_field_name("left")
+            operator = child.child_by_field_name("operator")
+            if left is None or operator is None:
+                break
+            if left.type in _TS_PREFIXES and walk.src[operator.start_byte : operator.end_byte] == b"<":
+                taken = _ts_prefixes(left)
+                if taken is not None:
+                    found[taken[1].start_byte] = taken
+                break
+            child = left
+    if not found:
+        return None
+    code = bytearray(walk.src[node.start_byte : node.end_byte])
+    for prefixes, _ in found.values():
+        for prefix in prefixes:
+            keyword = prefix.child(0)
+            if keyword is None or keyword.is_named:
+                return None
+            start, end = keyword.start_byte - node.start_byte, keyword.end_byte - node.start_byte
+            code[start:end] = b" " * (end - start)
+    before = b"f" if node.type == "arguments" else b"x="
+    tree = parse(walk.tables.language, before + bytes(code))
+    if tree.root_node.has_error:
+        return None
+    statement = tree.root_node.named_children[0].named_children[0]
+    again = statement.child_by_field_name("arguments" if node.type == "arguments" else "right")
+    if again is None or again.type != node.type:
+        return None
+    sub = _Walk(before + bytes(code), walk.escape, walk.tables)
+    shift = node.start_byte - len(before)
+
+    def write(current: Node) -> list[bytes]:
+        at = [start for start in found if current.start_byte <= start - shift < current.end_byte]
+        if not at:
+            return _walk((current,), sub)
+        if current.start_byte == at[0] - shift and current.type not in _TS_NOT_UNARY and current.id != again.id:
+            prefixes, operand = found[at[0]]
+            return _ts_wrapped(prefixes, _walk((current,), sub), walk, operand)
+        return _rebuilt(current, sub, {child.id: write(child) for child in current.children
+                                       if any(child.start_byte <= start - shift < child.end_byte for start in at)})
+
+    return write(again)
+
+
+def _ts_binary(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
+    """TypeScript binary expressions: cast precedence first, then JavaScript's flat `&&`/`||`/`??` chains."""
+    return _ts_cast_precedence(node, field, walk) or _js_logical(node, field, walk)
+
+
+def _js_regex_flags(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
+    """`/a/ig` == `/a/gi` (prettier sorts them): flags are a set, each at most once."""
+    return [walk.tables.markers[node.kind_id], bytes(sorted(walk.src[node.start_byte : node.end_byte]))]
+
+
+def _js_new(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
+    """`new X` == `new X()` (prettier adds the parentheses): no argument list is an empty one."""
+    if node.child_by_field_name("arguments") is not None:
+        return None
+    tokens = _walk((node,), walk, as_is=True)
+    arguments = walk.tables.field_ids["arguments"]
+    tokens[-1:-1] = [walk.tables.fields[arguments], walk.tables.kind_markers["arguments"], _CLOSE]
+    return tokens
+
+
+_METAVARIABLE = re.compile(rb"\$(?=[A-Za-z_])")
+
+
+def _rust_string(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
+    """A `\\` ending a line skips the newline and the whitespace after it (rustfmt re-indents those
+    lines): the text after such a continuation is written without its leading whitespace."""
+    if walk.src.find(b"\\\n", node.start_byte, node.end_byte) < 0 and walk.src.find(
+        b"\\\r\n", node.start_byte, node.end_byte
+    ) < 0:
+        return None
+    tokens = _walk((node,), walk, as_is=True)
+    escape, content = walk.tables.kind_markers["escape_sequence"], walk.tables.kind_markers["string_content"]
+    out: list[bytes] = []
+    index = 0
+    while index < len(tokens):
+        token = tokens[index]
+        out.append(token)
+        index += 1
+        if token == escape and index < len(tokens) and tokens[index].rstrip(b"\r\n") == b"\\":
+            out.append(tokens[index])
+            index += 1
+            if index + 1 < len(tokens) and tokens[index] == content:
+                text = tokens[index + 1].lstrip(b" \t\r\n")
+                out.extend((content, text) if text else ())
+                index += 2
+    return out
+
+
+# std macros whose arguments are expressions (`$e:expr`, format arguments): rustfmt formats them as a call's
+_RUST_EXPRESSION_MACROS = frozenset({b"assert", b"assert_eq", b"assert_ne", b"debug_assert", b"debug_assert_eq",
+                                     b"debug_assert_ne", b"vec", b"format", b"print", b"println", b"eprint",
+                                     b"eprintln", b"write", b"writeln", b"panic", b"dbg", b"unreachable", b"todo",
+                                     b"unimplemented"})
+
+
+def _rust_token_code(node: Node, walk: _Walk, before: bytes, after: bytes, field: str) -> list[bytes] | None:
+    """The tokens of a token tree's inside parsed as Rust code between `before` and `after`, the node in
+    `field` of the first item written; each `$name` is parsed as a name of the same length (`_name`) and
+    written as `$name`; None when another `$` (a repetition) is in it or it does not parse."""
+    source = before + walk.src[node.start_byte + 1 : node.end_byte - 1] + after
+    code = _METAVARIABLE.sub(b"_", source)
+    if b"$" in code:
+        return None
+    tree = parse("rust", code)
+    if tree.root_node.has_error:
+        return None
+    inside = tree.root_node.named_children[0].child_by_field_name("body")
+    if field != "body" and inside is not None:  # the call `g(...)` ending the function body
+        call = _named(inside)[0] if _named(inside) else None
+        inside = call.child_by_field_name(field) if call is not None else None
+    if inside is None:
+        return None
+    tokens = _walk(_named(inside), _Walk(source, walk.escape, walk.tables)) if _named(inside) else []
+    return [walk.tables.markers[node.kind_id], *tokens, _CLOSE]
+
+
+def _rust_token_tree(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
+    """Token trees rustfmt formats as code, written as that code so the canonical forms apply in them
+    (`|s| { e }` == `|s| e`): a `macro_rules!` transcriber that parses as a function body, and the
+    arguments of a std macro whose arguments are expressions (`assert_eq!`, `vec!`, `format!`, ...),
+    the latter only when a `|` in them may make a closure."""
+    if field and field == walk.tables.field_ids.get("right"):
+        owner = node.parent
+        if owner is not None and owner.type == "macro_rule":
+            return _rust_token_code(node, walk, b"fn f(){", b"}", "body")
+        return None
+    if walk.src.find(b"|", node.start_byte, node.end_byte) < 0 or walk.src[node.start_byte] not in b"([":
+        return None
+    owner = node.parent
+    name = owner.child_by_field_name("macro") if owner is not None and owner.type == "macro_invocation" else None
+    if name is None:
+        return None
+    if name.type == "scoped_identifier":
+        name = name.child_by_field_name("name")
+    if name is None or walk.src[name.start_byte : name.end_byte] not in _RUST_EXPRESSION_MACROS:
+        return None
+    return _rust_token_code(node, walk, b"fn f(){g(", b")}", "arguments")
+
+
 _HANDLERS: dict[str, Handler] = {
     "python_string": _python_string, "python_docstring": _python_docstring, "lowercase": _lowercase,
     "python_uncovered_string": _python_uncovered_string,
     "python_tuple_pattern": _python_tuple_pattern, "python_concatenation": _python_concatenation,
     "js_string": _js_string, "js_number": _js_number, "js_logical": _js_logical, "single_parameter": _single_parameter,
     "leading_pipe": _leading_pipe, "rust_block": _rust_block, "rust_statement": _rust_statement, "empty": _empty, "set": _set,
+    # issue 13, mis-parses and token-level spellings
+    "ts_binary": _ts_binary, "ts_cast_precedence": _ts_cast_precedence, "ts_prefix_callee": _ts_prefix_callee,
+    "ts_generic_list": _ts_generic_list, "js_regex_flags": _js_regex_flags, "js_new": _js_new,
+    "rust_token_tree": _rust_token_tree, "rust_string": _rust_string,
 }
 
 
