@@ -83,6 +83,7 @@ class _Tables:
     markers: list[bytes]  # by kind id (ERROR last): one marker per node type name (or its alias)
     fields: list[bytes]  # by field id; empty for a dropped field
     handlers: dict[int, Handler]  # by kind id, for _SPECIAL and set (_RUN handled apart)
+    guards: list[tuple[bytes, ...] | None]  # by kind id: the handler can only apply when the node starts so
     field_ids: dict[str, int]
     kind_markers: dict[str, bytes]  # by node type name
 
@@ -112,6 +113,7 @@ def _tables(language: str) -> _Tables:
     actions: list[int] = []  # by kind id, ERROR last (lists index faster than dicts)
     markers: list[bytes] = []
     handlers = {}
+    guards: list[tuple[bytes, ...] | None] = []
     for kind in [*range(lang.node_kind_count), _ERROR_KIND]:
         name = lang.node_kind_for_id(kind) or ""
         named = kind == _ERROR_KIND or lang.node_kind_is_named(kind)
@@ -132,6 +134,7 @@ def _tables(language: str) -> _Tables:
         else:
             action = _TRANSPARENT if name in canon.transparent else _NODE
         actions.append(action)
+        guards.append(_GUARDS.get(special[name]) if action == _SPECIAL else None)
         written = canon.aliases.get(name, name) if named else name
         canonical = lang.id_for_node_kind(written, named)
         markers.append(b"\x01N%d" % (kind if canonical is None else canonical))
@@ -145,7 +148,7 @@ def _tables(language: str) -> _Tables:
     for kind in range(lang.node_kind_count):
         if lang.node_kind_is_named(kind):
             kind_markers.setdefault(lang.node_kind_for_id(kind) or "", markers[kind])
-    return _Tables(language, actions, markers, fields, handlers, field_ids, kind_markers)
+    return _Tables(language, actions, markers, fields, handlers, guards, field_ids, kind_markers)
 
 
 def _escape(text: bytes) -> bytes:
@@ -199,7 +202,8 @@ def _walk(
     """
     tables = walk.tables
     src, escape = walk.src, walk.escape
-    actions, markers, fields, handlers = tables.actions, tables.markers, tables.fields, tables.handlers
+    actions, markers, fields, handlers, guards = (tables.actions, tables.markers, tables.fields, tables.handlers,
+                                                  tables.guards)
     node_action, drop, anon, special, done = _NODE, _DROP, _ANON, _SPECIAL, -1  # locals: read once per node
     out: list[bytes] = []
     append = out.append
@@ -221,7 +225,10 @@ def _walk(
             if action == special:
                 if run:
                     _flush(run, out)
-                if depth or not as_is:
+                guard = guards[kind]  # a common kind's rare handler: skip the call when it cannot apply
+                if guard is not None and not src.startswith(guard, node.start_byte):
+                    action = node_action
+                elif depth or not as_is:
                     handler_field = cursor.field_id or 0
                     replaced = handlers[kind](node, handler_field, walk)
                     if replaced is None:
@@ -753,9 +760,8 @@ def _ts_wrapped(prefixes: list[Node], tokens: list[bytes], walk: _Walk, operand:
 def _ts_prefix_callee(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
     """tree-sitter-typescript parses `await g<T>(x)` as `(await g)<T>(x)` (also `-g<T>(x)`, `await g<T>`,
     and what follows: `await g<T>(x).y`); TypeScript reads `await (g<T>(x).y)`: a prefix operator takes
-    the whole call and member chain. Written as that tree."""
-    if not walk.src.startswith(_TS_PREFIX_STARTS, node.start_byte):
-        return None
+    the whole call and member chain. Written as that tree. (Only called on a node that starts with a
+    prefix operator: _GUARDS.)"""
     chain = [node]
     while True:
         current = chain[-1]
@@ -839,8 +845,13 @@ def _ts_generic_list(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
 
 
 def _ts_binary(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
-    """TypeScript binary expressions: cast precedence first, then JavaScript's flat `&&`/`||`/`??` chains."""
-    return _ts_cast_precedence(node, field, walk) or _js_logical(node, field, walk)
+    """TypeScript binary expressions: cast precedence first, then JavaScript's flat `&&`/`||`/`??` chains.
+    Speed: the operator picks the one that can apply (casts only reorder operators tighter than `as`)."""
+    operator = node.child_by_field_id(walk.tables.field_ids["operator"])
+    text = walk.src[operator.start_byte : operator.end_byte] if operator is not None else b""
+    if text in _TS_PRECEDENCE:
+        return _ts_cast_precedence(node, field, walk) or None
+    return _js_logical(node, field, walk) if text in _ASSOCIATIVE else None
 
 
 def _js_regex_flags(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
@@ -936,6 +947,9 @@ def _rust_token_tree(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
         return None
     return _rust_token_code(node, walk, b"fn f(){g(", b")}", "arguments")
 
+
+# handler name -> the prefixes a node must start with for it to apply (checked inline by _walk)
+_GUARDS = {"ts_prefix_callee": _TS_PREFIX_STARTS}
 
 _HANDLERS: dict[str, Handler] = {
     "python_string": _python_string, "python_docstring": _python_docstring, "lowercase": _lowercase,
