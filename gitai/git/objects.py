@@ -168,22 +168,3 @@ def commit_parents(reader: ObjectReader, commit: str, data: bytes | None = None)
         if line.startswith(b"parent "):
             parents.append(line[7:].decode())
     return parents
-
-
-def read_blobs(root: str, oids: list[str]) -> dict[str, bytes]:
-    """Many objects' contents through one `git cat-file --batch` run (missing ones left out)."""
-    if not oids:
-        return {}
-    out = run_git(["cat-file", "--batch"], root, input="".join(f"{oid}\n" for oid in oids).encode())
-    found: dict[str, bytes] = {}
-    position = 0
-    for oid in oids:
-        end = out.index(b"\n", position)
-        header = out[position:end].split()
-        position = end + 1
-        if len(header) < 3 or header[1] == b"missing":
-            continue
-        size = int(header[2])
-        found[oid] = out[position : position + size]
-        position += size + 1
-    return found

@@ -18,7 +18,7 @@ from typing import Any
 
 from gitai import __version__
 from gitai.git.notes import changed_notes, list_notes
-from gitai.git.objects import read_blobs, read_objects
+from gitai.git.objects import read_objects
 from gitai.git.runner import run_git
 from gitai.layout import NOTES_REF, Layout
 from gitai.trace.record import (
@@ -221,7 +221,7 @@ class LazyTraceIndex(TraceIndex):
         listing = self._notes()
         wanted = {sha: listing[sha] for sha in missing if sha in listing}
         self._absent.update(sha for sha in missing if sha not in wanted)
-        notes = read_blobs(self._root, list(set(wanted.values())))
+        notes = {blob: data for blob, data in read_objects(self._root, list(set(wanted.values()))) if data}
         for sha, blob in wanted.items():
             record = choose_record(own_records(parse_note(notes.get(blob, b"").decode("utf-8", "replace")), sha))
             if record is None:
