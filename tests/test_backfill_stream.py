@@ -90,6 +90,29 @@ def test_last_changes_learned_from_the_diffs_answer_as_git_log_does(branchy: Pat
     assert asked == len(paths) * len(history(branchy))
 
 
+def test_last_changes_on_a_linear_history_keep_only_the_answers_asked(bare_repo: Path) -> None:
+    """A run of single-parent commits is searched, not walked commit by commit with a memo per
+    step (which grew with commits x files on a long history)."""
+    repo, root = bare_repo, str(bare_repo)
+    for number in range(4):
+        write(repo, f"f{number}.py", "x = 0\n")
+    commit(repo, "root")
+    for number in range(24):
+        write(repo, f"f{1 + number % 3}.py", f"x = {number + 1}\n")  # f0.py never changes again
+        commit(repo, f"change {number}")
+    model = LastChanges(root)
+    for sha, parents in history(repo):
+        for parent in parents or [None]:
+            raw, _ = raw_and_hunks(root, parent, sha)
+            model.learn(sha, parent, frozenset(p for change in raw for p in (change.old_path, change.new_path)))
+    newest = history(repo)[-1][0]
+    assert model(newest, "f0.py") == last_change(root, newest, "f0.py")
+    assert len(model.known) == 1
+    for sha, _ in history(repo):
+        for path in ("f0.py", "f1.py", "f2.py", "f3.py", "none.py"):
+            assert model(sha, path) == last_change(root, sha, path), (sha, path)
+
+
 def records(repo: Path) -> dict[str, dict[str, object]]:
     """Each commit's record, without what differs between runs (its id and time)."""
     found = {}
