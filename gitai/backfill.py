@@ -32,7 +32,7 @@ from gitai.recording import Classified, RecordBatch
 from gitai.trace.changes import CommitChanges, commit_changes
 from gitai.trace.classify_commit import classify
 from gitai.trace.notes_reader import notes_of
-from gitai.trace.record import Contributor, intent_of_any, own_records, revision
+from gitai.trace.record import Contributor, Record, intent_of_any, own_records, revision
 
 if TYPE_CHECKING:
     from gitai.syntax.hash_cache import HashCache
@@ -107,7 +107,14 @@ def backfill(
         pairs: list[tuple[str | None, str]] = []  # every diff the commits need, in the order asked
         for sha in untraced:
             pairs += [(parent, sha) for parent in parents_of[sha]] or [(None, sha)]
-        with DiffStream(layout.root, pairs) as stream, RecordBatch(layout, last_change_of=history) as batch:
+
+        def stored(record: Record) -> None:
+            result.traced.append(revision(record))
+            result.by_source[sources[revision(record)]] += 1
+            result.several += len(intent_of_any(record)) > 1
+
+        with DiffStream(layout.root, pairs) as stream, \
+                RecordBatch(layout, last_change_of=history, on_stored=stored) as batch:
 
             def diff(parent: str | None, commit: str) -> tuple[list[RawChange], list[list[Hunk] | None] | None]:
                 raw, hunks = stream(parent, commit)
@@ -129,11 +136,7 @@ def backfill(
                 if progress:
                     progress(number, len(commits))
             classifiers.finish(batch)
-    for record in batch.stored:
-        result.traced.append(revision(record))
-        result.by_source[sources[revision(record)]] += 1
     result.skipped += len(batch.dropped)  # another run traced them meanwhile
-    result.several = sum(1 for r in batch.stored if len(intent_of_any(r)) > 1)
     return result
 
 

@@ -118,10 +118,12 @@ class RecordBatch:
     may come from elsewhere, made beforehand by worker processes): records are stored
     by batches of `size` through one notes commit each, and whatever is pending when the batch
     closes (also on an interrupt) is stored, so an interrupted run loses nothing it built.
-    `stored` lists the records stored; `dropped` the commits another run traced meanwhile."""
+    `on_stored` sees each record stored (none are held: a history of 100,000 commits would be
+    hundreds of megabytes of them); `dropped` lists the commits another run traced meanwhile."""
 
     def __init__(self, layout: Layout, size: int = 500,
-                 last_change_of: Callable[[str, str], str | None] | None = None) -> None:
+                 last_change_of: Callable[[str, str], str | None] | None = None,
+                 on_stored: Callable[[Record], None] | None = None) -> None:
         self.layout = layout
         self.size = size
         self.last_change_of = last_change_of
@@ -130,7 +132,7 @@ class RecordBatch:
 
         self.hashes = HashCache(layout.shared_state_dir, recent=256)
         self.pending: list[Record] = []
-        self.stored: list[Record] = []
+        self.on_stored = on_stored
         self.dropped: list[str] = []
 
     def add(self, commit: str, parents: list[str], changes: CommitChanges, intent_id: str | None,
@@ -150,7 +152,9 @@ class RecordBatch:
         stored = store_records(self.layout, self.pending)
         kept = {revision(r) for r in stored}
         self.dropped += [revision(r) for r in self.pending if revision(r) not in kept]
-        self.stored += stored
+        if self.on_stored:
+            for record in stored:
+                self.on_stored(record)
         self.pending = []
 
     def __enter__(self) -> RecordBatch:
