@@ -56,7 +56,8 @@ class ParsedSource:
 
 
 # Actions per node kind; a skipped subtree (nested definition) is dropped too.
-_DROP, _ANON, _QUOTE, _OPAQUE, _COLLAPSE, _SPECIAL, _RUN, _NODE, _TRANSPARENT = range(9)
+# _SPECIAL and after: a handler's; _STARTS, _CONTAINS: only called when the node's text passes a guard
+_DROP, _ANON, _QUOTE, _OPAQUE, _COLLAPSE, _RUN, _NODE, _TRANSPARENT, _SPECIAL, _STARTS, _CONTAINS = range(11)
 _INNER = frozenset({_NODE, _TRANSPARENT})  # named nodes the walk goes into (a marker unless transparent)
 _TEXT_LEAVES = frozenset({_OPAQUE, _COLLAPSE, _SPECIAL, _RUN})  # named leaves whose text is written
 _NAMED = _INNER | _TEXT_LEAVES  # written with their type marker (and field) when they are leaves
@@ -83,7 +84,8 @@ class _Tables:
     markers: list[bytes]  # by kind id (ERROR last): one marker per node type name (or its alias)
     fields: list[bytes]  # by field id; empty for a dropped field
     handlers: dict[int, Handler]  # by kind id, for _SPECIAL and set (_RUN handled apart)
-    guards: list[tuple[bytes, ...] | None]  # by kind id: the handler can only apply when the node starts so
+    starts: list[tuple[bytes, ...]]  # by kind id, for _STARTS: the handler can only apply when the node starts so
+    needles: list[Callable[[bytes, int, int], object] | None]  # by kind id, for _CONTAINS: a search that must find
     field_ids: dict[str, int]
     kind_markers: dict[str, bytes]  # by node type name
 
@@ -113,7 +115,8 @@ def _tables(language: str) -> _Tables:
     actions: list[int] = []  # by kind id, ERROR last (lists index faster than dicts)
     markers: list[bytes] = []
     handlers = {}
-    guards: list[tuple[bytes, ...] | None] = []
+    starts: list[tuple[bytes, ...]] = []
+    needles: list[Callable[[bytes, int, int], object] | None] = []
     for kind in [*range(lang.node_kind_count), _ERROR_KIND]:
         name = lang.node_kind_for_id(kind) or ""
         named = kind == _ERROR_KIND or lang.node_kind_is_named(kind)
@@ -123,8 +126,9 @@ def _tables(language: str) -> _Tables:
             else:  # "not in", "is not": keywords with layout inside
                 action = _QUOTE if name in _QUOTES else _COLLAPSE if len(name.split()) > 1 else _ANON
         elif name in special:
-            action = _SPECIAL
             handlers[kind] = _HANDLERS[special[name]]
+            guard = _GUARDS.get(special[name])
+            action = _SPECIAL if guard is None else _STARTS if isinstance(guard, tuple) else _CONTAINS
         elif name in overrides:
             action = overrides[name]
         elif name in _EXTRAS or name in canon.dropped:
@@ -134,7 +138,9 @@ def _tables(language: str) -> _Tables:
         else:
             action = _TRANSPARENT if name in canon.transparent else _NODE
         actions.append(action)
-        guards.append(_GUARDS.get(special[name]) if action == _SPECIAL else None)
+        guard = _GUARDS.get(special[name]) if action >= _SPECIAL else None
+        starts.append(guard if isinstance(guard, tuple) else ())
+        needles.append(guard.search if isinstance(guard, re.Pattern) else None)
         written = canon.aliases.get(name, name) if named else name
         canonical = lang.id_for_node_kind(written, named)
         markers.append(b"\x01N%d" % (kind if canonical is None else canonical))
@@ -148,7 +154,7 @@ def _tables(language: str) -> _Tables:
     for kind in range(lang.node_kind_count):
         if lang.node_kind_is_named(kind):
             kind_markers.setdefault(lang.node_kind_for_id(kind) or "", markers[kind])
-    return _Tables(language, actions, markers, fields, handlers, guards, field_ids, kind_markers)
+    return _Tables(language, actions, markers, fields, handlers, starts, needles, field_ids, kind_markers)
 
 
 def _escape(text: bytes) -> bytes:
@@ -195,19 +201,17 @@ def _walk(
 
     Iterative TreeCursor walk; `skip` is only consulted down to `skip_depth` below each node;
     `as_is`: no handler for `nodes` themselves (a handler walking its own node). Source bytes
-    that no leaf covers (a grammar's hidden tokens) are kept unless they are layout. Consecutive
-    siblings of a `runs` type are collected and written sorted. Speed: this loop runs once per
-    node, so the common kinds (inner and leaf nodes, punctuation, keywords, handlers) come first
-    and inline; the rest share `_rare`.
+    that no leaf covers (a grammar's hidden tokens) are kept unless they are layout. Speed: this
+    loop runs once per node, so the common kinds (inner and leaf nodes, keywords, punctuation,
+    handlers) come first and inline; the rest (runs of sorted siblings among them) share `_rare`.
     """
     tables = walk.tables
     src, escape = walk.src, walk.escape
-    actions, markers, fields, handlers, guards = (tables.actions, tables.markers, tables.fields, tables.handlers,
-                                                  tables.guards)
-    node_action, drop, anon, special, done = _NODE, _DROP, _ANON, _SPECIAL, -1  # locals: read once per node
+    actions, markers, fields, handlers = tables.actions, tables.markers, tables.fields, tables.handlers
+    starts, needles = tables.starts, tables.needles
+    node_action, drop, anon, special, starting, done = _NODE, _DROP, _ANON, _SPECIAL, _STARTS, -1  # locals
     out: list[bytes] = []
     append = out.append
-    run: list[bytes] = []
     for top in nodes:
         cursor = top.walk()
         first_child, next_sibling, parent = cursor.goto_first_child, cursor.goto_next_sibling, cursor.goto_parent
@@ -222,11 +226,9 @@ def _walk(
             except IndexError:  # tree-sitter's ERROR, past the grammar's kinds: the last entry
                 kind = len(actions) - 1
                 action = actions[kind]
-            if action == special:
-                if run:
-                    _flush(run, out)
-                guard = guards[kind]  # a common kind's rare handler: skip the call when it cannot apply
-                if guard is not None and not src.startswith(guard, node.start_byte):
+            if action >= special:  # a handler's kind; a guard skips the call where it cannot apply
+                if action != special and (not src.startswith(starts[kind], node.start_byte) if action == starting
+                                          else needles[kind](src, node.start_byte, node.end_byte) is None):  # type: ignore[misc]
                     action = node_action
                 elif depth or not as_is:
                     handler_field = cursor.field_id or 0
@@ -250,8 +252,6 @@ def _walk(
                 else:
                     action = node_action
             if action == node_action:
-                if run:
-                    _flush(run, out)
                 if depth <= skip_depth and node.id in skip:  # a nested definition: hashed on its own
                     start, end = node.byte_range
                     if start > pos:
@@ -282,17 +282,7 @@ def _walk(
                         append(_CLOSE)
                     else:
                         append(_escape(src[start:end]) if escape else src[start:end])
-            elif action == drop:
-                start, end = node.byte_range
-                if start > pos:
-                    if not src[pos:start].isspace():
-                        _gap(src, pos, start, escape, out)
-                    pos = end
-                elif end > pos:
-                    pos = end
             elif action == anon:  # keywords and operators: their text, no marker
-                if run:
-                    _flush(run, out)
                 start, end = node.byte_range
                 if start > pos:
                     if not src[pos:start].isspace():
@@ -301,52 +291,55 @@ def _walk(
                 elif end > pos:
                     pos = end
                 append(_escape(src[start:end]) if escape else src[start:end])
+            elif action == drop:
+                start, end = node.byte_range
+                if start > pos:
+                    if not src[pos:start].isspace():
+                        _gap(src, pos, start, escape, out)
+                    pos = end
+                elif end > pos:
+                    pos = end
             elif action != done:
-                entered, pos = _rare(node, kind, action, cursor, walk, out, run, pos,
-                                     not depth and as_is, depth <= skip_depth and node.id in skip)
+                entered, pos = _rare(node, kind, action, cursor, walk, out, pos, not depth and as_is,
+                                     depth <= skip_depth and node.id in skip)
                 if entered is not None:
+                    if entered == _MOVED:  # on a later sibling, not walked yet
+                        continue
                     depth += 1
                     if not entered:
                         transparent.append(depth)
                     continue
-            while depth and not next_sibling():
+            if next_sibling():  # the cursor cannot leave `top`: false at depth 0
+                continue
+            while depth:
                 parent()
                 depth -= 1
-                if run:
-                    _flush(run, out)
                 if transparent and transparent[-1] == depth + 1:
                     transparent.pop()
                 else:
                     append(_CLOSE)
-            if not depth:
+                if depth and next_sibling():
+                    break
+            else:
                 break
-        if run:
-            _flush(run, out)
         if top.end_byte > pos:
             _gap(src, pos, top.end_byte, escape, out)
     return out
 
 
-def _flush(run: list[bytes], out: list[bytes]) -> None:
-    run.sort()
-    out.extend(run)
-    run.clear()
+_MOVED = 2  # `_rare`'s answer: the cursor is on a later sibling the walk has not written yet
 
 
-def _rare(node: Node, kind: int, action: int, cursor: TreeCursor, walk: _Walk, out: list[bytes], run: list[bytes],
-          pos: int, as_is: bool, skipped: bool) -> tuple[bool | None, int]:
+def _rare(node: Node, kind: int, action: int, cursor: TreeCursor, walk: _Walk, out: list[bytes], pos: int,
+          as_is: bool, skipped: bool) -> tuple[bool | int | None, int]:
     """`_walk` for the node kinds its first branches leave: runs, transparent wrappers, quotes,
     opaque and collapsed leaves. Whether the walk goes into the node (True: with a close marker),
-    None when it does not; and the new position."""
+    None when it does not, _MOVED when a run took the cursor to a later sibling; and the new position."""
     src, escape, tables = walk.src, walk.escape, walk.tables
     if action == _RUN:
         if not as_is:
-            pos = _gap(src, pos, node.start_byte, escape, out)
-            run.append(b"\x00".join(_walk((node,), walk, as_is=True)))
-            return None, max(pos, node.end_byte)
+            return _run(node, cursor, walk, out, pos)
         action = _NODE
-    elif run:
-        _flush(run, out)
     if action in _INNER:
         if skipped:
             action = _DROP
@@ -379,6 +372,30 @@ def _rare(node: Node, kind: int, action: int, cursor: TreeCursor, walk: _Walk, o
             out.append(_QUOTE_MARK)
             out.append(_escape(text) if escape else text)
     return None, pos
+
+
+def _run(node: Node, cursor: TreeCursor, walk: _Walk, out: list[bytes], pos: int) -> tuple[int | None, int]:
+    """A run: `node` and the siblings of its kind that follow it (dropped nodes such as comments
+    between them aside), written sorted; _MOVED when the cursor stopped on a sibling after the run."""
+    src, escape, actions = walk.src, walk.escape, walk.tables.actions
+    run: list[bytes] = []
+    moved: int | None = None
+    while True:
+        start, end = node.byte_range
+        pos = _gap(src, pos, start, escape, out)
+        if actions[node.kind_id] == _RUN:
+            run.append(b"\x00".join(_walk((node,), walk, as_is=True)))
+        pos = max(pos, end)
+        if not cursor.goto_next_sibling():
+            break
+        node = cursor.node  # type: ignore[assignment]
+        kind = node.kind_id
+        if kind >= len(actions) or actions[kind] not in (_RUN, _DROP):
+            moved = _MOVED
+            break
+    run.sort()
+    out.extend(run)
+    return moved, pos
 
 
 # --- handlers: the rules of canonical.py that look at a node -------------------------------------
@@ -948,8 +965,13 @@ def _rust_token_tree(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
     return _rust_token_code(node, walk, b"fn f(){g(", b")}", "arguments")
 
 
-# handler name -> the prefixes a node must start with for it to apply (checked inline by _walk)
-_GUARDS = {"ts_prefix_callee": _TS_PREFIX_STARTS}
+# handler name -> what the node's text must hold for the handler to apply (checked inline by _walk, to save
+# the calls): one of the prefixes it must start with, or a pattern it must contain
+_GUARDS: dict[str, tuple[bytes, ...] | re.Pattern[bytes]] = {
+    "ts_prefix_callee": _TS_PREFIX_STARTS, "leading_pipe": (b"|",),
+    "ts_cast_precedence": re.compile(rb"await"), "ts_generic_list": re.compile(rb"<"),
+    "ts_binary": re.compile(rb"await|&&|\|\||\?\?"),
+}
 
 _HANDLERS: dict[str, Handler] = {
     "python_string": _python_string, "python_docstring": _python_docstring, "lowercase": _lowercase,
