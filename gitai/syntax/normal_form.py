@@ -17,7 +17,7 @@ import hashlib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from gitai.syntax.canonical import CANONS
 from gitai.syntax.definitions import find_definitions
@@ -27,9 +27,9 @@ if TYPE_CHECKING:
     from tree_sitter import Node, Tree, TreeCursor
 
 
-@dataclass(frozen=True)
-class Definition:
-    """One definition: `hash` covers its own code, `tree_hash` adds its nested definitions."""
+class Definition(NamedTuple):
+    """One definition: `hash` covers its own code, `tree_hash` adds its nested definitions.
+    (A named tuple: a file can hold thousands, and a frozen dataclass costs twice as much to make.)"""
 
     kind: str
     name: str
@@ -177,11 +177,10 @@ def _gap(src: bytes, pos: int, start: int, escape: bool, out: list[bytes]) -> in
     return max(pos, start)
 
 
-def _digest(
-    nodes: Sequence[Node], src: bytes, escape: bool, tables: _Tables, skip: frozenset[int], skip_depth: int
-) -> str:
+def _digest(nodes: Sequence[Node], walk: _Walk, skip: frozenset[int], skip_depth: int) -> str:
     """SHA-256 of the normal-form token stream of `nodes`, leaving out subtrees whose id is in `skip`."""
-    out = _walk(nodes, _Walk(src, escape, tables), skip, skip_depth)
+    walk.prefix = b""  # one walk object serves all the digests of a file: each starts afresh
+    out = _walk(nodes, walk, skip, skip_depth)
     if len(out) <= _CHUNK:
         return hashlib.sha256(b"\x00".join(out)).hexdigest()
     digest = hashlib.sha256()
@@ -996,20 +995,19 @@ _DIGESTS: dict[tuple[object, ...], str] = {}
 _MAX_DIGESTS = 50_000
 
 
-def _remembered_digest(language: str, nodes: Sequence[Node], src: bytes, escape: bool, tables: _Tables,
-                       skipped: Sequence[Node], skip_depth: int) -> str:
+def _remembered_digest(nodes: Sequence[Node], walk: _Walk, skipped: Sequence[Node], skip_depth: int) -> str:
     """`_digest`, remembered by the bytes the nodes span and where the skipped definitions sit in
     them: a new version of a file re-hashes only the definitions whose text changed (the token
     stream of a span is a function of its text and of what is left out of it)."""
     first = nodes[0]
     start = first.start_byte
-    span = hashlib.sha1(src[start : nodes[-1].end_byte]).digest()
+    span = hashlib.sha1(walk.src[start : nodes[-1].end_byte]).digest()
     offsets = tuple([(n.start_byte - start, n.end_byte - start) for n in skipped]) if skipped else ()
-    key = (language, escape, first.kind_id, len(nodes), skip_depth, span, offsets)
+    key = (walk.tables.language, walk.escape, first.kind_id, len(nodes), skip_depth, span, offsets)
     found = _DIGESTS.get(key)
     if found is None:
         skip = frozenset([n.id for n in skipped]) if skipped else _NO_SKIP
-        found = _digest(nodes, src, escape, tables, skip, skip_depth)
+        found = _digest(nodes, walk, skip, skip_depth)
         if len(_DIGESTS) >= _MAX_DIGESTS:
             _DIGESTS.clear()
         _DIGESTS[key] = found
@@ -1038,12 +1036,12 @@ def top_level_statements(language: str, data: bytes, tree: Tree | None = None) -
     tables = _tables(language)
     sites = [node for site in find_definitions(language, root).sites if site.parent == -1 for node in site.nodes]
     starts = {node.start_byte for node in sites}
-    escape = b"\x00" in data or b"\x01" in data
+    walk = _Walk(data, b"\x00" in data or b"\x01" in data, tables)
     statements = []
     for child in _named(root):
         if child.start_byte in starts or any(child.start_byte <= n.start_byte < child.end_byte for n in sites):
             continue
-        digest = _digest((child,), data, escape, tables, frozenset(), -1)
+        digest = _digest((child,), walk, _NO_SKIP, -1)
         statements.append(Statement(child.type in _IMPORTS, digest, _lines(child, child)))
     return statements
 
@@ -1079,7 +1077,7 @@ def hash_tree(language: str, data: bytes, tree: Tree) -> ParsedSource:
     prefix = load_grammar(language).hash_prefix
     tables = _tables(language)
     root = tree.root_node
-    escape = b"\x00" in data or b"\x01" in data
+    walk = _Walk(data, b"\x00" in data or b"\x01" in data, tables)
     found = find_definitions(language, root)
     sites = found.sites
     members: list[list[int]] = [[] for _ in range(len(sites) + 1)]  # frame 0 is the file
@@ -1092,10 +1090,9 @@ def hash_tree(language: str, data: bytes, tree: Tree) -> ParsedSource:
         nodes = sites[frame - 1].nodes if frame else (root,)
         inner = members[frame]
         if not inner:
-            own[frame] = merkle[frame] = _remembered_digest(language, nodes, data, escape, tables, (), -1)
+            own[frame] = merkle[frame] = _remembered_digest(nodes, walk, (), -1)
             continue
-        own_hex = own[frame] = _remembered_digest(language, nodes, data, escape, tables,
-                                                  [n for i in inner for n in sites[i].nodes],
+        own_hex = own[frame] = _remembered_digest(nodes, walk, [n for i in inner for n in sites[i].nodes],
                                                   max(sites[i].depth for i in inner))
         nested = "".join(sorted([merkle[i + 1] for i in inner]))
         merkle[frame] = hashlib.sha256(f"{own_hex}{nested}".encode()).hexdigest()
@@ -1103,11 +1100,11 @@ def hash_tree(language: str, data: bytes, tree: Tree) -> ParsedSource:
         language=language,
         hash=prefix + merkle[0],
         skeleton_hash=prefix + own[0],
-        definitions=tuple(
+        definitions=tuple([
             Definition(site.kind, site.name, prefix + own[frame], prefix + merkle[frame],
                        _lines(site.nodes[0], site.nodes[-1]))
             for frame, site in enumerate(sites, 1)
-        ),
+        ]),
         parse_error=root.has_error,
         bare=found.bare,
     )
