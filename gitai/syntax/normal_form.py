@@ -225,32 +225,7 @@ def _walk(
             except IndexError:  # tree-sitter's ERROR, past the grammar's kinds: the last entry
                 kind = len(actions) - 1
                 action = actions[kind]
-            if action >= special:  # a handler's kind; a guard skips the call where it cannot apply
-                if action != special and (not src.startswith(starts[kind], node.start_byte) if action == starting
-                                          else needles[kind](src, node.start_byte, node.end_byte) is None):  # type: ignore[misc]
-                    action = node_action
-                elif depth or not as_is:
-                    handler_field = cursor.field_id or 0
-                    replaced = handlers[kind](node, handler_field, walk)
-                    if replaced is None:
-                        action = node_action
-                    elif replaced is _TRANSPARENT_RESULT:
-                        action = _TRANSPARENT
-                    else:
-                        start, end = node.byte_range
-                        if start > pos:
-                            if not src[pos:start].isspace():
-                                _gap(src, pos, start, escape, out)
-                            pos = end
-                        elif end > pos:
-                            pos = end
-                        if replaced and fields[handler_field]:
-                            append(fields[handler_field])
-                        out.extend(replaced)
-                        action = done
-                else:
-                    action = node_action
-            if action == node_action:
+            if action == node_action:  # named nodes without a handler: the common case first
                 if depth <= skip_depth and node.id in skip:  # a nested definition: hashed on its own
                     start, end = node.byte_range
                     if start > pos:
@@ -281,6 +256,67 @@ def _walk(
                         append(_CLOSE)
                     else:
                         append(_escape(src[start:end]) if escape else src[start:end])
+            elif action >= special:  # a handler's kind; a guard skips the call where it cannot apply
+                if action != special and (not src.startswith(starts[kind], node.start_byte) if action == starting
+                                          else needles[kind](src, node.start_byte, node.end_byte) is None):  # type: ignore[misc]
+                    action = node_action
+                elif depth or not as_is:
+                    handler_field = cursor.field_id or 0
+                    replaced = handlers[kind](node, handler_field, walk)
+                    if replaced is None:
+                        action = node_action
+                    elif replaced is _TRANSPARENT_RESULT:  # walked as a transparent wrapper
+                        entered, pos = _rare(node, kind, _TRANSPARENT, cursor, walk, out, pos, False,
+                                             depth <= skip_depth and node.id in skip)
+                        if entered is not None:
+                            depth += 1
+                            transparent.append(depth)
+                            continue
+                    else:
+                        start, end = node.byte_range
+                        if start > pos:
+                            if not src[pos:start].isspace():
+                                _gap(src, pos, start, escape, out)
+                            pos = end
+                        elif end > pos:
+                            pos = end
+                        if replaced and fields[handler_field]:
+                            append(fields[handler_field])
+                        out.extend(replaced)
+                        action = done
+                else:
+                    action = node_action
+                if action == node_action:  # the handler left the node to the walk: as above
+                    if depth <= skip_depth and node.id in skip:  # a nested definition: hashed on its own
+                        start, end = node.byte_range
+                        if start > pos:
+                            if not src[pos:start].isspace():
+                                _gap(src, pos, start, escape, out)
+                            pos = end
+                        elif end > pos:
+                            pos = end
+                    else:
+                        field_id = cursor.field_id
+                        if field_id:
+                            field = fields[field_id]
+                            if field:
+                                append(field)
+                        if first_child():
+                            append(markers[kind])
+                            depth += 1
+                            continue
+                        start, end = node.byte_range
+                        if start > pos:
+                            if not src[pos:start].isspace():
+                                _gap(src, pos, start, escape, out)
+                            pos = end
+                        elif end > pos:
+                            pos = end
+                        append(markers[kind])
+                        if start == end:  # empty: like a node whose children were all dropped
+                            append(_CLOSE)
+                        else:
+                            append(_escape(src[start:end]) if escape else src[start:end])
             elif action == anon:  # keywords and operators: their text, no marker
                 start, end = node.byte_range
                 if start > pos:
