@@ -257,12 +257,12 @@ def _walk(
                     else:
                         append(_escape(src[start:end]) if escape else src[start:end])
             elif action >= special:  # a handler's kind; a guard skips the call where it cannot apply
+                field_id = cursor.field_id
                 if action != special and (not src.startswith(starts[kind], node.start_byte) if action == starting
                                           else needles[kind](src, node.start_byte, node.end_byte) is None):  # type: ignore[misc]
                     action = node_action
                 elif depth or not as_is:
-                    handler_field = cursor.field_id or 0
-                    replaced = handlers[kind](node, handler_field, walk)
+                    replaced = handlers[kind](node, field_id or 0, walk)
                     if replaced is None:
                         action = node_action
                     elif replaced is _TRANSPARENT_RESULT:  # walked as a transparent wrapper
@@ -280,8 +280,8 @@ def _walk(
                             pos = end
                         elif end > pos:
                             pos = end
-                        if replaced and fields[handler_field]:
-                            append(fields[handler_field])
+                        if replaced and field_id and fields[field_id]:
+                            append(fields[field_id])
                         out.extend(replaced)
                         action = done
                 else:
@@ -296,7 +296,6 @@ def _walk(
                         elif end > pos:
                             pos = end
                     else:
-                        field_id = cursor.field_id
                         if field_id:
                             field = fields[field_id]
                             if field:
