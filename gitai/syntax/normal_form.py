@@ -104,6 +104,8 @@ class _Walk:
 
 Handler = Callable[["Node", int, _Walk], "list[bytes] | None"]
 """(node, its field id, walk) -> the node's tokens, None to walk it as usual, or _TRANSPARENT_RESULT."""
+_Frame = tuple[list[bytes], frozenset[int], int]
+"""A definition's own stream as `_walk` writes it: its tokens so far, the ids it leaves out, and how deep."""
 
 
 @functools.cache
@@ -180,7 +182,11 @@ def _gap(src: bytes, pos: int, start: int, escape: bool, out: list[bytes]) -> in
 def _digest(nodes: Sequence[Node], walk: _Walk, skip: frozenset[int], skip_depth: int) -> str:
     """SHA-256 of the normal-form token stream of `nodes`, leaving out subtrees whose id is in `skip`."""
     walk.prefix = b""  # one walk object serves all the digests of a file: each starts afresh
-    out = _walk(nodes, walk, skip, skip_depth)
+    return _stream_digest(_walk(nodes, walk, skip, skip_depth))
+
+
+def _stream_digest(out: list[bytes]) -> str:
+    """SHA-256 of a normal-form token stream."""
     if len(out) <= _CHUNK:
         return hashlib.sha256(b"\x00".join(out)).hexdigest()
     digest = hashlib.sha256()
@@ -194,12 +200,14 @@ def _digest(nodes: Sequence[Node], walk: _Walk, skip: frozenset[int], skip_depth
 
 def _walk(
     nodes: Sequence[Node], walk: _Walk, skip: frozenset[int] = frozenset(), skip_depth: int = -1,
-    as_is: bool = False,
+    as_is: bool = False, frames: dict[int, _Frame] | None = None,
 ) -> list[bytes]:
     """The normal-form token stream of `nodes`, leaving out subtrees whose id is in `skip`.
 
     Iterative TreeCursor walk; `skip` is only consulted down to `skip_depth` below each node;
-    `as_is`: no handler for `nodes` themselves (a handler walking its own node). Source bytes
+    `as_is`: no handler for `nodes` themselves (a handler walking its own node); `frames`: left-out
+    nodes (by id, taken out as used) to walk on the way into their own streams, as `_walk` of them
+    alone with their own `skip` would (one walk for all of a file's definitions). Source bytes
     that no leaf covers (a grammar's hidden tokens) are kept unless they are layout. Speed: this
     loop runs once per node, so the common kinds (inner and leaf nodes, keywords, punctuation,
     handlers) come first and inline; the rest (runs of sorted siblings among them) share `_rare`.
@@ -211,6 +219,8 @@ def _walk(
     node_action, drop, anon, special, starting, done = _NODE, _DROP, _ANON, _SPECIAL, _STARTS, -1  # locals
     out: list[bytes] = []
     append = out.append
+    outer: list[tuple[list[bytes], int, frozenset[int], int, int, int]] = []  # the walks `frames` interrupted
+    frame_depth = frame_end = -1  # where the current one of `frames` ends: its node's depth and end byte
     for top in nodes:
         cursor = top.walk()
         first_child, next_sibling, parent = cursor.goto_first_child, cursor.goto_next_sibling, cursor.goto_parent
@@ -234,6 +244,16 @@ def _walk(
                         pos = end
                     elif end > pos:
                         pos = end
+                    frame = frames.pop(node.id, None) if frames is not None else None
+                    if frame is not None and first_child():  # walked here, into its own stream
+                        outer.append((out, pos, skip, skip_depth, frame_depth, frame_end))
+                        out, skip, skip_depth = frame
+                        append = out.append
+                        skip_depth += depth
+                        frame_depth, frame_end, pos = depth, end, start
+                        append(markers[kind])
+                        depth += 1
+                        continue
                 else:
                     field_id = cursor.field_id
                     if field_id:
@@ -352,6 +372,11 @@ def _walk(
                     transparent.pop()
                 else:
                     append(_CLOSE)
+                if depth == frame_depth:  # the end of one of `frames`: back to the walk it interrupted
+                    if frame_end > pos:
+                        _gap(src, pos, frame_end, escape, out)
+                    out, pos, skip, skip_depth, frame_depth, frame_end = outer.pop()
+                    append = out.append
                 if depth and next_sibling():
                     break
             else:
@@ -1030,23 +1055,45 @@ _DIGESTS: dict[tuple[object, ...], str] = {}
 _MAX_DIGESTS = 50_000
 
 
-def _remembered_digest(nodes: Sequence[Node], walk: _Walk, skipped: Sequence[Node], skip_depth: int) -> str:
-    """`_digest`, remembered by the bytes the nodes span and where the skipped definitions sit in
-    them: a new version of a file re-hashes only the definitions whose text changed (the token
-    stream of a span is a function of its text and of what is left out of it)."""
+def _memo_key(nodes: Sequence[Node], walk: _Walk, skipped: Sequence[Node], skip_depth: int) -> tuple[object, ...]:
+    """What the digest of `nodes` leaving `skipped` out is remembered by: the bytes the nodes span and
+    where the skipped definitions sit in them (the token stream of a span is a function of its text and
+    of what is left out of it), so a new version of a file re-hashes only the definitions whose text changed."""
     first = nodes[0]
     start = first.start_byte
     span = hashlib.sha1(walk.src[start : nodes[-1].end_byte]).digest()
     offsets = tuple([(n.start_byte - start, n.end_byte - start) for n in skipped]) if skipped else ()
-    key = (walk.tables.language, walk.escape, first.kind_id, len(nodes), skip_depth, span, offsets)
-    found = _DIGESTS.get(key)
-    if found is None:
-        skip = frozenset([n.id for n in skipped]) if skipped else _NO_SKIP
-        found = _digest(nodes, walk, skip, skip_depth)
-        if len(_DIGESTS) >= _MAX_DIGESTS:
-            _DIGESTS.clear()
-        _DIGESTS[key] = found
-    return found
+    return (walk.tables.language, walk.escape, first.kind_id, len(nodes), skip_depth, span, offsets)
+
+
+def _own_digests(walk: _Walk, frames: list[tuple[Sequence[Node], list[Node], int]], missing: list[int],
+                 own: list[str]) -> None:
+    """The `missing` digests of `own`, by frame (its nodes, the member definitions it leaves out, the
+    depth they sit at; frame 0 is the file): one walk of the file when its digest is missing, writing
+    the other missing definitions' streams on its way (saves a walk per definition); a walk of its own
+    for each missing one it did not pass through (inside a remembered definition, or a handler's)."""
+    streams: dict[int, list[bytes]] = {}
+    if missing[0] == 0:
+        passing: dict[int, _Frame] = {}
+        for frame in missing[1:]:
+            nodes, skipped, depth = frames[frame]
+            stream = streams[frame] = []
+            entry = (stream, frozenset([n.id for n in skipped]), depth)
+            for node in nodes:
+                passing[node.id] = entry
+        nodes, skipped, depth = frames[0]
+        walk.prefix = b""
+        streams[0] = _walk(nodes, walk, frozenset([n.id for n in skipped]), depth, frames=passing)
+        for frame in missing[1:]:
+            if any(node.id in passing for node in frames[frame][0]):  # not (wholly) passed through
+                del streams[frame]
+    for frame in missing:
+        stream = streams.get(frame)
+        if stream is None:
+            nodes, skipped, depth = frames[frame]
+            own[frame] = _digest(nodes, walk, frozenset([n.id for n in skipped]) if skipped else _NO_SKIP, depth)
+        else:
+            own[frame] = _stream_digest(stream)
 
 
 _NO_SKIP: frozenset[int] = frozenset()
@@ -1118,19 +1165,30 @@ def hash_tree(language: str, data: bytes, tree: Tree) -> ParsedSource:
     members: list[list[int]] = [[] for _ in range(len(sites) + 1)]  # frame 0 is the file
     for index, site in enumerate(sites):
         members[site.parent + 1].append(index)
-
-    own: list[str] = [""] * (len(sites) + 1)  # by frame: frame 0 is the file, frame i + 1 is site i
-    merkle: list[str] = [""] * (len(sites) + 1)
-    for frame in range(len(sites), -1, -1):  # members come after their parents
+    frames: list[tuple[Sequence[Node], list[Node], int]] = []  # by frame: frame 0 is the file, i + 1 site i
+    for frame, inner in enumerate(members):
         nodes = sites[frame - 1].nodes if frame else (root,)
+        frames.append((nodes, [n for i in inner for n in sites[i].nodes], max(sites[i].depth for i in inner))
+                      if inner else (nodes, [], -1))
+    keys = [_memo_key(nodes, walk, skipped, depth) for nodes, skipped, depth in frames]
+    own = [_DIGESTS.get(key, "") for key in keys]
+    first: dict[tuple[object, ...], int] = {}  # the first frame of each key the memo lacks (a repeat is hashed once)
+    for frame, key in enumerate(keys):
+        if not own[frame]:
+            first.setdefault(key, frame)
+    if first:
+        _own_digests(walk, frames, list(first.values()), own)
+        for key, frame in first.items():
+            if len(_DIGESTS) >= _MAX_DIGESTS:
+                _DIGESTS.clear()
+            _DIGESTS[key] = own[frame]
+        own = [digest or own[first[key]] for digest, key in zip(own, keys)]
+    merkle = list(own)
+    for frame in range(len(sites), -1, -1):  # members come after their parents
         inner = members[frame]
-        if not inner:
-            own[frame] = merkle[frame] = _remembered_digest(nodes, walk, (), -1)
-            continue
-        own_hex = own[frame] = _remembered_digest(nodes, walk, [n for i in inner for n in sites[i].nodes],
-                                                  max(sites[i].depth for i in inner))
-        nested = "".join(sorted([merkle[i + 1] for i in inner]))
-        merkle[frame] = hashlib.sha256(f"{own_hex}{nested}".encode()).hexdigest()
+        if inner:
+            nested = "".join(sorted([merkle[i + 1] for i in inner]))
+            merkle[frame] = hashlib.sha256(f"{own[frame]}{nested}".encode()).hexdigest()
     return ParsedSource(
         language=language,
         hash=prefix + merkle[0],
