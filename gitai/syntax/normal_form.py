@@ -1078,15 +1078,16 @@ def _own_digests(walk: _Walk, frames: list[tuple[Sequence[Node], list[Node], int
         for frame in missing[1:]:
             nodes, skipped, depth = frames[frame]
             stream = streams[frame] = []
-            entry = (stream, frozenset([n.id for n in skipped]), depth)
+            entry = (stream, frozenset([n.id for n in skipped]) if skipped else _NO_SKIP, depth)
             for node in nodes:
                 passing[node.id] = entry
         nodes, skipped, depth = frames[0]
         walk.prefix = b""
         streams[0] = _walk(nodes, walk, frozenset([n.id for n in skipped]), depth, frames=passing)
-        for frame in missing[1:]:
-            if any(node.id in passing for node in frames[frame][0]):  # not (wholly) passed through
-                del streams[frame]
+        if passing:  # some not (wholly) passed through
+            for frame in missing[1:]:
+                if any(node.id in passing for node in frames[frame][0]):
+                    del streams[frame]
     for frame in missing:
         stream = streams.get(frame)
         if stream is None:
