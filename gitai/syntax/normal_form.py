@@ -56,8 +56,8 @@ class ParsedSource:
 
 
 # Actions per node kind; a skipped subtree (nested definition) is dropped too.
-# _SPECIAL and after: a handler's; _STARTS, _CONTAINS: only called when the node's text passes a guard
-_DROP, _ANON, _QUOTE, _OPAQUE, _COLLAPSE, _RUN, _NODE, _TRANSPARENT, _SPECIAL, _STARTS, _CONTAINS = range(11)
+# _SPECIAL and after: a handler's; _STARTS, _CONTAINS, _PLAIN: only called when the node passes a guard
+_DROP, _ANON, _QUOTE, _OPAQUE, _COLLAPSE, _RUN, _NODE, _TRANSPARENT, _SPECIAL, _STARTS, _CONTAINS, _PLAIN = range(12)
 _INNER = frozenset({_NODE, _TRANSPARENT})  # named nodes the walk goes into (a marker unless transparent)
 _TEXT_LEAVES = frozenset({_OPAQUE, _COLLAPSE, _SPECIAL, _RUN})  # named leaves whose text is written
 _NAMED = _INNER | _TEXT_LEAVES  # written with their type marker (and field) when they are leaves
@@ -85,7 +85,8 @@ class _Tables:
     fields: list[bytes]  # by field id; empty for a dropped field
     handlers: dict[int, Handler]  # by kind id, for _SPECIAL and set (_RUN handled apart)
     starts: list[tuple[bytes, ...]]  # by kind id, for _STARTS: the handler can only apply when the node starts so
-    needles: list[Callable[[bytes, int, int], object] | None]  # by kind id, for _CONTAINS: a search that must find
+    needles: list[Callable[[bytes, int, int], object] | None]  # by kind id: _CONTAINS a search that must find,
+    # _PLAIN a match of the whole text that spares the call (a node with no field)
     field_ids: dict[str, int]
     kind_markers: dict[str, bytes]  # by node type name
 
@@ -130,7 +131,8 @@ def _tables(language: str) -> _Tables:
         elif name in special:
             handlers[kind] = _HANDLERS[special[name]]
             guard = _GUARDS.get(special[name])
-            action = _SPECIAL if guard is None else _STARTS if isinstance(guard, tuple) else _CONTAINS
+            action = (_PLAIN if special[name] in _WRITTEN_AS_IS else _SPECIAL if guard is None
+                      else _STARTS if isinstance(guard, tuple) else _CONTAINS)
         elif name in overrides:
             action = overrides[name]
         elif name in _EXTRAS or name in canon.dropped:
@@ -142,7 +144,8 @@ def _tables(language: str) -> _Tables:
         actions.append(action)
         guard = _GUARDS.get(special[name]) if action >= _SPECIAL else None
         starts.append(guard if isinstance(guard, tuple) else ())
-        needles.append(guard.search if isinstance(guard, re.Pattern) else None)
+        needles.append(guard.search if isinstance(guard, re.Pattern)
+                       else _WRITTEN_AS_IS[special[name]].fullmatch if action == _PLAIN else None)
         written = canon.aliases.get(name, name) if named else name
         canonical = lang.id_for_node_kind(written, named)
         markers.append(b"\x01N%d" % (kind if canonical is None else canonical))
@@ -216,7 +219,8 @@ def _walk(
     src, escape = walk.src, walk.escape
     actions, markers, fields, handlers = tables.actions, tables.markers, tables.fields, tables.handlers
     starts, needles = tables.starts, tables.needles
-    node_action, drop, anon, special, starting, done = _NODE, _DROP, _ANON, _SPECIAL, _STARTS, -1  # locals
+    node_action, drop, anon, done = _NODE, _DROP, _ANON, -1  # locals: read once per node
+    special, starting, containing = _SPECIAL, _STARTS, _CONTAINS
     out: list[bytes] = []
     append = out.append
     outer: list[tuple[list[bytes], int, frozenset[int], int, int, int]] = []  # the walks `frames` interrupted
@@ -278,8 +282,12 @@ def _walk(
                         append(_escape(src[start:end]) if escape else src[start:end])
             elif action >= special:  # a handler's kind; a guard skips the call where it cannot apply
                 field_id = cursor.field_id
-                if action != special and (not src.startswith(starts[kind], node.start_byte) if action == starting
-                                          else needles[kind](src, node.start_byte, node.end_byte) is None):  # type: ignore[misc]
+                if action != special and (
+                    not src.startswith(starts[kind], node.start_byte) if action == starting
+                    else needles[kind](src, node.start_byte, node.end_byte) is None  # type: ignore[misc]
+                    if action == containing
+                    else not field_id and needles[kind](src, node.start_byte, node.end_byte) is not None  # type: ignore[misc]
+                ):
                     action = node_action
                 elif depth or not as_is:
                     replaced = handlers[kind](node, field_id or 0, walk)
@@ -1031,6 +1039,10 @@ _GUARDS: dict[str, tuple[bytes, ...] | re.Pattern[bytes]] = {
     "ts_cast_precedence": re.compile(rb"await"), "ts_generic_list": re.compile(rb"<"),
     "ts_binary": re.compile(rb"await|&&|\|\||\?\?"),
 }
+
+# handler name -> the whole text of a node the handler writes as the walk does when it has no field
+# (numbers already in their canonical spelling): checked inline, the call is spared
+_WRITTEN_AS_IS = {"js_number": re.compile(rb"[0-9]+"), "lowercase": re.compile(rb"[^A-Z]+")}
 
 _HANDLERS: dict[str, Handler] = {
     "python_string": _python_string, "python_docstring": _python_docstring, "lowercase": _lowercase,
