@@ -219,7 +219,7 @@ def _walk(
     src, escape = walk.src, walk.escape
     actions, markers, fields, handlers = tables.actions, tables.markers, tables.fields, tables.handlers
     starts, needles = tables.starts, tables.needles
-    node_action, drop, anon, done = _NODE, _DROP, _ANON, -1  # locals: read once per node
+    node_action, drop, anon = _NODE, _DROP, _ANON  # locals: read once per node
     special, starting, containing = _SPECIAL, _STARTS, _CONTAINS
     out: list[bytes] = []
     append = out.append
@@ -280,6 +280,23 @@ def _walk(
                         append(_CLOSE)
                     else:
                         append(_escape(src[start:end]) if escape else src[start:end])
+            elif action == anon:  # keywords and operators: their text, no marker
+                start, end = node.byte_range
+                if start > pos:
+                    if not src[pos:start].isspace():
+                        _gap(src, pos, start, escape, out)
+                    pos = end
+                elif end > pos:
+                    pos = end
+                append(_escape(src[start:end]) if escape else src[start:end])
+            elif action == drop:
+                start, end = node.byte_range
+                if start > pos:
+                    if not src[pos:start].isspace():
+                        _gap(src, pos, start, escape, out)
+                    pos = end
+                elif end > pos:
+                    pos = end
             elif action >= special:  # a handler's kind; a guard skips the call where it cannot apply
                 field_id = cursor.field_id
                 if action != special and (
@@ -311,7 +328,6 @@ def _walk(
                         if replaced and field_id and fields[field_id]:
                             append(fields[field_id])
                         out.extend(replaced)
-                        action = done
                 else:
                     action = node_action
                 if action == node_action:  # the handler left the node to the walk: as above
@@ -344,24 +360,7 @@ def _walk(
                             append(_CLOSE)
                         else:
                             append(_escape(src[start:end]) if escape else src[start:end])
-            elif action == anon:  # keywords and operators: their text, no marker
-                start, end = node.byte_range
-                if start > pos:
-                    if not src[pos:start].isspace():
-                        _gap(src, pos, start, escape, out)
-                    pos = end
-                elif end > pos:
-                    pos = end
-                append(_escape(src[start:end]) if escape else src[start:end])
-            elif action == drop:
-                start, end = node.byte_range
-                if start > pos:
-                    if not src[pos:start].isspace():
-                        _gap(src, pos, start, escape, out)
-                    pos = end
-                elif end > pos:
-                    pos = end
-            elif action != done:
+            else:
                 entered, pos = _rare(node, kind, action, cursor, walk, out, pos, not depth and as_is,
                                      depth <= skip_depth and node.id in skip)
                 if entered is not None:
@@ -385,7 +384,7 @@ def _walk(
                         _gap(src, pos, frame_end, escape, out)
                     out, pos, skip, skip_depth, frame_depth, frame_end = outer.pop()
                     append = out.append
-                if depth and next_sibling():
+                if next_sibling():  # false at depth 0 (the loop ends)
                     break
             else:
                 break
