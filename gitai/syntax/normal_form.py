@@ -242,12 +242,9 @@ def _walk(
             if action == node_action:  # named nodes without a handler: the common case first
                 if depth <= skip_depth and node.id in skip:  # a nested definition: hashed on its own
                     start, end = node.byte_range
-                    if start > pos:
-                        if not src[pos:start].isspace():
-                            _gap(src, pos, start, escape, out)
-                        pos = end
-                    elif end > pos:
-                        pos = end
+                    if start > pos and not src[pos:start].isspace():
+                        _gap(src, pos, start, escape, out)
+                    pos = end  # tree-sitter's nodes come in order: `end` is never before `pos`
                     frame = frames.pop(node.id, None) if frames is not None else None
                     if frame is not None and first_child():  # walked here, into its own stream
                         outer.append((out, pos, skip, skip_depth, frame_depth, frame_end))
@@ -269,12 +266,9 @@ def _walk(
                         depth += 1
                         continue
                     start, end = node.byte_range
-                    if start > pos:
-                        if not src[pos:start].isspace():
-                            _gap(src, pos, start, escape, out)
-                        pos = end
-                    elif end > pos:
-                        pos = end
+                    if start > pos and not src[pos:start].isspace():
+                        _gap(src, pos, start, escape, out)
+                    pos = end
                     append(markers[kind])
                     if start == end:  # empty: like a node whose children were all dropped
                         append(_CLOSE)
@@ -282,21 +276,15 @@ def _walk(
                         append(_escape(src[start:end]) if escape else src[start:end])
             elif action == anon:  # keywords and operators: their text, no marker
                 start, end = node.byte_range
-                if start > pos:
-                    if not src[pos:start].isspace():
-                        _gap(src, pos, start, escape, out)
-                    pos = end
-                elif end > pos:
-                    pos = end
+                if start > pos and not src[pos:start].isspace():
+                    _gap(src, pos, start, escape, out)
+                pos = end
                 append(_escape(src[start:end]) if escape else src[start:end])
             elif action == drop:
                 start, end = node.byte_range
-                if start > pos:
-                    if not src[pos:start].isspace():
-                        _gap(src, pos, start, escape, out)
-                    pos = end
-                elif end > pos:
-                    pos = end
+                if start > pos and not src[pos:start].isspace():
+                    _gap(src, pos, start, escape, out)
+                pos = end
             elif action >= special:  # a handler's kind; a guard skips the call where it cannot apply
                 field_id = cursor.field_id
                 if action != special and (
@@ -319,12 +307,9 @@ def _walk(
                             continue
                     else:
                         start, end = node.byte_range
-                        if start > pos:
-                            if not src[pos:start].isspace():
-                                _gap(src, pos, start, escape, out)
-                            pos = end
-                        elif end > pos:
-                            pos = end
+                        if start > pos and not src[pos:start].isspace():
+                            _gap(src, pos, start, escape, out)
+                        pos = end
                         if replaced and field_id and fields[field_id]:
                             append(fields[field_id])
                         out.extend(replaced)
@@ -333,12 +318,9 @@ def _walk(
                 if action == node_action:  # the handler left the node to the walk: as above
                     if depth <= skip_depth and node.id in skip:  # a nested definition: hashed on its own
                         start, end = node.byte_range
-                        if start > pos:
-                            if not src[pos:start].isspace():
-                                _gap(src, pos, start, escape, out)
-                            pos = end
-                        elif end > pos:
-                            pos = end
+                        if start > pos and not src[pos:start].isspace():
+                            _gap(src, pos, start, escape, out)
+                        pos = end
                     else:
                         if field_id:
                             field = fields[field_id]
@@ -349,12 +331,9 @@ def _walk(
                             depth += 1
                             continue
                         start, end = node.byte_range
-                        if start > pos:
-                            if not src[pos:start].isspace():
-                                _gap(src, pos, start, escape, out)
-                            pos = end
-                        elif end > pos:
-                            pos = end
+                        if start > pos and not src[pos:start].isspace():
+                            _gap(src, pos, start, escape, out)
+                        pos = end
                         append(markers[kind])
                         if start == end:  # empty: like a node whose children were all dropped
                             append(_CLOSE)
