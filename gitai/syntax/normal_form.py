@@ -1079,12 +1079,11 @@ def _own_digests(walk: _Walk, frames: list[tuple[Sequence[Node], list[Node], int
                 if any(node.id in passing for node in frames[frame][0]):
                     del streams[frame]
     for frame in missing:
-        stream = streams.get(frame)
-        if stream is None:
+        if frame in streams:
+            own[frame] = _stream_digest(streams[frame])
+        else:
             nodes, skipped, depth = frames[frame]
             own[frame] = _digest(nodes, walk, frozenset([n.id for n in skipped]) if skipped else _NO_SKIP, depth)
-        else:
-            own[frame] = _stream_digest(stream)
 
 
 _NO_SKIP: frozenset[int] = frozenset()
