@@ -22,6 +22,20 @@ def emit_json(data: Any) -> None:
     click.echo(text)
 
 
+def emit_json_rows(rows: list[Any]) -> None:
+    """A JSON list, one compact row per line: a long file's blame is megabytes, which the
+    indenting encoder (pure Python) takes as long as the blame itself to write."""
+    def text(ascii_only: bool) -> str:
+        return "[\n" + ",\n".join("  " + json.dumps(row, ensure_ascii=ascii_only) for row in rows) + "\n]" if rows else "[]"
+
+    out = text(False)
+    try:
+        out.encode("utf-8")
+    except UnicodeEncodeError:
+        out = text(True)
+    click.echo(out)
+
+
 def layout() -> Layout:
     return find_layout()
 
