@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -39,8 +40,8 @@ def origins_dir(repo: Path) -> Path:
     return repo / ".git" / "gitai" / DIRECTORY
 
 
-def blame(repo: Path, path: str, *args: str) -> list[dict]:
-    return gitai_json(repo, "blame-intent", path, *args)
+def blame(repo: Path, path: str, *args: str, env: dict[str, str] | None = None) -> list[dict]:
+    return gitai_json(repo, "blame-intent", path, *args, env=env)
 
 
 def cold_blame(repo: Path, path: str, *args: str) -> list[dict]:
@@ -65,6 +66,45 @@ def nohook_commit(repo: Path, message: str) -> None:
     """A commit made where gitai's hooks do not run (another clone, hooks off)."""
     git(repo, "add", "-A")
     git(repo, "-c", "core.hooksPath=/dev/null", "commit", "-qm", message)
+
+
+def fresh_clone(repo: Path, clone: Path) -> Path:
+    """A clone with the notes fetched, no index and no kept origins."""
+    git(clone.parent, "clone", "-q", str(repo), str(clone))
+    git(clone, "fetch", "-q", "origin", "refs/notes/gitai:refs/notes/gitai")
+    assert not (clone / ".git" / "gitai").exists()
+    return clone
+
+
+def all_records(repo: Path) -> list[dict]:
+    return [json.loads(line) for line in (repo / ".orchestration" / "agent_trace.jsonl").read_text().splitlines()]
+
+
+def git_runs(trace: Path, command: str) -> int:
+    """How many git processes ran `command`, from a GIT_TRACE2_EVENT log."""
+    events = [json.loads(line) for line in trace.read_text().splitlines()]
+    return sum(1 for e in events if e["event"] == "start" and e["argv"][1:2] == [command])
+
+
+def rewrite_line_origins(repo: Path, change: Callable[[dict], object]) -> int:
+    """Replace every `line_origins` in the notes by `change(it)` (a key whose value is None is
+    removed); how many were changed."""
+    changed = 0
+    for line in git(repo, "notes", "--ref", "gitai", "list").stdout.splitlines():
+        note, commit_id = line.split()
+        records = [json.loads(r) for r in git(repo, "cat-file", "blob", note).stdout.splitlines()]
+        for record in records:
+            for info in record["metadata"]["dev.gitai"].get("files", {}).values():
+                if "line_origins" in info:
+                    changed += 1
+                    value = change(info["line_origins"])
+                    if value is None:
+                        del info["line_origins"]
+                    else:
+                        info["line_origins"] = value
+        body = "".join(json.dumps(r) + "\n" for r in records)
+        git(repo, "notes", "--ref", "gitai", "add", "-f", "-F", "-", commit_id, input=body)
+    return changed
 
 
 def kept_at_head(repo: Path, path: str) -> bool:
@@ -192,7 +232,8 @@ def test_reformatted_lines_map_inside_their_definition(traced: Path) -> None:
 
 
 def test_code_moved_from_a_file_without_kept_origins(traced: Path) -> None:
-    """The hooks keep nothing they cannot follow; computing it later finds the writer."""
+    """The source file's origins are not kept: for a refactor the hooks compute them (through
+    git blame) rather than leave the refactor's record without line origins; both find the writer."""
     repo = traced
     write(repo, "src.py", "def keep(y):\n    return y\n\n\ndef moved(z):\n    z = z * 2\n    return z - 3\n")
     nohook_commit(repo, "src.py made elsewhere\n\nIntent: B")
@@ -201,7 +242,8 @@ def test_code_moved_from_a_file_without_kept_origins(traced: Path) -> None:
     write(repo, "new.py", "def moved(z):\n    z = z * 2\n    return z - 3\n")
     commit(repo, "C extracts moved()", env={"GITAI_INTENT": "C"})
     assert gitai_json(repo, "show")[0]["metadata"]["dev.gitai"]["classification"] == "AST_REFACTOR"
-    assert not kept_at_head(repo, "new.py")
+    assert kept_at_head(repo, "new.py")
+    assert gitai_json(repo, "show")[0]["metadata"]["dev.gitai"]["files"]["new.py"]["line_origins"]
     rows = blame(repo, "new.py")
     assert {r["commit"] for r in rows} == {written} and {r["intent_id"] for r in rows} == {"B"}
     assert rows == cold_blame(repo, "new.py")
@@ -381,14 +423,92 @@ def test_a_fresh_clones_first_blame_is_the_warm_answer(traced: Path, tmp_path: P
     assert [r["intent_id"] for r in warm] == ["A"] * 13 + ["B"] + ["A"] * 6  # f3's edit is B's alone
     assert warm[7]["content"] == "    a = x+2" and warm[7]["commit"] == warm[0]["commit"]
 
-    clone = tmp_path / "clone"
-    git(tmp_path, "clone", "-q", str(repo), str(clone))
-    git(clone, "fetch", "-q", "origin", "refs/notes/gitai:refs/notes/gitai")
-    assert not (clone / ".git" / "gitai").exists()
-    assert blame(clone, "f.py", "--rev", "HEAD") == warm
+    refactors = [r for r in all_records(repo) if r["metadata"]["dev.gitai"].get("classification") == "AST_REFACTOR"]
+    assert len(refactors) == 3 and all(r["metadata"]["dev.gitai"]["files"]["f.py"]["line_origins"] for r in refactors)
+
+    clone = fresh_clone(repo, tmp_path / "clone")
+    trace = tmp_path / "trace2.json"
+    assert blame(clone, "f.py", "--rev", "HEAD", env={"GIT_TRACE2_EVENT": str(trace)}) == warm
+    assert git_runs(trace, "blame") == 1  # the refactors' records say where their lines come from
     assert json.loads((clone / ".git" / "gitai" / "notes-index.json").read_text())["partial"]
     assert blame(clone, "f.py", "--rev", "HEAD") == warm  # from the origins and index kept
     assert gitai_json(clone, "stats") == gitai_json(repo, "stats")  # reads the whole trace: builds the index
     assert (clone / ".git" / "gitai" / "notes-index.sqlite").is_file()
     assert not (clone / ".git" / "gitai" / "notes-index.json").exists()  # the partial one, superseded
     assert blame(clone, "f.py", "--rev", "HEAD") == warm
+
+
+@pytest.mark.parametrize("line_origins", [
+    None,  # a record from a gitai that kept none
+    {"commits": ["HEAD"], "lines": [[1, 9, 0]]},  # not an object id
+    {"commits": ["a" * 40], "lines": [[1, 1, 5]]},  # no such commit index
+    {"commits": ["a" * 40], "lines": [["1", 1, 0]], "x": 1},
+    "oops",
+])
+def test_refactor_records_without_usable_line_origins_are_followed_through_git(
+        traced: Path, tmp_path: Path, line_origins: object) -> None:
+    """Records from a gitai that kept no line origins, or whose line origins are garbage (a note
+    comes from anywhere): a clone follows the refactors through git and gives the same answer."""
+    repo = traced
+    write(repo, "f.py", "def f(x):\n    a = x + 1\n    return a\n\n\ndef g(y):\n    return y\n")
+    commit(repo, "A writes f", env={"GITAI_INTENT": "A"})
+    write(repo, "f.py", "def f(x):\n    a = x + 1\n    return a\n\n\ndef g(y):\n    return y * 2\n")
+    commit(repo, "B edits g", env={"GITAI_INTENT": "B"})
+    write(repo, "f.py", "def f( x ):\n    a = x+1\n    return a\n\n\ndef g( y ):\n    return y*2\n")
+    commit(repo, "C reformats", env={"GITAI_INTENT": "C"})
+    warm = blame(repo, "f.py", "--rev", "HEAD")
+    assert [r["intent_id"] for r in warm] == ["A"] * 6 + ["B"]
+    clone = fresh_clone(repo, tmp_path / "clone")
+    assert rewrite_line_origins(clone, lambda _: line_origins) == 1
+    trace = tmp_path / "trace2.json"
+    assert blame(clone, "f.py", "--rev", "HEAD", env={"GIT_TRACE2_EVENT": str(trace)}) == warm
+    assert git_runs(trace, "blame") > 1
+
+
+def test_a_line_origin_whose_commit_later_gets_a_refactor_record_is_followed_again(
+        traced: Path, tmp_path: Path) -> None:
+    """A reformat made without gitai (no record) then reformatted again with gitai: the second
+    reformat's record says its lines come from the first. Once backfill records the first as a
+    refactor too, a clone looks through both to the commit that wrote the lines."""
+    repo = traced
+    write(repo, "f.py", "def f(x):\n    a = x + 1\n    return a\n")
+    commit(repo, "A writes f", env={"GITAI_INTENT": "A"})
+    write(repo, "f.py", "def f( x ):\n    a = x+1\n    return a\n")
+    nohook_commit(repo, "a reformat made without gitai")
+    assert [r["intent_id"] for r in blame(repo, "f.py", "--rev", "HEAD")] == [None, None, "A"]
+    write(repo, "f.py", "def f(  x  ):\n    a = x  +1\n    return a\n")
+    commit(repo, "C reformats again", env={"GITAI_INTENT": "C"})
+    assert all_records(repo)[-1]["metadata"]["dev.gitai"]["files"]["f.py"]["line_origins"]
+    assert [r["intent_id"] for r in blame(repo, "f.py", "--rev", "HEAD")] == [None, None, "A"]
+    gitai_ok(repo, "backfill")  # records the reformat made without gitai: AST_REFACTOR
+    warm = blame(repo, "f.py", "--rev", "HEAD")
+    assert [r["intent_id"] for r in warm] == ["A"] * 3
+    assert blame(fresh_clone(repo, tmp_path / "clone"), "f.py", "--rev", "HEAD") == warm
+
+
+def test_a_refactor_of_a_file_without_kept_origins_still_records_its_line_origins(
+        traced: Path, tmp_path: Path) -> None:
+    """Origins of the parent's version not kept (written where the hooks did not run, and code
+    moved in from such a file): the post-commit hook computes them through git blame, so the
+    refactor's record says where its lines come from all the same."""
+    repo = traced
+    write(repo, "f.py", "def f(x):\n    a = x + 1\n    return a\n")
+    write(repo, "g.py", "def g(y):\n    return y\n")
+    commit(repo, "A writes f and g", env={"GITAI_INTENT": "A"})
+    write(repo, "f.py", "def f(x):\n    a = x + 2\n    return a\n")
+    write(repo, "g.py", "def g(y):\n    return y * 2\n")
+    nohook_commit(repo, "edits made without gitai")
+    shutil.rmtree(origins_dir(repo))
+    write(repo, "f.py", "def f( x ):\n    a = x+2\n    return a\n\n\ndef g( y ):\n    return y*2\n")
+    write(repo, "g.py", "")
+    commit(repo, "C reformats f and moves g into it", env={"GITAI_INTENT": "C"})
+    meta = all_records(repo)[-1]["metadata"]["dev.gitai"]
+    assert meta["classification"] == "AST_REFACTOR" and meta["files"]["f.py"]["line_origins"]
+    warm = blame(repo, "f.py", "--rev", "HEAD")
+    first, edits = git(repo, "rev-parse", "HEAD~2", "HEAD~1").stdout.split()
+    assert [r["commit"] for r in warm] == [first, edits, first, first, first, first, edits]
+    clone = fresh_clone(repo, tmp_path / "clone")
+    trace = tmp_path / "trace2.json"
+    assert blame(clone, "f.py", "--rev", "HEAD", env={"GIT_TRACE2_EVENT": str(trace)}) == warm
+    assert git_runs(trace, "blame") == 1
+    assert blame(repo, "f.py", "--rev", "HEAD") == cold_blame(repo, "f.py", "--rev", "HEAD") == warm

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from gitai.blame.origin_cache import OriginStore
-from gitai.blame.origins import Origin, Origins, Version
+from gitai.blame.origins import Origin, Origins, Version, from_lines_form
 from gitai.blame.step import (
     InconsistentStep,
     OriginsUnknown,
@@ -117,10 +117,10 @@ def step_from_parents(
 class Annotator:
     """Line origins for one repository, computing and keeping what the cache lacks."""
 
-    def __init__(self, layout: Layout, index: TraceIndex) -> None:
+    def __init__(self, layout: Layout, index: TraceIndex, store: OriginStore | None = None) -> None:
         self.root = layout.root
         self.index = index
-        self.store = OriginStore(layout)
+        self.store = store or OriginStore(layout)
         self._steps: dict[tuple[str, str], Origins | None] = {}
         self._placeholder_versions: dict[tuple[str, str, str], Version] = {}
         self._reader: ObjectReader | None = None
@@ -159,7 +159,7 @@ class Annotator:
     def _through_git_blame(self, commit: str, path: str) -> tuple[Version, bool]:
         """The origins by `git blame`, and whether every version they rest on was known."""
         follow = _Follow(self, commit, path, self._newest_kept(commit, path))
-        runs = git_blame(self.root, commit, path, sorted(follow.kept))
+        runs = git_blame(self.root, commit, path, sorted(follow.kept), on_commit=lambda sha: self.index.prefetch((sha,)))
         follow.take(commit, path, runs)
         follow.run()
         origins = [follow.origin_of((commit, path, number)) for number in range(1, sum(run.count for run in runs) + 1)]
@@ -247,10 +247,12 @@ class _Follow:
         """What `git blame` of version (commit, path) says of its lines."""
         index = self.annotator.index
         index.prefetch({run.commit for run in runs})
+        recorded = self._recorded_origins(runs)
         for run in runs:
             refactor = is_refactor(index.info(run.commit), run.path)
             if refactor:
                 self.refactors.setdefault(run.path, set()).add(run.commit)
+            known = recorded.get((run.commit, run.path), {}) if refactor else {}
             kept = self.kept.get(run.commit) if run.boundary and run.path == self.top_path else None
             for offset in range(run.count):
                 line = (commit, path, run.final_start + offset)
@@ -261,6 +263,8 @@ class _Follow:
                         self.origins[line] = (run.commit, run.path)
                     else:
                         self.origins[line] = kept.origins[source[2] - 1]
+                elif source[2] in known:
+                    self.origins[line] = known[source[2]]
                 elif refactor:
                     if source != line:  # else the version blamed is the refactor commit's own
                         self.links[line] = source
@@ -276,6 +280,22 @@ class _Follow:
                     self.origins[line] = (run.commit, run.path)
             if kept is not None:
                 self.unrecorded |= kept.unrecorded
+
+    def _recorded_origins(self, runs: list[BlamedRun]) -> dict[tuple[str, str], dict[int, Origin]]:
+        """Per refactor version (commit, path) these runs land on, the origins its record keeps of
+        its changed lines (`line_origins`), those still good: an origin whose commit has since got
+        a record that is AST_REFACTOR for its file (its record came after) is followed again."""
+        index = self.annotator.index
+        found: dict[tuple[str, str], dict[int, Origin]] = {}
+        for run in runs:
+            if (run.commit, run.path) not in found and is_refactor(index.info(run.commit), run.path):
+                found[run.commit, run.path] = from_lines_form(index.line_origins(run.commit, run.path), run.path)
+        index.prefetch({origin[0] for known in found.values() for origin in known.values()})
+        for (commit, _), known in found.items():
+            for number, origin in list(known.items()):
+                if origin[0] != commit and is_refactor(index.info(origin[0]), origin[1]):
+                    del known[number]
+        return found
 
     def want(self, line: LineKey) -> None:
         """A line of a refactor commit's version, to follow through the step at that commit."""

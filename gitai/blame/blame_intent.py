@@ -150,6 +150,7 @@ def blame_intent(layout: Layout, path: str, rev: str | None = None, line_range: 
         result.append(BlameLine(number, text, origin_commit, intent, classification, source))
     _add_contributors(layout, result, origins, index, text_lines)
     index.save()
+    index.close()
     return result
 
 

@@ -2,7 +2,9 @@
 
 Only from origins already kept for the parents: the hooks never run `git blame`. A file whose
 parent version has none is left to `blame-intent`, which computes and keeps them on first use;
-from then on each commit extends them.
+from then on each commit extends them. The record of a commit that is AST_REFACTOR for a file
+keeps where that file's changed lines come from (`line_origins`), so a clone answers without
+following them through history.
 """
 
 from __future__ import annotations
@@ -10,26 +12,32 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from gitai.blame.annotate import step_from_parents
+from gitai.blame.annotate import ParentFile, step_from_parents
 from gitai.blame.origin_cache import OriginStore
-from gitai.blame.origins import Version
+from gitai.blame.origins import Version, lines_form
+from gitai.blame.step import is_refactor
+from gitai.errors import GitaiError
 from gitai.git.blame import last_change
 from gitai.layout import Layout
 from gitai.trace.changes import CommitChanges
+from gitai.trace.record import set_line_origins
 from gitai.trace.summary_index import summarize
 
 
-def extend_origins(layout: Layout, commit: str, parents: list[str], changes: CommitChanges,
-                   record: dict[str, Any], last_change_of: Callable[[str, str], str | None] | None = None,
-                   store: OriginStore | None = None) -> None:
-    """Keep the origins of the commit's changed text files, where the versions they rest on are kept
-    (for many commits, backfill's: `last_change_of` answers `last_change` without git, see
-    `LastChanges`; `store` is one store for them all)."""
+def new_origins(layout: Layout, commit: str, parents: list[str], changes: CommitChanges,
+                record: dict[str, Any], last_change_of: Callable[[str, str], str | None] | None = None,
+                store: OriginStore | None = None, follow: bool = False) -> dict[str, Version]:
+    """The origins of the commit's changed text files (by path), where the versions they rest on
+    are kept (for many commits, backfill's: `last_change_of` answers `last_change` without git,
+    see `LastChanges`; `store` is one store for them all); with `follow`, for a file the commit
+    refactors, those versions are computed through `git blame` when not kept, so its record can
+    say where its lines come from. Nothing is kept yet: see `keep_origins`. The record of a commit
+    that is AST_REFACTOR for a file gets the origins of that file's changed lines (`line_origins`)."""
     text = [f for f in changes.files if f.kind == "text" and f.new_oid]
     if not text:
-        return
+        return {}
     store = store or OriginStore(layout)
-    info, definitions = summarize(record)
+    info, refactors = summarize(record)
     last_of: dict[tuple[str, str], str | None] = {}
 
     def version_of(parent: str, name: str, blob: str) -> Version | None:
@@ -44,11 +52,57 @@ def extend_origins(layout: Layout, commit: str, parents: list[str], changes: Com
         last = last_of[parent, name]
         return store.get(name, blob, last) if last in candidates else None
 
+    found: dict[str, Version] = {}
     for changed in text:
         known = [(changed.old_path, changed.old_oid, changed.hunks), *changed.other_parents]
         if any(name is None and gone for (name, _, _), gone in zip(known, changes.paths_gone)):
             continue  # added where a path is gone: git blame may follow it from there; leave it to blame-intent
+        definitions = refactors.get(changed.path, {}).get("definitions", [])
         version = step_from_parents(layout.root, commit, changed.path, changed.new_oid, parents, info,
-                                    definitions.get(changed.path, []), version_of, known)
+                                    definitions, version_of, known)
+        if version is None and follow and is_refactor(info, changed.path):
+            _compute_parent_versions(layout, store, parents, known, definitions)
+            version = step_from_parents(layout.root, commit, changed.path, changed.new_oid, parents, info,
+                                        definitions, version_of, known)
         if version is not None:
-            store.put(changed.path, changed.new_oid, commit, version)
+            found[changed.path] = version
+    if found:
+        for changed in text:
+            if changed.path in found and changed.added_lines and is_refactor(info, changed.path):
+                set_line_origins(record, changed.path, lines_form(found[changed.path], changed.path,
+                                                                  changed.added_lines))
+    return found
+
+
+def keep_origins(layout: Layout, commit: str, changes: CommitChanges, versions: dict[str, Version],
+                 store: OriginStore | None = None) -> None:
+    """Keep the origins `new_origins` found, once the commit's record is stored."""
+    store = store or OriginStore(layout)
+    for changed in changes.files:
+        if changed.path in versions:
+            store.put(changed.path, changed.new_oid, commit, versions[changed.path])
+
+
+def _compute_parent_versions(layout: Layout, store: OriginStore, parents: list[str], known: list[ParentFile],
+                             definitions: list[dict[str, Any]]) -> None:
+    """Compute and keep (as `blame-intent` does) the origins of the parents' versions of a file,
+    and of the files its definitions moved in from."""
+    from gitai.blame.annotate import Annotator
+    from gitai.trace.summary_index import load_index
+
+    index = load_index(layout, only_needed=True)
+    annotator = Annotator(layout, index, store)
+    try:
+        wanted: list[tuple[str, str, str | None]] = [
+            (parent, name, blob) for parent, (name, blob, _) in zip(parents, known) if name and blob]
+        sources = {str(d["moved_from"]["path"]) for d in definitions if isinstance(d.get("moved_from"), dict)}
+        wanted += [(parents[0], source, None) for source in sorted(sources)] if parents else []
+        for parent, name, blob in wanted:
+            try:
+                annotator.at(parent, name, blob)
+            except GitaiError:
+                continue  # no such file there: nothing to follow
+    finally:
+        annotator.close()
+        index.save()
+        index.close()

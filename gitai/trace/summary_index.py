@@ -1,7 +1,7 @@
 """A compact, cached index of the trace for fast readers (blame-intent, the intent map).
 
 Per traced commit: its intent, its commit-level classification, and per file the classification
-and (for AST_REFACTOR files) the definitions' line mappings. Kept in an SQLite database,
+and (for AST_REFACTOR files) the definitions' line mappings and the changed lines' origins. Kept in an SQLite database,
 `<common git dir>/gitai/notes-index.sqlite`, with the notes commit it was built from; brought up
 to date by the notes that changed since (one `git diff-tree` of the two notes trees), so the update
 after a pull costs in proportion to the new notes, not to the trace, and a reader that needs a few
@@ -18,7 +18,7 @@ from typing import Any
 
 from gitai import __version__
 from gitai.git.notes import changed_notes, list_notes
-from gitai.git.objects import read_objects
+from gitai.git.objects import ObjectReader, read_objects
 from gitai.git.runner import run_git
 from gitai.layout import NOTES_REF, Layout
 from gitai.trace.record import (
@@ -27,9 +27,10 @@ from gitai.trace.record import (
     Record,
     attributed_ranges,
     classification_of,
+    deleted_paths,
     file_entries,
     file_intents,
-    file_meta,
+    gitai_meta,
     intent_of,
     intent_source_of,
     intent_spans,
@@ -43,7 +44,7 @@ from gitai.util.files import write_atomic
 INDEX_NAME = "notes-index.sqlite"
 PARTIAL_INDEX_NAME = "notes-index.json"  # LazyTraceIndex's partial index, before a complete one is built
 DEFINITIONS_NAME = "notes-definitions.json"
-VERSION = f"{__version__}/5"  # bump the suffix when summarize() changes
+VERSION = f"{__version__}/6"  # bump the suffix when summarize() changes
 CommitInfo = dict[str, Any]
 """{"intent": str|None, "source": str|None, "class": str|None, "files": {path: {"class": str, ...}},
 "intents": {path: str|None} (only when the files serve different intents)}; a file's "who":
@@ -57,27 +58,34 @@ def choose_record(records: list[Record]) -> Record | None:
     return sorted(records, key=lambda r: (is_backfilled(r), r.get("timestamp", ""), record_id(r)))[0]
 
 
-def summarize(record: Record) -> tuple[CommitInfo, dict[str, list[dict[str, Any]]]]:
-    """What fast readers need of a record: the light summary, and the definition mappings of
-    its AST_REFACTOR files (kept apart: only blame's look-through needs them)."""
-    all_files = file_meta(record)
+def summarize(record: Record) -> tuple[CommitInfo, dict[str, dict[str, Any]]]:
+    """What fast readers need of a record: the light summary, and per AST_REFACTOR file what only
+    blame's look-through needs (kept apart): the definitions' line mappings (`definitions`) and
+    where the changed lines come from (`line_origins`)."""
+    stored: dict[str, FileMeta] = gitai_meta(record).get("files", {})  # compact: no reasons to derive
+    commit_class = classification_of(record)
+    paths = {entry["path"] for entry in file_entries(record)} | set(deleted_paths(record)) | set(stored)
     files: dict[str, dict[str, Any]] = {}
-    definitions: dict[str, list[dict[str, Any]]] = {}
-    for path, info in all_files.items():
-        entry: dict[str, Any] = {"class": info.get("classification")}
+    refactors: dict[str, dict[str, Any]] = {}
+    for path in sorted(paths):
+        info = stored.get(path, {})
+        entry: dict[str, Any] = {"class": info.get("classification", commit_class)}
         if info.get("renamed_from"):
             entry["renamed_from"] = info["renamed_from"]
         files[path] = entry
-        if info.get("classification") != "AST_REFACTOR":
+        if entry["class"] != "AST_REFACTOR":
             continue
         defs = []
         for d in info.get("definitions", []):
-            old_lines = d.get("old_lines") or _moved_source_lines(all_files, path, d)
+            old_lines = d.get("old_lines") or _moved_source_lines(stored, path, d)
             if d.get("new_lines") and old_lines:
                 defs.append({"name": d.get("name"), "old_lines": old_lines, "new_lines": d["new_lines"],
                              "moved_from": d.get("moved_from")})
-        if defs:
-            definitions[path] = defs
+        detail: dict[str, Any] = {"definitions": defs} if defs else {}
+        if info.get("line_origins"):
+            detail["line_origins"] = info["line_origins"]
+        if detail:
+            refactors[path] = detail
     for file_entry in file_entries(record):
         counts: dict[tuple[str, str | None, str | None], int] = {}
         for rng, contributor, session in attributed_ranges(file_entry):
@@ -92,7 +100,7 @@ def summarize(record: Record) -> tuple[CommitInfo, dict[str, list[dict[str, Any]
         summary["intents"] = intents
         for path, spans in intent_spans(record).items():  # a carried file whose lines serve several intents
             files.setdefault(path, {})["spans"] = spans
-    return summary, definitions
+    return summary, refactors
 
 
 def info_intent(info: CommitInfo, path: str) -> str | None:
@@ -173,11 +181,22 @@ class TraceIndex:
 
     def definitions(self, commit: str, path: str) -> list[dict[str, Any]]:
         """The definition mappings (old and new lines, moved_from) of an AST_REFACTOR file."""
+        return list(self._refactor(commit, path).get("definitions", []))
+
+    def line_origins(self, commit: str, path: str) -> object:
+        """Where the changed lines of an AST_REFACTOR file come from, as its record keeps them (None: not kept)."""
+        return self._refactor(commit, path).get("line_origins")
+
+    def _refactor(self, commit: str, path: str) -> dict[str, Any]:
         row = self._db.execute("SELECT defs FROM commits WHERE sha = ?", (commit,)).fetchone() if self._db else None
-        return list(json.loads(row[0]).get(path, [])) if row and row[0] else []
+        detail = json.loads(row[0]).get(path) if row and row[0] else None
+        return detail if isinstance(detail, dict) else {}
 
     def save(self) -> None:
         """Keep what was read for the next run (here: kept already)."""
+
+    def close(self) -> None:
+        """End the processes reading notes (here: none)."""
 
 
 class LazyTraceIndex(TraceIndex):
@@ -193,9 +212,10 @@ class LazyTraceIndex(TraceIndex):
         self._index_path = os.path.join(layout.shared_state_dir, PARTIAL_INDEX_NAME)
         self._head = head
         self._listing: dict[str, str] | None = None  # annotated commit -> note blob
+        self._reader: ObjectReader | None = None  # asked a few notes at a time (as `git blame` names commits)
         self._entries: dict[str, dict[str, Any]] = dict(cached.get("commits", {}))
         self._absent: set[str] = set(cached.get("absent", []))
-        self._new_definitions: dict[str, dict[str, list[dict[str, Any]]]] = {}
+        self._new_definitions: dict[str, dict[str, dict[str, Any]]] = {}
         self._changed = False
         if cached.get("notes") != head:  # notes changed since: keep only what still matches
             listing = self._notes()
@@ -221,7 +241,9 @@ class LazyTraceIndex(TraceIndex):
         listing = self._notes()
         wanted = {sha: listing[sha] for sha in missing if sha in listing}
         self._absent.update(sha for sha in missing if sha not in wanted)
-        notes = {blob: data for blob, data in read_objects(self._root, list(set(wanted.values()))) if data}
+        if self._reader is None:
+            self._reader = ObjectReader(self._root)
+        notes = self._reader.read_many(list(wanted.values()))
         for sha, blob in wanted.items():
             record = choose_record(own_records(parse_note(notes.get(blob, b"").decode("utf-8", "replace")), sha))
             if record is None:
@@ -233,11 +255,18 @@ class LazyTraceIndex(TraceIndex):
             self._new_definitions[sha] = defs  # even none: replaces what an older note had
         self._changed = True
 
-    def definitions(self, commit: str, path: str) -> list[dict[str, Any]]:
+    def _refactor(self, commit: str, path: str) -> dict[str, Any]:
         self.info(commit)
         if commit in self._new_definitions:
-            return list(self._new_definitions[commit].get(path, []))
-        return list(_read_json(self._definitions_path).get(commit, {}).get(path, []))
+            detail = self._new_definitions[commit].get(path)
+        else:
+            detail = _read_json(self._definitions_path).get(commit, {}).get(path)
+        return detail if isinstance(detail, dict) else {}
+
+    def close(self) -> None:
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
 
     def save(self) -> None:
         if not self._changed:
@@ -312,14 +341,16 @@ def load_index(layout: Layout, only_needed: bool = False) -> TraceIndex:
     if not head:
         return TraceIndex(None)
     os.makedirs(layout.shared_state_dir, exist_ok=True)
-    db = _open(os.path.join(layout.shared_state_dir, INDEX_NAME))
-    built_from = _built_from(db)
-    if built_from == head:
+    path = os.path.join(layout.shared_state_dir, INDEX_NAME)
+    db = _open(path) if os.path.exists(path) or not only_needed else None  # a fresh clone: none made yet
+    built_from = _built_from(db) if db is not None else None
+    if db is not None and built_from == head:
         return TraceIndex(db)
     if only_needed and built_from is None:
         cached = _read_json(os.path.join(layout.shared_state_dir, PARTIAL_INDEX_NAME))
         return LazyTraceIndex(layout, head, cached if cached.get("version") == VERSION else {},
                               os.path.join(layout.shared_state_dir, DEFINITIONS_NAME))
+    assert db is not None
     try:
         db.execute("BEGIN IMMEDIATE")  # one writer at a time; readers see the old state meanwhile
         built_from = _built_from(db)  # another process may have brought it up to date meanwhile
