@@ -1,10 +1,11 @@
 """Extend line origins by one commit, right after it is traced (hooks and backfill).
 
-Only from origins already kept for the parents: the hooks never run `git blame`. A file whose
-parent version has none is left to `blame-intent`, which computes and keeps them on first use;
-from then on each commit extends them. The record of a commit that is AST_REFACTOR for a file
-keeps where that file's changed lines come from (`line_origins`), so a clone answers without
-following them through history.
+From the origins kept for the parents. A file whose parent version has none is left to
+`blame-intent`, which computes and keeps them on first use; from then on each commit extends
+them. The record of a commit that is AST_REFACTOR for a file keeps where that file's changed
+lines come from (`line_origins`), so a clone answers without following them through history:
+for such a file (only), the hooks compute the parent's origins through `git blame` when they are
+not kept.
 """
 
 from __future__ import annotations
@@ -22,6 +23,11 @@ from gitai.layout import Layout
 from gitai.trace.changes import CommitChanges
 from gitai.trace.record import set_line_origins
 from gitai.trace.summary_index import summarize
+
+MAX_FOLLOWED = 8
+"""Files of one commit whose parent versions `new_origins(follow=True)` computes: a reformat of a
+whole repository must not hold its post-commit hook for a `git blame` per file. The others' lines
+are followed through git when asked about, as for a record without line origins."""
 
 
 def new_origins(layout: Layout, commit: str, parents: list[str], changes: CommitChanges,
@@ -53,6 +59,7 @@ def new_origins(layout: Layout, commit: str, parents: list[str], changes: Commit
         return store.get(name, blob, last) if last in candidates else None
 
     found: dict[str, Version] = {}
+    followed = 0
     for changed in text:
         known = [(changed.old_path, changed.old_oid, changed.hunks), *changed.other_parents]
         if any(name is None and gone for (name, _, _), gone in zip(known, changes.paths_gone)):
@@ -60,7 +67,8 @@ def new_origins(layout: Layout, commit: str, parents: list[str], changes: Commit
         definitions = refactors.get(changed.path, {}).get("definitions", [])
         version = step_from_parents(layout.root, commit, changed.path, changed.new_oid, parents, info,
                                     definitions, version_of, known)
-        if version is None and follow and is_refactor(info, changed.path):
+        if version is None and follow and followed < MAX_FOLLOWED and is_refactor(info, changed.path):
+            followed += 1
             _compute_parent_versions(layout, store, parents, known, definitions)
             version = step_from_parents(layout.root, commit, changed.path, changed.new_oid, parents, info,
                                         definitions, version_of, known)
