@@ -512,3 +512,24 @@ def test_a_refactor_of_a_file_without_kept_origins_still_records_its_line_origin
     assert blame(clone, "f.py", "--rev", "HEAD", env={"GIT_TRACE2_EVENT": str(trace)}) == warm
     assert git_runs(trace, "blame") == 1
     assert blame(repo, "f.py", "--rev", "HEAD") == cold_blame(repo, "f.py", "--rev", "HEAD") == warm
+
+
+def test_a_reformat_of_many_files_without_kept_origins_computes_at_most_a_few(traced: Path, tmp_path: Path) -> None:
+    """A whole-repository reformat must not hold the post-commit hook for a git blame per file:
+    beyond MAX_FOLLOWED files, the record has no line origins, and a clone follows those through git."""
+    from gitai.blame.maintain import MAX_FOLLOWED
+
+    repo = traced
+    names = [f"m{n:02}.py" for n in range(MAX_FOLLOWED + 2)]
+    for name in names:
+        write(repo, name, "def f(x):\n    return x + 1\n")
+    nohook_commit(repo, "files made without gitai\n\nIntent: A")
+    for name in names:
+        write(repo, name, "def f( x ):\n    return x+1\n")
+    commit(repo, "C reformats every file", env={"GITAI_INTENT": "C"})
+    files = all_records(repo)[-1]["metadata"]["dev.gitai"]["files"]
+    assert sum("line_origins" in files.get(name, {}) for name in names) == MAX_FOLLOWED
+    clone = fresh_clone(repo, tmp_path / "clone")
+    for name in (names[0], names[-1]):
+        assert [r["intent_id"] for r in blame(clone, name, "--rev", "HEAD")] == ["A", "A"] == [
+            r["intent_id"] for r in blame(repo, name, "--rev", "HEAD")]
