@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 import zlib
 from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -74,6 +76,16 @@ def fresh_clone(repo: Path, clone: Path) -> Path:
     git(clone, "fetch", "-q", "origin", "refs/notes/gitai:refs/notes/gitai")
     assert not (clone / ".git" / "gitai").exists()
     return clone
+
+
+def index_is_complete(repo: Path) -> bool | None:
+    """Whether the notes index is complete, partial (False), or not there (None)."""
+    path = repo / ".git" / "gitai" / "notes-index.sqlite"
+    if not path.is_file():
+        return None
+    with closing(sqlite3.connect(path)) as db:
+        row = db.execute("SELECT value FROM meta WHERE key = 'complete'").fetchone()
+    return None if row is None else row[0] == "1"
 
 
 def all_records(repo: Path) -> list[dict]:
@@ -430,12 +442,17 @@ def test_a_fresh_clones_first_blame_is_the_warm_answer(traced: Path, tmp_path: P
     trace = tmp_path / "trace2.json"
     assert blame(clone, "f.py", "--rev", "HEAD", env={"GIT_TRACE2_EVENT": str(trace)}) == warm
     assert git_runs(trace, "blame") == 1  # the refactors' records say where their lines come from
-    assert json.loads((clone / ".git" / "gitai" / "notes-index.json").read_text())["partial"]
+    assert index_is_complete(clone) is False  # only the notes it read
     assert blame(clone, "f.py", "--rev", "HEAD") == warm  # from the origins and index kept
-    assert gitai_json(clone, "stats") == gitai_json(repo, "stats")  # reads the whole trace: builds the index
-    assert (clone / ".git" / "gitai" / "notes-index.sqlite").is_file()
-    assert not (clone / ".git" / "gitai" / "notes-index.json").exists()  # the partial one, superseded
-    assert blame(clone, "f.py", "--rev", "HEAD") == warm
+    write(repo, "f.py", text.replace("return b\n", "return b + 1\n", 1) + "\n\ndef moved( z ):\n    return z-3\n")
+    commit(repo, "B edits f1", env={"GITAI_INTENT": "B"})
+    git(clone, "pull", "-q")
+    git(clone, "fetch", "-q", "origin", "+refs/notes/gitai:refs/notes/gitai")
+    assert blame(clone, "f.py", "--rev", "HEAD") == blame(repo, "f.py", "--rev", "HEAD")  # the partial index, moved on
+    assert index_is_complete(clone) is False
+    assert gitai_json(clone, "stats") == gitai_json(repo, "stats")  # reads the whole trace: completes the index
+    assert index_is_complete(clone) is True
+    assert blame(clone, "f.py", "--rev", "HEAD") == blame(repo, "f.py", "--rev", "HEAD")
 
 
 @pytest.mark.parametrize("line_origins", [
