@@ -381,7 +381,8 @@ def test_merges_follow_each_parent_like_git_blame(traced: Path) -> None:
 
 
 def test_a_file_split_in_two_keeps_its_history_in_both(traced: Path) -> None:
-    """git blame follows the old file into each half; diff-tree pairs it with one only."""
+    """git blame follows the old file into each half; diff-tree pairs it with one only: the hooks
+    follow the other half as git blame does."""
     repo = traced
     write(repo, "f.txt", numbered(20))
     commit(repo, "A writes f", env={"GITAI_INTENT": "A"})
@@ -390,6 +391,7 @@ def test_a_file_split_in_two_keeps_its_history_in_both(traced: Path) -> None:
     git(repo, "mv", "f.txt", "a.txt")
     write(repo, "b.txt", (repo / "a.txt").read_text())
     commit(repo, "C splits f into a and b", env={"GITAI_INTENT": "C"})
+    assert kept_at_head(repo, "a.txt") and kept_at_head(repo, "b.txt")  # b.txt: git blame of that commit alone
     warm = {half: blame(repo, half) for half in ("a.txt", "b.txt")}  # as the hooks left them
     for half, rows in warm.items():
         expected = git_blame_commits(repo, half)

@@ -15,10 +15,10 @@ from typing import Any
 
 from gitai.blame.annotate import ParentFile, step_from_parents
 from gitai.blame.origin_cache import OriginStore
-from gitai.blame.origins import Version, lines_form
+from gitai.blame.origins import Origins, Version, lines_form
 from gitai.blame.step import is_refactor
 from gitai.errors import GitaiError
-from gitai.git.blame import last_change
+from gitai.git.blame import blob_id, git_blame, last_change
 from gitai.layout import Layout
 from gitai.trace.changes import CommitChanges
 from gitai.trace.record import set_line_origins
@@ -62,9 +62,13 @@ def new_origins(layout: Layout, commit: str, parents: list[str], changes: Commit
     followed = 0
     for changed in text:
         known = [(changed.old_path, changed.old_oid, changed.hunks), *changed.other_parents]
-        if any(name is None and gone for (name, _, _), gone in zip(known, changes.paths_gone)):
-            continue  # added where a path is gone: git blame may follow it from there; leave it to blame-intent
         definitions = refactors.get(changed.path, {}).get("definitions", [])
+        if any(name is None and gone for (name, _, _), gone in zip(known, changes.paths_gone)):
+            if not is_refactor(info, changed.path):  # (else left to blame-intent)
+                version = _added_where_a_path_is_gone(layout.root, commit, changed.path, parents, version_of)
+                if version is not None:
+                    found[changed.path] = version
+            continue
         version = step_from_parents(layout.root, commit, changed.path, changed.new_oid, parents, info,
                                     definitions, version_of, known)
         if version is None and follow and followed < MAX_FOLLOWED and is_refactor(info, changed.path):
@@ -114,3 +118,25 @@ def _compute_parent_versions(layout: Layout, store: OriginStore, parents: list[s
         annotator.close()
         index.save()
         index.close()
+
+
+def _added_where_a_path_is_gone(root: str, commit: str, path: str, parents: list[str],
+                                version_of: Callable[[str, str, str], Version | None]) -> Version | None:
+    """The origins of a file the commit adds while it deletes or renames another: `git blame` may
+    follow the new file into the gone one (a file split in two continues in both halves), where
+    `diff-tree -M` pairs the gone file with one new file only. So `git blame` of this commit alone
+    (stopping at its parents) says which lines are new here and which come from which line of a
+    parent's file, whose kept origins then give theirs, as `blame-intent` follows them."""
+    origins: Origins = []
+    unrecorded: set[str] = set()
+    for run in git_blame(root, commit, path, parents):
+        if run.commit == commit and not run.boundary:
+            origins += [(commit, path)] * run.count
+            continue
+        blob = blob_id(root, run.commit, run.path)
+        version = version_of(run.commit, run.path, blob) if blob else None
+        if version is None or run.orig_start - 1 + run.count > len(version.origins):
+            return None
+        origins += version.origins[run.orig_start - 1:run.orig_start - 1 + run.count]
+        unrecorded |= version.unrecorded
+    return Version(origins, frozenset(unrecorded))
