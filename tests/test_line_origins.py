@@ -462,6 +462,7 @@ def test_a_fresh_clones_first_blame_is_the_warm_answer(traced: Path, tmp_path: P
     {"commits": ["HEAD"], "lines": [[1, 9, 0]]},  # not an object id
     {"commits": ["a" * 40], "lines": [[1, 1, 5]]},  # no such commit index
     {"commits": ["a" * 40], "lines": [["1", 1, 0]], "x": 1},
+    {"commits": ["a" * 40], "lines": [[1, 9, 0, "f.py\u00001"]]},  # a NUL: never a path
     "oops",
 ])
 def test_refactor_records_without_usable_line_origins_are_followed_through_git(

@@ -76,7 +76,7 @@ def from_lines_form(data: object, path: str) -> dict[int, Origin]:
     for run in runs:
         if not (isinstance(run, list) and len(run) in (3, 4) and all(type(v) is int for v in run[:3])
                 and 0 < run[0] and 0 < run[1] <= 1_000_000 and 0 <= run[2] < len(commits)
-                and (len(run) == 3 or isinstance(run[3], str))):
+                and (len(run) == 3 or (isinstance(run[3], str) and "\0" not in run[3]))):
             return {}
         origin = (commits[run[2]], run[3] if len(run) == 4 else path)
         for number in range(run[0], run[0] + run[1]):
