@@ -553,3 +553,24 @@ def test_a_reformat_of_many_files_without_kept_origins_computes_at_most_a_few(tr
     for name in (names[0], names[-1]):
         assert [r["intent_id"] for r in blame(clone, name, "--rev", "HEAD")] == ["A", "A"] == [
             r["intent_id"] for r in blame(repo, name, "--rev", "HEAD")]
+
+
+def test_the_recorders_blame_and_diff_settings_do_not_reach_the_records(traced: Path, tmp_path: Path) -> None:
+    """`blame.ignoreRevsFile` (GitHub's convention) and `diff.indentHeuristic` are the recorder's
+    own settings: the line origins its hooks write into a refactor's record, which every clone
+    reads, must not depend on them."""
+    repo = traced
+    write(repo, "f.py", "def f(x):\n    a = x + 1\n    return a\n")
+    commit(repo, "A writes f", env={"GITAI_INTENT": "A"})
+    write(repo, "f.py", "def f(x):\n    a = x + 2\n    return a\n")
+    nohook_commit(repo, "B edits line 2\n\nIntent: B")
+    (repo / ".git" / "ignored-revs").write_text(head(repo) + "\n")
+    git(repo, "config", "blame.ignoreRevsFile", ".git/ignored-revs")
+    git(repo, "config", "diff.indentHeuristic", "false")
+    shutil.rmtree(origins_dir(repo))  # the hook computes the parent's origins through git blame
+    write(repo, "f.py", "def f( x ):\n    a = x+2\n    return a\n")
+    commit(repo, "C reformats", env={"GITAI_INTENT": "C"})
+    assert all_records(repo)[-1]["metadata"]["dev.gitai"]["files"]["f.py"]["line_origins"]
+    warm = blame(repo, "f.py", "--rev", "HEAD")
+    assert [r["intent_id"] for r in warm] == ["A", "B", "A"]
+    assert blame(fresh_clone(repo, tmp_path / "clone"), "f.py", "--rev", "HEAD") == warm

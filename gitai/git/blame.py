@@ -119,9 +119,10 @@ class BlamedRun:
         self.orig_start, self.final_start, self.count = orig_start, final_start, count
 
 
-BLAME_OPTIONS = ("--diff-algorithm=myers",)
-"""Whatever the user's configuration says: the diff the hooks use. (`blame.ignoreRevsFile` still
-applies: git 2.39 offers no way to turn it off for one run.)"""
+BLAME_OPTIONS = ("--diff-algorithm=myers", "--indent-heuristic", "--no-textconv", "--ignore-revs-file=")
+"""Whatever the user's configuration says (`diff.*`, `blame.ignoreRevsFile`; the empty
+`--ignore-revs-file=` clears the configured list): the diff the hooks use, the same in every clone,
+since what `git blame` answers ends up in records (`line_origins`)."""
 
 
 def git_blame(root: str, commit: str, path: str, exclude: list[str],
