@@ -574,3 +574,26 @@ def test_the_recorders_blame_and_diff_settings_do_not_reach_the_records(traced: 
     warm = blame(repo, "f.py", "--rev", "HEAD")
     assert [r["intent_id"] for r in warm] == ["A", "B", "A"]
     assert blame(fresh_clone(repo, tmp_path / "clone"), "f.py", "--rev", "HEAD") == warm
+
+
+def test_a_shallow_clone_answers_from_the_refactors_record(traced: Path, tmp_path: Path) -> None:
+    """A `--depth 1` clone (CI) lacks the commits a refactor's line origins name: it answers from
+    the notes all the same, and a made-up commit in a note is no error either."""
+    repo = traced
+    write(repo, "f.py", "def f(x):\n    a = x + 1\n    return a\n")
+    commit(repo, "A writes f", env={"GITAI_INTENT": "A"})
+    write(repo, "f.py", "def f(x):\n    a = x + 2\n    return a\n")
+    commit(repo, "B edits line 2", env={"GITAI_INTENT": "B"})
+    write(repo, "f.py", "def f( x ):\n    a = x+2\n    return a\n")
+    commit(repo, "C reformats", env={"GITAI_INTENT": "C"})
+    warm = blame(repo, "f.py", "--rev", "HEAD")
+    assert [r["intent_id"] for r in warm] == ["A", "B", "A"]
+    clone = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{repo}", str(clone))
+    git(clone, "fetch", "-q", "origin", "refs/notes/gitai:refs/notes/gitai")
+    rows = blame(clone, "f.py", "--rev", "HEAD")
+    assert rows[:2] == warm[:2]  # the lines the reformat changed, from its record
+    assert rows[2]["commit"] == head(clone)  # git blame's answer: the history stops there
+    rewrite_line_origins(clone, lambda kept: {**kept, "commits": ["b" * 40 for _ in kept["commits"]]})
+    shutil.rmtree(clone / ".git" / "gitai")
+    assert [r["commit"] for r in blame(clone, "f.py", "--rev", "HEAD")][:2] == ["b" * 40] * 2
