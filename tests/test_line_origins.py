@@ -463,6 +463,7 @@ def test_a_fresh_clones_first_blame_is_the_warm_answer(traced: Path, tmp_path: P
     {"commits": ["a" * 40], "lines": [[1, 1, 5]]},  # no such commit index
     {"commits": ["a" * 40], "lines": [["1", 1, 0]], "x": 1},
     {"commits": ["a" * 40], "lines": [[1, 9, 0, "f.py\u00001"]]},  # a NUL: never a path
+    {"commits": ["a" * 40], "lines": [[100 + n * 10**9, 10**9, 0] for n in range(3)]},  # looked up, not expanded
     "oops",
 ])
 def test_refactor_records_without_usable_line_origins_are_followed_through_git(

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from gitai.blame.origin_cache import OriginStore
-from gitai.blame.origins import Origin, Origins, Version, from_lines_form
+from gitai.blame.origins import Origin, Origins, RecordedOrigins, Version
 from gitai.blame.step import (
     InconsistentStep,
     OriginsUnknown,
@@ -242,6 +242,7 @@ class _Follow:
         self._parents: dict[str, list[str]] | None = None
         self._order: dict[str, int] = {}
         self._ancestors: dict[str, set[str]] = {}
+        self._good: dict[Origin, bool] = {}  # recorded origins: still good (`_still_good`)
 
     def take(self, commit: str, path: str, runs: list[BlamedRun]) -> None:
         """What `git blame` of version (commit, path) says of its lines."""
@@ -252,7 +253,7 @@ class _Follow:
             refactor = is_refactor(index.info(run.commit), run.path)
             if refactor:
                 self.refactors.setdefault(run.path, set()).add(run.commit)
-            known = recorded.get((run.commit, run.path), {}) if refactor else {}
+            known = recorded.get((run.commit, run.path)) if refactor else None
             kept = self.kept.get(run.commit) if run.boundary and run.path == self.top_path else None
             for offset in range(run.count):
                 line = (commit, path, run.final_start + offset)
@@ -263,8 +264,8 @@ class _Follow:
                         self.origins[line] = (run.commit, run.path)
                     else:
                         self.origins[line] = kept.origins[source[2] - 1]
-                elif source[2] in known:
-                    self.origins[line] = known[source[2]]
+                elif known is not None and (origin := known.get(source[2])) and self._still_good(origin, run.commit):
+                    self.origins[line] = origin
                 elif refactor:
                     if source != line:  # else the version blamed is the refactor commit's own
                         self.links[line] = source
@@ -281,21 +282,31 @@ class _Follow:
             if kept is not None:
                 self.unrecorded |= kept.unrecorded
 
-    def _recorded_origins(self, runs: list[BlamedRun]) -> dict[tuple[str, str], dict[int, Origin]]:
+    def _recorded_origins(self, runs: list[BlamedRun]) -> dict[tuple[str, str], RecordedOrigins]:
         """Per refactor version (commit, path) these runs land on, the origins its record keeps of
-        its changed lines (`line_origins`), those still good: an origin whose commit has since got
-        a record that is AST_REFACTOR for its file (its record came after) is followed again."""
+        its changed lines (`line_origins`); the notes of the origin commits the runs need are read
+        together, for `_still_good`."""
         index = self.annotator.index
-        found: dict[tuple[str, str], dict[int, Origin]] = {}
+        found: dict[tuple[str, str], RecordedOrigins] = {}
+        needed: set[str] = set()
         for run in runs:
-            if (run.commit, run.path) not in found and is_refactor(index.info(run.commit), run.path):
-                found[run.commit, run.path] = from_lines_form(index.line_origins(run.commit, run.path), run.path)
-        index.prefetch({origin[0] for known in found.values() for origin in known.values()})
-        for (commit, _), known in found.items():
-            for number, origin in list(known.items()):
-                if origin[0] != commit and is_refactor(index.info(origin[0]), origin[1]):
-                    del known[number]
+            if not is_refactor(index.info(run.commit), run.path):
+                continue
+            if (run.commit, run.path) not in found:
+                found[run.commit, run.path] = RecordedOrigins(index.line_origins(run.commit, run.path), run.path)
+            known = found[run.commit, run.path]
+            needed.update(origin[0] for n in range(run.count) if (origin := known.get(run.orig_start + n)))
+        index.prefetch(needed)
         return found
+
+    def _still_good(self, origin: Origin, refactor: str) -> bool:
+        """A recorded origin, unless its commit has since got a record that is AST_REFACTOR for its
+        file (it had none when the refactor was recorded): then it is followed again."""
+        if origin[0] == refactor:
+            return True
+        if origin not in self._good:
+            self._good[origin] = not is_refactor(self.annotator.index.info(origin[0]), origin[1])
+        return self._good[origin]
 
     def want(self, line: LineKey) -> None:
         """A line of a refactor commit's version, to follow through the step at that commit."""

@@ -81,8 +81,9 @@ def new_origins(layout: Layout, commit: str, parents: list[str], changes: Commit
     if found:
         for changed in text:
             if changed.path in found and changed.added_lines and is_refactor(info, changed.path):
-                set_line_origins(record, changed.path, lines_form(found[changed.path], changed.path,
-                                                                  changed.added_lines))
+                kept = lines_form(found[changed.path], changed.path, changed.added_lines)
+                if kept is not None:
+                    set_line_origins(record, changed.path, kept)
     return found
 
 
