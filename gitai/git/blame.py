@@ -139,9 +139,15 @@ def git_blame(root: str, commit: str, path: str, exclude: list[str],
     with tempfile.TemporaryFile() as errors:  # a file, not a pipe: git never waits on an unread stderr
         proc = subprocess.Popen(args, cwd=root, stdout=subprocess.PIPE, stderr=errors)
         assert proc.stdout is not None
-        with proc.stdout:
+        try:
             runs = parse_incremental(proc.stdout, on_commit)
-        if proc.wait() != 0:
+        except BaseException:  # the parser or `on_commit` failed: no git left running
+            proc.kill()
+            raise
+        finally:
+            proc.stdout.close()
+            proc.wait()
+        if proc.returncode != 0:
             errors.seek(0)
             message = errors.read().decode("utf-8", "replace").strip().splitlines()
             raise GitaiError(f"git blame failed: {message[-1] if message else proc.returncode}")
