@@ -80,7 +80,13 @@ def record_commit(
     extra_metadata = _verified(layout, intent_id, intent_source, changes, extra_metadata)
     record = make_record(commit, changes, intent_id, contributor, extra_metadata, layout.shared_state_dir,
                          intent_source, per_file, authors)
-    origins = new_origins(layout, commit, parents, changes, record, follow=True)
+    try:
+        origins = new_origins(layout, commit, parents, changes, record, follow=True)
+    except Exception:  # noqa: BLE001 - a cache (and line_origins) is never worth the record itself
+        from gitai.util.crash import log_traceback
+
+        log_traceback(layout.shared_state_dir, f"line origins of {commit}")
+        origins = {}
     if not store_record(layout, record, only_if_untraced):
         return None
     keep_origins(layout, commit, changes, origins)

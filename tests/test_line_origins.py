@@ -598,3 +598,20 @@ def test_a_shallow_clone_answers_from_the_refactors_record(traced: Path, tmp_pat
     rewrite_line_origins(clone, lambda kept: {**kept, "commits": ["b" * 40 for _ in kept["commits"]]})
     shutil.rmtree(clone / ".git" / "gitai")
     assert [r["commit"] for r in blame(clone, "f.py", "--rev", "HEAD")][:2] == ["b" * 40] * 2
+
+
+def test_a_shallow_clone_does_not_follow_a_refactor_through_git_blame(traced: Path, tmp_path: Path) -> None:
+    """In a shallow clone `git blame` stops at the shallow root: the hooks there record a
+    refactor without line origins rather than origins that name the wrong commit."""
+    repo = traced
+    write(repo, "f.py", "def f(x):\n    a = x + 1\n    return a\n")
+    commit(repo, "A writes f", env={"GITAI_INTENT": "A"})
+    write(repo, "f.py", "def f(x):\n    a = x + 2\n    return a\n")
+    commit(repo, "B edits line 2", env={"GITAI_INTENT": "B"})
+    clone = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{repo}", str(clone))
+    gitai_ok(clone, "init")
+    write(clone, "f.py", "def f( x ):\n    a = x+2\n    return a\n")
+    commit(clone, "C reformats", "f.py", env={"GITAI_INTENT": "C"})
+    meta = all_records(clone)[-1]["metadata"]["dev.gitai"]
+    assert meta["classification"] == "AST_REFACTOR" and "line_origins" not in meta.get("files", {}).get("f.py", {})

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from gitai.blame.annotate import ParentFile, step_from_parents
+from gitai.blame.annotate import Annotator, ParentFile, step_from_parents
 from gitai.blame.origin_cache import OriginStore
 from gitai.blame.origins import Origins, Version, lines_form
 from gitai.blame.step import is_refactor
@@ -22,12 +22,16 @@ from gitai.git.blame import blob_id, git_blame, last_change
 from gitai.layout import Layout
 from gitai.trace.changes import CommitChanges
 from gitai.trace.record import set_line_origins
-from gitai.trace.summary_index import summarize
+from gitai.git.runner import run_git
+from gitai.trace.summary_index import TraceIndex, load_index, summarize
 
 MAX_FOLLOWED = 8
 """Files of one commit whose parent versions `new_origins(follow=True)` computes: a reformat of a
 whole repository must not hold its post-commit hook for a `git blame` per file. The others' lines
 are followed through git when asked about, as for a record without line origins."""
+MAX_GONE_FOLLOWED = 64
+"""Files of one commit added while another path is gone that are followed by a `git blame` of the
+commit (a few milliseconds each); the others are left to `blame-intent`."""
 
 
 def new_origins(layout: Layout, commit: str, parents: list[str], changes: CommitChanges,
@@ -37,8 +41,9 @@ def new_origins(layout: Layout, commit: str, parents: list[str], changes: Commit
     are kept (for many commits, backfill's: `last_change_of` answers `last_change` without git,
     see `LastChanges`; `store` is one store for them all); with `follow`, for a file the commit
     refactors, those versions are computed through `git blame` when not kept, so its record can
-    say where its lines come from. Nothing is kept yet: see `keep_origins`. The record of a commit
-    that is AST_REFACTOR for a file gets the origins of that file's changed lines (`line_origins`)."""
+    say where its lines come from (those parents' versions are kept then). The commit's own are
+    kept by `keep_origins`, once its record is stored. The record of a commit that is AST_REFACTOR
+    for a file gets the origins of that file's changed lines (`line_origins`)."""
     text = [f for f in changes.files if f.kind == "text" and f.new_oid]
     if not text:
         return {}
@@ -59,25 +64,31 @@ def new_origins(layout: Layout, commit: str, parents: list[str], changes: Commit
         return store.get(name, blob, last) if last in candidates else None
 
     found: dict[str, Version] = {}
-    followed = 0
-    for changed in text:
-        known = [(changed.old_path, changed.old_oid, changed.hunks), *changed.other_parents]
-        definitions = refactors.get(changed.path, {}).get("definitions", [])
-        if any(name is None and gone for (name, _, _), gone in zip(known, changes.paths_gone)):
-            if not is_refactor(info, changed.path):  # (else left to blame-intent)
-                version = _added_where_a_path_is_gone(layout.root, commit, changed.path, parents, version_of)
-                if version is not None:
-                    found[changed.path] = version
-            continue
-        version = step_from_parents(layout.root, commit, changed.path, changed.new_oid, parents, info,
-                                    definitions, version_of, known)
-        if version is None and follow and followed < MAX_FOLLOWED and is_refactor(info, changed.path):
-            followed += 1
-            _compute_parent_versions(layout, store, parents, known, definitions)
+    follower = _Follower(layout, store) if follow else None
+    gone_budget = MAX_GONE_FOLLOWED
+    try:
+        for changed in text:
+            known = [(changed.old_path, changed.old_oid, changed.hunks), *changed.other_parents]
+            definitions = refactors.get(changed.path, {}).get("definitions", [])
+            refactor = is_refactor(info, changed.path)
+            if any(name is None and gone for (name, _, _), gone in zip(known, changes.paths_gone)):
+                if not refactor and gone_budget > 0:  # (a refactor's is left to blame-intent)
+                    gone_budget -= 1
+                    version = _added_where_a_path_is_gone(layout.root, commit, changed.path, parents, version_of)
+                    if version is not None:
+                        found[changed.path] = version
+                continue
             version = step_from_parents(layout.root, commit, changed.path, changed.new_oid, parents, info,
                                         definitions, version_of, known)
-        if version is not None:
-            found[changed.path] = version
+            if version is None and refactor and follower is not None and follower.parent_versions(
+                    parents, known, definitions):
+                version = step_from_parents(layout.root, commit, changed.path, changed.new_oid, parents, info,
+                                            definitions, version_of, known)
+            if version is not None:
+                found[changed.path] = version
+    finally:
+        if follower is not None:
+            follower.close()
     if found:
         for changed in text:
             if changed.path in found and changed.added_lines and is_refactor(info, changed.path):
@@ -96,29 +107,54 @@ def keep_origins(layout: Layout, commit: str, changes: CommitChanges, versions: 
             store.put(changed.path, changed.new_oid, commit, versions[changed.path])
 
 
-def _compute_parent_versions(layout: Layout, store: OriginStore, parents: list[str], known: list[ParentFile],
-                             definitions: list[dict[str, Any]]) -> None:
-    """Compute and keep (as `blame-intent` does) the origins of the parents' versions of a file,
-    and of the files its definitions moved in from."""
-    from gitai.blame.annotate import Annotator
-    from gitai.trace.summary_index import load_index
+class _Follower:
+    """Computes through `git blame` (as `blame-intent` does, and keeps) the origins of the parents'
+    versions of files a commit refactors, when they are not kept: for at most MAX_FOLLOWED files
+    of the commit, and not in a shallow or partial clone (where `git blame` would stop at the
+    shallow root, or fetch every old blob from the remote)."""
 
-    index = load_index(layout, only_needed=True)
-    annotator = Annotator(layout, index, store)
-    try:
+    def __init__(self, layout: Layout, store: OriginStore) -> None:
+        self.layout, self.store = layout, store
+        self.budget = MAX_FOLLOWED
+        self._annotator: Annotator | None = None
+        self._index: TraceIndex | None = None
+
+    def parent_versions(self, parents: list[str], known: list[ParentFile], definitions: list[dict[str, Any]]) -> bool:
+        """Compute those of one file, and of the files its definitions moved in from; False when
+        not allowed to."""
+        if self.budget <= 0:
+            return False
+        if self._annotator is None:
+            if not _whole_history(self.layout.root):
+                self.budget = 0
+                return False
+            self._index = load_index(self.layout, only_needed=True)
+            self._annotator = Annotator(self.layout, self._index, self.store)
+        self.budget -= 1
         wanted: list[tuple[str, str, str | None]] = [
             (parent, name, blob) for parent, (name, blob, _) in zip(parents, known) if name and blob]
         sources = {str(d["moved_from"]["path"]) for d in definitions if isinstance(d.get("moved_from"), dict)}
         wanted += [(parents[0], source, None) for source in sorted(sources)] if parents else []
         for parent, name, blob in wanted:
             try:
-                annotator.at(parent, name, blob)
+                self._annotator.at(parent, name, blob)
             except GitaiError:
                 continue  # no such file there: nothing to follow
-    finally:
-        annotator.close()
-        index.save()
-        index.close()
+        return True
+
+    def close(self) -> None:
+        if self._annotator is not None and self._index is not None:
+            self._annotator.close()
+            self._index.save()
+            self._index.close()
+
+
+def _whole_history(root: str) -> bool:
+    """Neither a shallow nor a partial clone."""
+    shallow = run_git(["rev-parse", "--is-shallow-repository"], root, check=False).strip() == b"true"
+    promisor = run_git(["config", "--get-regexp", r"^(extensions\.partialclone|remote\..*\.promisor)$"],
+                       root, check=False).strip()
+    return not shallow and not promisor
 
 
 def _added_where_a_path_is_gone(root: str, commit: str, path: str, parents: list[str],
@@ -130,12 +166,15 @@ def _added_where_a_path_is_gone(root: str, commit: str, path: str, parents: list
     parent's file, whose kept origins then give theirs, as `blame-intent` follows them."""
     origins: Origins = []
     unrecorded: set[str] = set()
+    versions: dict[tuple[str, str], Version | None] = {}
     for run in git_blame(root, commit, path, parents):
         if run.commit == commit and not run.boundary:
             origins += [(commit, path)] * run.count
             continue
-        blob = blob_id(root, run.commit, run.path)
-        version = version_of(run.commit, run.path, blob) if blob else None
+        if (run.commit, run.path) not in versions:
+            blob = blob_id(root, run.commit, run.path)
+            versions[run.commit, run.path] = version_of(run.commit, run.path, blob) if blob else None
+        version = versions[run.commit, run.path]
         if version is None or run.orig_start - 1 + run.count > len(version.origins):
             return None
         origins += version.origins[run.orig_start - 1:run.orig_start - 1 + run.count]
