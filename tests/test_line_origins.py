@@ -119,6 +119,31 @@ def rewrite_line_origins(repo: Path, change: Callable[[dict], object]) -> int:
     return changed
 
 
+def f_by_a_then_b(repo: Path, b_without_hooks: bool = False) -> None:
+    """f.py written under A, then its line 2 edited under B (with B's commit made where gitai's
+    hooks do not run, if asked); `REFORMATTED_F` reformats the result."""
+    write(repo, "f.py", "def f(x):\n    a = x + 1\n    return a\n")
+    commit(repo, "A writes f", env={"GITAI_INTENT": "A"})
+    write(repo, "f.py", "def f(x):\n    a = x + 2\n    return a\n")
+    if b_without_hooks:
+        nohook_commit(repo, "B edits line 2\n\nIntent: B")
+    else:
+        commit(repo, "B edits line 2", env={"GITAI_INTENT": "B"})
+
+
+REFORMATTED_F = "def f( x ):\n    a = x+2\n    return a\n"
+
+
+def f_by_a_then_b_reformatted_by_c(repo: Path) -> list[dict]:
+    """`f_by_a_then_b`, then reformatted under C (AST_REFACTOR): blame-intent's answer."""
+    f_by_a_then_b(repo)
+    write(repo, "f.py", REFORMATTED_F)
+    commit(repo, "C reformats", env={"GITAI_INTENT": "C"})
+    warm = blame(repo, "f.py", "--rev", "HEAD")
+    assert [r["intent_id"] for r in warm] == ["A", "B", "A"]
+    return warm
+
+
 def kept_at_head(repo: Path, path: str) -> bool:
     """The hooks kept origins for the file's version at HEAD, made by HEAD."""
     blob = git(repo, "rev-parse", f"HEAD:{path}").stdout.strip()
@@ -471,14 +496,7 @@ def test_refactor_records_without_usable_line_origins_are_followed_through_git(
     """Records from a gitai that kept no line origins, or whose line origins are garbage (a note
     comes from anywhere): a clone follows the refactors through git and gives the same answer."""
     repo = traced
-    write(repo, "f.py", "def f(x):\n    a = x + 1\n    return a\n\n\ndef g(y):\n    return y\n")
-    commit(repo, "A writes f", env={"GITAI_INTENT": "A"})
-    write(repo, "f.py", "def f(x):\n    a = x + 1\n    return a\n\n\ndef g(y):\n    return y * 2\n")
-    commit(repo, "B edits g", env={"GITAI_INTENT": "B"})
-    write(repo, "f.py", "def f( x ):\n    a = x+1\n    return a\n\n\ndef g( y ):\n    return y*2\n")
-    commit(repo, "C reformats", env={"GITAI_INTENT": "C"})
-    warm = blame(repo, "f.py", "--rev", "HEAD")
-    assert [r["intent_id"] for r in warm] == ["A"] * 6 + ["B"]
+    warm = f_by_a_then_b_reformatted_by_c(repo)
     clone = fresh_clone(repo, tmp_path / "clone")
     assert rewrite_line_origins(clone, lambda _: line_origins) == 1
     trace = tmp_path / "trace2.json"
@@ -561,15 +579,12 @@ def test_the_recorders_blame_and_diff_settings_do_not_reach_the_records(traced: 
     own settings: the line origins its hooks write into a refactor's record, which every clone
     reads, must not depend on them."""
     repo = traced
-    write(repo, "f.py", "def f(x):\n    a = x + 1\n    return a\n")
-    commit(repo, "A writes f", env={"GITAI_INTENT": "A"})
-    write(repo, "f.py", "def f(x):\n    a = x + 2\n    return a\n")
-    nohook_commit(repo, "B edits line 2\n\nIntent: B")
+    f_by_a_then_b(repo, b_without_hooks=True)
     (repo / ".git" / "ignored-revs").write_text(head(repo) + "\n")
     git(repo, "config", "blame.ignoreRevsFile", ".git/ignored-revs")
     git(repo, "config", "diff.indentHeuristic", "false")
     shutil.rmtree(origins_dir(repo))  # the hook computes the parent's origins through git blame
-    write(repo, "f.py", "def f( x ):\n    a = x+2\n    return a\n")
+    write(repo, "f.py", REFORMATTED_F)
     commit(repo, "C reformats", env={"GITAI_INTENT": "C"})
     assert all_records(repo)[-1]["metadata"]["dev.gitai"]["files"]["f.py"]["line_origins"]
     warm = blame(repo, "f.py", "--rev", "HEAD")
@@ -581,14 +596,7 @@ def test_a_shallow_clone_answers_from_the_refactors_record(traced: Path, tmp_pat
     """A `--depth 1` clone (CI) lacks the commits a refactor's line origins name: it answers from
     the notes all the same, and a made-up commit in a note is no error either."""
     repo = traced
-    write(repo, "f.py", "def f(x):\n    a = x + 1\n    return a\n")
-    commit(repo, "A writes f", env={"GITAI_INTENT": "A"})
-    write(repo, "f.py", "def f(x):\n    a = x + 2\n    return a\n")
-    commit(repo, "B edits line 2", env={"GITAI_INTENT": "B"})
-    write(repo, "f.py", "def f( x ):\n    a = x+2\n    return a\n")
-    commit(repo, "C reformats", env={"GITAI_INTENT": "C"})
-    warm = blame(repo, "f.py", "--rev", "HEAD")
-    assert [r["intent_id"] for r in warm] == ["A", "B", "A"]
+    warm = f_by_a_then_b_reformatted_by_c(repo)
     clone = tmp_path / "shallow"
     git(tmp_path, "clone", "-q", "--depth", "1", f"file://{repo}", str(clone))
     git(clone, "fetch", "-q", "origin", "refs/notes/gitai:refs/notes/gitai")
@@ -604,14 +612,11 @@ def test_a_shallow_clone_does_not_follow_a_refactor_through_git_blame(traced: Pa
     """In a shallow clone `git blame` stops at the shallow root: the hooks there record a
     refactor without line origins rather than origins that name the wrong commit."""
     repo = traced
-    write(repo, "f.py", "def f(x):\n    a = x + 1\n    return a\n")
-    commit(repo, "A writes f", env={"GITAI_INTENT": "A"})
-    write(repo, "f.py", "def f(x):\n    a = x + 2\n    return a\n")
-    commit(repo, "B edits line 2", env={"GITAI_INTENT": "B"})
+    f_by_a_then_b(repo)
     clone = tmp_path / "shallow"
     git(tmp_path, "clone", "-q", "--depth", "1", f"file://{repo}", str(clone))
     gitai_ok(clone, "init")
-    write(clone, "f.py", "def f( x ):\n    a = x+2\n    return a\n")
+    write(clone, "f.py", REFORMATTED_F)
     commit(clone, "C reformats", "f.py", env={"GITAI_INTENT": "C"})
     meta = all_records(clone)[-1]["metadata"]["dev.gitai"]
     assert meta["classification"] == "AST_REFACTOR" and "line_origins" not in meta.get("files", {}).get("f.py", {})
