@@ -40,6 +40,10 @@ VersionOf = Callable[[str, str, str], "Version | None"]
 LineKey = tuple[str, str, int]
 """One line of a version of a file: (commit, the file's path there, line number)."""
 
+NOTES_PER_READ = 32
+"""While `git blame` runs, the notes of the commits it names are read this many at a time (each
+read waits for `git cat-file`, which competes with `git blame` for the cores)."""
+
 KEPT_LOOKBACK = 64
 """How many of the file's newest changes are searched for a version whose origins are kept."""
 
@@ -159,7 +163,16 @@ class Annotator:
     def _through_git_blame(self, commit: str, path: str) -> tuple[Version, bool]:
         """The origins by `git blame`, and whether every version they rest on was known."""
         follow = _Follow(self, commit, path, self._newest_kept(commit, path))
-        runs = git_blame(self.root, commit, path, sorted(follow.kept), on_commit=lambda sha: self.index.prefetch((sha,)))
+        named: list[str] = []
+
+        def read_notes_meanwhile(sha: str) -> None:  # a few at a time: one `cat-file` round trip each
+            named.append(sha)
+            if len(named) >= NOTES_PER_READ:
+                self.index.prefetch(named)
+                named.clear()
+
+        runs = git_blame(self.root, commit, path, sorted(follow.kept), on_commit=read_notes_meanwhile)
+        self.index.prefetch(named)
         follow.take(commit, path, runs)
         follow.run()
         origins = [follow.origin_of((commit, path, number)) for number in range(1, sum(run.count for run in runs) + 1)]
