@@ -3,12 +3,14 @@ them, else computed through plain `git blame` and kept.
 
 One `git blame` of the file gives each line the commit that last changed it, which is the step's
 answer (gitai.blame.step follows git blame's rules) except where that commit is AST_REFACTOR for
-the file. Only those lines are followed further: the step at the refactor commit, taken over
-placeholder origins, says which line of a parent (or of the file a definition moved from) each
-of them takes its origin from, and `git blame -L` of that version, for just those lines, gives
-it, through further refactor commits the same way. The `git blame -L` runs of one round go side
-by side. When an older version's origins are kept, the first `git blame` stops there. The version
-computed is kept, so later runs, and the hooks extending origins commit by commit, start from there.
+the file. There the refactor's record usually says where the line comes from (`line_origins`,
+written when it was recorded; the notes are read while `git blame` runs). Only the other lines
+are followed further: the step at the refactor commit, taken over placeholder origins, says which
+line of a parent (or of the file a definition moved from) each of them takes its origin from, and
+`git blame -L` of that version, for just those lines, gives it, through further refactor commits
+the same way. When an older version's origins are kept, the first `git blame` stops there. The
+version computed is kept, so later runs, and the hooks extending origins commit by commit, start
+from there.
 """
 
 from __future__ import annotations
