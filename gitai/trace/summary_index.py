@@ -1,11 +1,13 @@
 """A compact, cached index of the trace for fast readers (blame-intent, the intent map).
 
 Per traced commit: its intent, its commit-level classification, and per file the classification
-and (for AST_REFACTOR files) the definitions' line mappings and the changed lines' origins. Kept in an SQLite database,
-`<common git dir>/gitai/notes-index.sqlite`, with the notes commit it was built from; brought up
-to date by the notes that changed since (one `git diff-tree` of the two notes trees), so the update
-after a pull costs in proportion to the new notes, not to the trace, and a reader that needs a few
-commits reads only their rows. Plumbing only: no pygit2, no full parse of every record per run.
+and (for AST_REFACTOR files) the definitions' line mappings and the changed lines' origins. Kept
+in an SQLite database, `<common git dir>/gitai/notes-index.sqlite`, with the notes commit it was
+built from; brought up to date by the notes that changed since (one `git diff-tree` of the two
+notes trees), so the update after a pull costs in proportion to the new notes, not to the trace,
+and a reader that needs a few commits reads only their rows. Complete, or partial (a fresh
+clone's `blame-intent`: only the commits it asked about). Plumbing only: no full parse of every
+record per run.
 """
 
 from __future__ import annotations
