@@ -17,7 +17,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from gitai.blame.maintain import extend_origins
+from gitai.blame.maintain import keep_origins, new_origins
 from gitai.errors import GitaiError
 from gitai.git.objects import ObjectReader, commit_parents
 from gitai.git.runner import rev_list, run_git, verify_commit
@@ -237,8 +237,9 @@ def carry(layout: Layout, source_range: str, target: str) -> CarryResult:
             source = least_declared([intent_source_of(r) for c, r in source_records.items() if c in used and r]
                                     + (["trailer"] if any(source_records.get(c) is None for c in used) else []))
             with_conversations(record, talks, source, {"carried_from": replaced, "carry": kind})
+            origins_found = new_origins(layout, sha, parents, changes, record, follow=True)
             store_record(layout, record)
-            extend_origins(layout, sha, parents, changes, record)
+            keep_origins(layout, sha, changes, origins_found)
             result.carried.append({"commit": sha, "carry": kind, "carried_from": replaced, "lines": total,
                                    "known": known})
     return result

@@ -17,7 +17,7 @@ from gitai.blame.origin_cache import DIRECTORY as ORIGINS
 from gitai.git.runner import config_get
 from gitai.layout import Layout
 from gitai.syntax.hash_cache import DIRECTORY as SYNTAX
-from gitai.trace.summary_index import DEFINITIONS_NAME, INDEX_NAME, PARTIAL_INDEX_NAME
+from gitai.trace.summary_index import INDEX_NAME
 
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 CONFIG = "gitai.cacheSize"
@@ -83,8 +83,7 @@ def gc(layout: Layout, limit: int | None = None) -> GcResult:
             removed += len(stale)
             shutil.rmtree(os.path.join(state, name), ignore_errors=True)
     files = _files(os.path.join(state, ORIGINS)) + _files(os.path.join(state, SYNTAX))
-    index_files = [os.path.join(state, n) for n in (INDEX_NAME, INDEX_NAME + "-wal", INDEX_NAME + "-shm",
-                                                    PARTIAL_INDEX_NAME, DEFINITIONS_NAME)
+    index_files = [os.path.join(state, n) for n in (INDEX_NAME, INDEX_NAME + "-wal", INDEX_NAME + "-shm")
                    if os.path.isfile(os.path.join(state, n))]
     index_bytes = sum(os.stat(p).st_blocks * 512 for p in index_files)
     total = sum(size for _, size, _ in files) + index_bytes

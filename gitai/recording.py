@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from gitai.blame.maintain import extend_origins
+from gitai.blame.maintain import keep_origins, new_origins
 from gitai.blame.origin_cache import OriginStore
 from gitai.errors import GitaiError
 from gitai.git.objects import ObjectReader, commit_parents
@@ -75,14 +75,21 @@ def record_commit(
     authors: dict[str, Labels] | None = None,
     only_if_untraced: bool = False,
 ) -> Record | None:
-    """Build and store the commit's record (note and ledger line), then extend its files' line origins.
+    """Build and store the commit's record (note and ledger line), then keep its files' line origins.
     With `only_if_untraced`: None, and nothing stored, when the commit has a record of its own by then."""
     extra_metadata = _verified(layout, intent_id, intent_source, changes, extra_metadata)
     record = make_record(commit, changes, intent_id, contributor, extra_metadata, layout.shared_state_dir,
                          intent_source, per_file, authors)
+    try:
+        origins = new_origins(layout, commit, parents, changes, record, follow=True)
+    except Exception:  # noqa: BLE001 - a cache (and line_origins) is never worth the record itself
+        from gitai.util.crash import log_traceback
+
+        log_traceback(layout.shared_state_dir, f"line origins of {commit}")
+        origins = {}
     if not store_record(layout, record, only_if_untraced):
         return None
-    extend_origins(layout, commit, parents, changes, record)
+    keep_origins(layout, commit, changes, origins)
     return record
 
 
@@ -142,8 +149,9 @@ class RecordBatch:
         extra_metadata = _verified(self.layout, intent_id, intent_source, changes, extra_metadata)
         record = make_record(commit, changes, intent_id, contributor, extra_metadata, self.layout.shared_state_dir,
                              intent_source, per_file, cache=self.hashes, classification=classification)
+        origins = new_origins(self.layout, commit, parents, changes, record, self.last_change_of, self.origins)
         self.pending.append(record)
-        extend_origins(self.layout, commit, parents, changes, record, self.last_change_of, self.origins)
+        keep_origins(self.layout, commit, changes, origins, self.origins)
         if len(self.pending) >= self.size:
             self.flush()
         return record

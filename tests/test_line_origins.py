@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 import zlib
+from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -39,8 +42,8 @@ def origins_dir(repo: Path) -> Path:
     return repo / ".git" / "gitai" / DIRECTORY
 
 
-def blame(repo: Path, path: str, *args: str) -> list[dict]:
-    return gitai_json(repo, "blame-intent", path, *args)
+def blame(repo: Path, path: str, *args: str, env: dict[str, str] | None = None) -> list[dict]:
+    return gitai_json(repo, "blame-intent", path, *args, env=env)
 
 
 def cold_blame(repo: Path, path: str, *args: str) -> list[dict]:
@@ -65,6 +68,80 @@ def nohook_commit(repo: Path, message: str) -> None:
     """A commit made where gitai's hooks do not run (another clone, hooks off)."""
     git(repo, "add", "-A")
     git(repo, "-c", "core.hooksPath=/dev/null", "commit", "-qm", message)
+
+
+def fresh_clone(repo: Path, clone: Path) -> Path:
+    """A clone with the notes fetched, no index and no kept origins."""
+    git(clone.parent, "clone", "-q", str(repo), str(clone))
+    git(clone, "fetch", "-q", "origin", "refs/notes/gitai:refs/notes/gitai")
+    assert not (clone / ".git" / "gitai").exists()
+    return clone
+
+
+def index_is_complete(repo: Path) -> bool | None:
+    """Whether the notes index is complete, partial (False), or not there (None)."""
+    path = repo / ".git" / "gitai" / "notes-index.sqlite"
+    if not path.is_file():
+        return None
+    with closing(sqlite3.connect(path)) as db:
+        row = db.execute("SELECT value FROM meta WHERE key = 'complete'").fetchone()
+    return None if row is None else row[0] == "1"
+
+
+def all_records(repo: Path) -> list[dict]:
+    return [json.loads(line) for line in (repo / ".orchestration" / "agent_trace.jsonl").read_text().splitlines()]
+
+
+def git_runs(trace: Path, command: str) -> int:
+    """How many git processes ran `command`, from a GIT_TRACE2_EVENT log."""
+    events = [json.loads(line) for line in trace.read_text().splitlines()]
+    return sum(1 for e in events if e["event"] == "start" and e["argv"][1:2] == [command])
+
+
+def rewrite_line_origins(repo: Path, change: Callable[[dict], object]) -> int:
+    """Replace every `line_origins` in the notes by `change(it)` (a key whose value is None is
+    removed); how many were changed."""
+    changed = 0
+    for line in git(repo, "notes", "--ref", "gitai", "list").stdout.splitlines():
+        note, commit_id = line.split()
+        records = [json.loads(r) for r in git(repo, "cat-file", "blob", note).stdout.splitlines()]
+        for record in records:
+            for info in record["metadata"]["dev.gitai"].get("files", {}).values():
+                if "line_origins" in info:
+                    changed += 1
+                    value = change(info["line_origins"])
+                    if value is None:
+                        del info["line_origins"]
+                    else:
+                        info["line_origins"] = value
+        body = "".join(json.dumps(r) + "\n" for r in records)
+        git(repo, "notes", "--ref", "gitai", "add", "-f", "-F", "-", commit_id, input=body)
+    return changed
+
+
+def f_by_a_then_b(repo: Path, b_without_hooks: bool = False) -> None:
+    """f.py written under A, then its line 2 edited under B (with B's commit made where gitai's
+    hooks do not run, if asked); `REFORMATTED_F` reformats the result."""
+    write(repo, "f.py", "def f(x):\n    a = x + 1\n    return a\n")
+    commit(repo, "A writes f", env={"GITAI_INTENT": "A"})
+    write(repo, "f.py", "def f(x):\n    a = x + 2\n    return a\n")
+    if b_without_hooks:
+        nohook_commit(repo, "B edits line 2\n\nIntent: B")
+    else:
+        commit(repo, "B edits line 2", env={"GITAI_INTENT": "B"})
+
+
+REFORMATTED_F = "def f( x ):\n    a = x+2\n    return a\n"
+
+
+def f_by_a_then_b_reformatted_by_c(repo: Path) -> list[dict]:
+    """`f_by_a_then_b`, then reformatted under C (AST_REFACTOR): blame-intent's answer."""
+    f_by_a_then_b(repo)
+    write(repo, "f.py", REFORMATTED_F)
+    commit(repo, "C reformats", env={"GITAI_INTENT": "C"})
+    warm = blame(repo, "f.py", "--rev", "HEAD")
+    assert [r["intent_id"] for r in warm] == ["A", "B", "A"]
+    return warm
 
 
 def kept_at_head(repo: Path, path: str) -> bool:
@@ -192,7 +269,8 @@ def test_reformatted_lines_map_inside_their_definition(traced: Path) -> None:
 
 
 def test_code_moved_from_a_file_without_kept_origins(traced: Path) -> None:
-    """The hooks keep nothing they cannot follow; computing it later finds the writer."""
+    """The source file's origins are not kept: for a refactor the hooks compute them (through
+    git blame) rather than leave the refactor's record without line origins; both find the writer."""
     repo = traced
     write(repo, "src.py", "def keep(y):\n    return y\n\n\ndef moved(z):\n    z = z * 2\n    return z - 3\n")
     nohook_commit(repo, "src.py made elsewhere\n\nIntent: B")
@@ -201,7 +279,8 @@ def test_code_moved_from_a_file_without_kept_origins(traced: Path) -> None:
     write(repo, "new.py", "def moved(z):\n    z = z * 2\n    return z - 3\n")
     commit(repo, "C extracts moved()", env={"GITAI_INTENT": "C"})
     assert gitai_json(repo, "show")[0]["metadata"]["dev.gitai"]["classification"] == "AST_REFACTOR"
-    assert not kept_at_head(repo, "new.py")
+    assert kept_at_head(repo, "new.py")
+    assert gitai_json(repo, "show")[0]["metadata"]["dev.gitai"]["files"]["new.py"]["line_origins"]
     rows = blame(repo, "new.py")
     assert {r["commit"] for r in rows} == {written} and {r["intent_id"] for r in rows} == {"B"}
     assert rows == cold_blame(repo, "new.py")
@@ -327,7 +406,8 @@ def test_merges_follow_each_parent_like_git_blame(traced: Path) -> None:
 
 
 def test_a_file_split_in_two_keeps_its_history_in_both(traced: Path) -> None:
-    """git blame follows the old file into each half; diff-tree pairs it with one only."""
+    """git blame follows the old file into each half; diff-tree pairs it with one only: the hooks
+    follow the other half as git blame does."""
     repo = traced
     write(repo, "f.txt", numbered(20))
     commit(repo, "A writes f", env={"GITAI_INTENT": "A"})
@@ -336,6 +416,7 @@ def test_a_file_split_in_two_keeps_its_history_in_both(traced: Path) -> None:
     git(repo, "mv", "f.txt", "a.txt")
     write(repo, "b.txt", (repo / "a.txt").read_text())
     commit(repo, "C splits f into a and b", env={"GITAI_INTENT": "C"})
+    assert kept_at_head(repo, "a.txt") and kept_at_head(repo, "b.txt")  # b.txt: git blame of that commit alone
     warm = {half: blame(repo, half) for half in ("a.txt", "b.txt")}  # as the hooks left them
     for half, rows in warm.items():
         expected = git_blame_commits(repo, half)
@@ -381,14 +462,161 @@ def test_a_fresh_clones_first_blame_is_the_warm_answer(traced: Path, tmp_path: P
     assert [r["intent_id"] for r in warm] == ["A"] * 13 + ["B"] + ["A"] * 6  # f3's edit is B's alone
     assert warm[7]["content"] == "    a = x+2" and warm[7]["commit"] == warm[0]["commit"]
 
-    clone = tmp_path / "clone"
-    git(tmp_path, "clone", "-q", str(repo), str(clone))
-    git(clone, "fetch", "-q", "origin", "refs/notes/gitai:refs/notes/gitai")
-    assert not (clone / ".git" / "gitai").exists()
-    assert blame(clone, "f.py", "--rev", "HEAD") == warm
-    assert json.loads((clone / ".git" / "gitai" / "notes-index.json").read_text())["partial"]
+    refactors = [r for r in all_records(repo) if r["metadata"]["dev.gitai"].get("classification") == "AST_REFACTOR"]
+    assert len(refactors) == 3 and all(r["metadata"]["dev.gitai"]["files"]["f.py"]["line_origins"] for r in refactors)
+
+    clone = fresh_clone(repo, tmp_path / "clone")
+    trace = tmp_path / "trace2.json"
+    assert blame(clone, "f.py", "--rev", "HEAD", env={"GIT_TRACE2_EVENT": str(trace)}) == warm
+    assert git_runs(trace, "blame") == 1  # the refactors' records say where their lines come from
+    assert index_is_complete(clone) is False  # only the notes it read
     assert blame(clone, "f.py", "--rev", "HEAD") == warm  # from the origins and index kept
-    assert gitai_json(clone, "stats") == gitai_json(repo, "stats")  # reads the whole trace: builds the index
-    assert (clone / ".git" / "gitai" / "notes-index.sqlite").is_file()
-    assert not (clone / ".git" / "gitai" / "notes-index.json").exists()  # the partial one, superseded
-    assert blame(clone, "f.py", "--rev", "HEAD") == warm
+    write(repo, "f.py", text.replace("return b\n", "return b + 1\n", 1) + "\n\ndef moved( z ):\n    return z-3\n")
+    commit(repo, "B edits f1", env={"GITAI_INTENT": "B"})
+    git(clone, "pull", "-q")
+    git(clone, "fetch", "-q", "origin", "+refs/notes/gitai:refs/notes/gitai")
+    assert blame(clone, "f.py", "--rev", "HEAD") == blame(repo, "f.py", "--rev", "HEAD")  # the partial index, moved on
+    assert index_is_complete(clone) is False
+    assert gitai_json(clone, "stats") == gitai_json(repo, "stats")  # reads the whole trace: completes the index
+    assert index_is_complete(clone) is True
+    assert blame(clone, "f.py", "--rev", "HEAD") == blame(repo, "f.py", "--rev", "HEAD")
+
+
+@pytest.mark.parametrize("line_origins", [
+    None,  # a record from a gitai that kept none
+    {"commits": ["HEAD"], "lines": [[1, 9, 0]]},  # not an object id
+    {"commits": ["a" * 40], "lines": [[1, 1, 5]]},  # no such commit index
+    {"commits": ["a" * 40], "lines": [["1", 1, 0]], "x": 1},
+    {"commits": ["a" * 40], "lines": [[1, 9, 0, "f.py\u00001"]]},  # a NUL: never a path
+    {"commits": ["a" * 40], "lines": [[100 + n * 10**9, 10**9, 0] for n in range(3)]},  # looked up, not expanded
+    "oops",
+])
+def test_refactor_records_without_usable_line_origins_are_followed_through_git(
+        traced: Path, tmp_path: Path, line_origins: object) -> None:
+    """Records from a gitai that kept no line origins, or whose line origins are garbage (a note
+    comes from anywhere): a clone follows the refactors through git and gives the same answer."""
+    repo = traced
+    warm = f_by_a_then_b_reformatted_by_c(repo)
+    clone = fresh_clone(repo, tmp_path / "clone")
+    assert rewrite_line_origins(clone, lambda _: line_origins) == 1
+    trace = tmp_path / "trace2.json"
+    assert blame(clone, "f.py", "--rev", "HEAD", env={"GIT_TRACE2_EVENT": str(trace)}) == warm
+    assert git_runs(trace, "blame") > 1
+
+
+def test_a_line_origin_whose_commit_later_gets_a_refactor_record_is_followed_again(
+        traced: Path, tmp_path: Path) -> None:
+    """A reformat made without gitai (no record) then reformatted again with gitai: the second
+    reformat's record says its lines come from the first. Once backfill records the first as a
+    refactor too, a clone looks through both to the commit that wrote the lines."""
+    repo = traced
+    write(repo, "f.py", "def f(x):\n    a = x + 1\n    return a\n")
+    commit(repo, "A writes f", env={"GITAI_INTENT": "A"})
+    write(repo, "f.py", "def f( x ):\n    a = x+1\n    return a\n")
+    nohook_commit(repo, "a reformat made without gitai")
+    assert [r["intent_id"] for r in blame(repo, "f.py", "--rev", "HEAD")] == [None, None, "A"]
+    write(repo, "f.py", "def f(  x  ):\n    a = x  +1\n    return a\n")
+    commit(repo, "C reformats again", env={"GITAI_INTENT": "C"})
+    assert all_records(repo)[-1]["metadata"]["dev.gitai"]["files"]["f.py"]["line_origins"]
+    assert [r["intent_id"] for r in blame(repo, "f.py", "--rev", "HEAD")] == [None, None, "A"]
+    gitai_ok(repo, "backfill")  # records the reformat made without gitai: AST_REFACTOR
+    warm = blame(repo, "f.py", "--rev", "HEAD")
+    assert [r["intent_id"] for r in warm] == ["A"] * 3
+    assert blame(fresh_clone(repo, tmp_path / "clone"), "f.py", "--rev", "HEAD") == warm
+
+
+def test_a_refactor_of_a_file_without_kept_origins_still_records_its_line_origins(
+        traced: Path, tmp_path: Path) -> None:
+    """Origins of the parent's version not kept (written where the hooks did not run, and code
+    moved in from such a file): the post-commit hook computes them through git blame, so the
+    refactor's record says where its lines come from all the same."""
+    repo = traced
+    write(repo, "f.py", "def f(x):\n    a = x + 1\n    return a\n")
+    write(repo, "g.py", "def g(y):\n    return y\n")
+    commit(repo, "A writes f and g", env={"GITAI_INTENT": "A"})
+    write(repo, "f.py", "def f(x):\n    a = x + 2\n    return a\n")
+    write(repo, "g.py", "def g(y):\n    return y * 2\n")
+    nohook_commit(repo, "edits made without gitai")
+    shutil.rmtree(origins_dir(repo))
+    write(repo, "f.py", "def f( x ):\n    a = x+2\n    return a\n\n\ndef g( y ):\n    return y*2\n")
+    write(repo, "g.py", "")
+    commit(repo, "C reformats f and moves g into it", env={"GITAI_INTENT": "C"})
+    meta = all_records(repo)[-1]["metadata"]["dev.gitai"]
+    assert meta["classification"] == "AST_REFACTOR" and meta["files"]["f.py"]["line_origins"]
+    warm = blame(repo, "f.py", "--rev", "HEAD")
+    first, edits = git(repo, "rev-parse", "HEAD~2", "HEAD~1").stdout.split()
+    assert [r["commit"] for r in warm] == [first, edits, first, first, first, first, edits]
+    clone = fresh_clone(repo, tmp_path / "clone")
+    trace = tmp_path / "trace2.json"
+    assert blame(clone, "f.py", "--rev", "HEAD", env={"GIT_TRACE2_EVENT": str(trace)}) == warm
+    assert git_runs(trace, "blame") == 1
+    assert blame(repo, "f.py", "--rev", "HEAD") == cold_blame(repo, "f.py", "--rev", "HEAD") == warm
+
+
+def test_a_reformat_of_many_files_without_kept_origins_computes_at_most_a_few(traced: Path, tmp_path: Path) -> None:
+    """A whole-repository reformat must not hold the post-commit hook for a git blame per file:
+    beyond MAX_FOLLOWED files, the record has no line origins, and a clone follows those through git."""
+    from gitai.blame.maintain import MAX_FOLLOWED
+
+    repo = traced
+    names = [f"m{n:02}.py" for n in range(MAX_FOLLOWED + 2)]
+    for name in names:
+        write(repo, name, "def f(x):\n    return x + 1\n")
+    nohook_commit(repo, "files made without gitai\n\nIntent: A")
+    for name in names:
+        write(repo, name, "def f( x ):\n    return x+1\n")
+    commit(repo, "C reformats every file", env={"GITAI_INTENT": "C"})
+    files = all_records(repo)[-1]["metadata"]["dev.gitai"]["files"]
+    assert sum("line_origins" in files.get(name, {}) for name in names) == MAX_FOLLOWED
+    clone = fresh_clone(repo, tmp_path / "clone")
+    for name in (names[0], names[-1]):
+        assert [r["intent_id"] for r in blame(clone, name, "--rev", "HEAD")] == ["A", "A"] == [
+            r["intent_id"] for r in blame(repo, name, "--rev", "HEAD")]
+
+
+def test_the_recorders_blame_and_diff_settings_do_not_reach_the_records(traced: Path, tmp_path: Path) -> None:
+    """`blame.ignoreRevsFile` (GitHub's convention) and `diff.indentHeuristic` are the recorder's
+    own settings: the line origins its hooks write into a refactor's record, which every clone
+    reads, must not depend on them."""
+    repo = traced
+    f_by_a_then_b(repo, b_without_hooks=True)
+    (repo / ".git" / "ignored-revs").write_text(head(repo) + "\n")
+    git(repo, "config", "blame.ignoreRevsFile", ".git/ignored-revs")
+    git(repo, "config", "diff.indentHeuristic", "false")
+    shutil.rmtree(origins_dir(repo))  # the hook computes the parent's origins through git blame
+    write(repo, "f.py", REFORMATTED_F)
+    commit(repo, "C reformats", env={"GITAI_INTENT": "C"})
+    assert all_records(repo)[-1]["metadata"]["dev.gitai"]["files"]["f.py"]["line_origins"]
+    warm = blame(repo, "f.py", "--rev", "HEAD")
+    assert [r["intent_id"] for r in warm] == ["A", "B", "A"]
+    assert blame(fresh_clone(repo, tmp_path / "clone"), "f.py", "--rev", "HEAD") == warm
+
+
+def test_a_shallow_clone_answers_from_the_refactors_record(traced: Path, tmp_path: Path) -> None:
+    """A `--depth 1` clone (CI) lacks the commits a refactor's line origins name: it answers from
+    the notes all the same, and a made-up commit in a note is no error either."""
+    repo = traced
+    warm = f_by_a_then_b_reformatted_by_c(repo)
+    clone = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{repo}", str(clone))
+    git(clone, "fetch", "-q", "origin", "refs/notes/gitai:refs/notes/gitai")
+    rows = blame(clone, "f.py", "--rev", "HEAD")
+    assert rows[:2] == warm[:2]  # the lines the reformat changed, from its record
+    assert rows[2]["commit"] == head(clone)  # git blame's answer: the history stops there
+    rewrite_line_origins(clone, lambda kept: {**kept, "commits": ["b" * 40 for _ in kept["commits"]]})
+    shutil.rmtree(clone / ".git" / "gitai")
+    assert [r["commit"] for r in blame(clone, "f.py", "--rev", "HEAD")][:2] == ["b" * 40] * 2
+
+
+def test_a_shallow_clone_does_not_follow_a_refactor_through_git_blame(traced: Path, tmp_path: Path) -> None:
+    """In a shallow clone `git blame` stops at the shallow root: the hooks there record a
+    refactor without line origins rather than origins that name the wrong commit."""
+    repo = traced
+    f_by_a_then_b(repo)
+    clone = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{repo}", str(clone))
+    gitai_ok(clone, "init")
+    write(clone, "f.py", REFORMATTED_F)
+    commit(clone, "C reformats", "f.py", env={"GITAI_INTENT": "C"})
+    meta = all_records(clone)[-1]["metadata"]["dev.gitai"]
+    assert meta["classification"] == "AST_REFACTOR" and "line_origins" not in meta.get("files", {}).get("f.py", {})

@@ -28,7 +28,7 @@ def test_parse_incremental_reads_runs_and_boundaries() -> None:
         f"{B} 5 3 1\nauthor Y\nsummary s\nfilename \"src/\\303\\251.py\"\n"
         f"{A} 3 4 1\nfilename src/a.py\n"
     ).encode()
-    runs = parse_incremental(output)
+    runs = parse_incremental(output.splitlines(keepends=True))
     assert [(r.commit, r.path, r.orig_start, r.final_start, r.count, r.boundary) for r in runs] == [
         (A, "src/a.py", 1, 1, 2, True), (B, "src/é.py", 5, 3, 1, False), (A, "src/a.py", 3, 4, 1, True)]
 

@@ -3,12 +3,14 @@ them, else computed through plain `git blame` and kept.
 
 One `git blame` of the file gives each line the commit that last changed it, which is the step's
 answer (gitai.blame.step follows git blame's rules) except where that commit is AST_REFACTOR for
-the file. Only those lines are followed further: the step at the refactor commit, taken over
-placeholder origins, says which line of a parent (or of the file a definition moved from) each
-of them takes its origin from, and `git blame -L` of that version, for just those lines, gives
-it, through further refactor commits the same way. The `git blame -L` runs of one round go side
-by side. When an older version's origins are kept, the first `git blame` stops there. The version
-computed is kept, so later runs, and the hooks extending origins commit by commit, start from there.
+the file. There the refactor's record usually says where the line comes from (`line_origins`,
+written when it was recorded; the notes are read while `git blame` runs). Only the other lines
+are followed further: the step at the refactor commit, taken over placeholder origins, says which
+line of a parent (or of the file a definition moved from) each of them takes its origin from, and
+`git blame -L` of that version, for just those lines, gives it, through further refactor commits
+the same way. When an older version's origins are kept, the first `git blame` stops there. The
+version computed is kept, so later runs, and the hooks extending origins commit by commit, start
+from there.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from gitai.blame.origin_cache import OriginStore
-from gitai.blame.origins import Origin, Origins, Version
+from gitai.blame.origins import Origin, Origins, RecordedOrigins, Version
 from gitai.blame.step import (
     InconsistentStep,
     OriginsUnknown,
@@ -39,6 +41,10 @@ VersionOf = Callable[[str, str, str], "Version | None"]
 
 LineKey = tuple[str, str, int]
 """One line of a version of a file: (commit, the file's path there, line number)."""
+
+NOTES_PER_READ = 32
+"""While `git blame` runs, the notes of the commits it names are read this many at a time (each
+read waits for `git cat-file`, which competes with `git blame` for the cores)."""
 
 KEPT_LOOKBACK = 64
 """How many of the file's newest changes are searched for a version whose origins are kept."""
@@ -117,10 +123,10 @@ def step_from_parents(
 class Annotator:
     """Line origins for one repository, computing and keeping what the cache lacks."""
 
-    def __init__(self, layout: Layout, index: TraceIndex) -> None:
+    def __init__(self, layout: Layout, index: TraceIndex, store: OriginStore | None = None) -> None:
         self.root = layout.root
         self.index = index
-        self.store = OriginStore(layout)
+        self.store = store or OriginStore(layout)
         self._steps: dict[tuple[str, str], Origins | None] = {}
         self._placeholder_versions: dict[tuple[str, str, str], Version] = {}
         self._reader: ObjectReader | None = None
@@ -159,7 +165,16 @@ class Annotator:
     def _through_git_blame(self, commit: str, path: str) -> tuple[Version, bool]:
         """The origins by `git blame`, and whether every version they rest on was known."""
         follow = _Follow(self, commit, path, self._newest_kept(commit, path))
-        runs = git_blame(self.root, commit, path, sorted(follow.kept))
+        named: list[str] = []
+
+        def read_notes_meanwhile(sha: str) -> None:  # a few at a time: one `cat-file` round trip each
+            named.append(sha)
+            if len(named) >= NOTES_PER_READ:
+                self.index.prefetch(named)
+                named.clear()
+
+        runs = git_blame(self.root, commit, path, sorted(follow.kept), on_commit=read_notes_meanwhile)
+        self.index.prefetch(named)
         follow.take(commit, path, runs)
         follow.run()
         origins = [follow.origin_of((commit, path, number)) for number in range(1, sum(run.count for run in runs) + 1)]
@@ -242,15 +257,18 @@ class _Follow:
         self._parents: dict[str, list[str]] | None = None
         self._order: dict[str, int] = {}
         self._ancestors: dict[str, set[str]] = {}
+        self._good: dict[Origin, bool] = {}  # recorded origins: still good (`_still_good`)
 
     def take(self, commit: str, path: str, runs: list[BlamedRun]) -> None:
         """What `git blame` of version (commit, path) says of its lines."""
         index = self.annotator.index
         index.prefetch({run.commit for run in runs})
+        recorded = self._recorded_origins(runs)
         for run in runs:
             refactor = is_refactor(index.info(run.commit), run.path)
             if refactor:
                 self.refactors.setdefault(run.path, set()).add(run.commit)
+            known = recorded.get((run.commit, run.path)) if refactor else None
             kept = self.kept.get(run.commit) if run.boundary and run.path == self.top_path else None
             for offset in range(run.count):
                 line = (commit, path, run.final_start + offset)
@@ -261,6 +279,8 @@ class _Follow:
                         self.origins[line] = (run.commit, run.path)
                     else:
                         self.origins[line] = kept.origins[source[2] - 1]
+                elif known is not None and (origin := known.get(source[2])) and self._still_good(origin, run.commit):
+                    self.origins[line] = origin
                 elif refactor:
                     if source != line:  # else the version blamed is the refactor commit's own
                         self.links[line] = source
@@ -276,6 +296,32 @@ class _Follow:
                     self.origins[line] = (run.commit, run.path)
             if kept is not None:
                 self.unrecorded |= kept.unrecorded
+
+    def _recorded_origins(self, runs: list[BlamedRun]) -> dict[tuple[str, str], RecordedOrigins]:
+        """Per refactor version (commit, path) these runs land on, the origins its record keeps of
+        its changed lines (`line_origins`); the notes of the origin commits the runs need are read
+        together, for `_still_good`."""
+        index = self.annotator.index
+        found: dict[tuple[str, str], RecordedOrigins] = {}
+        needed: set[str] = set()
+        for run in runs:
+            if not is_refactor(index.info(run.commit), run.path):
+                continue
+            if (run.commit, run.path) not in found:
+                found[run.commit, run.path] = RecordedOrigins(index.line_origins(run.commit, run.path), run.path)
+            known = found[run.commit, run.path]
+            needed.update(origin[0] for n in range(run.count) if (origin := known.get(run.orig_start + n)))
+        index.prefetch(needed)
+        return found
+
+    def _still_good(self, origin: Origin, refactor: str) -> bool:
+        """A recorded origin, unless its commit has since got a record that is AST_REFACTOR for its
+        file (it had none when the refactor was recorded): then it is followed again."""
+        if origin[0] == refactor:
+            return True
+        if origin not in self._good:
+            self._good[origin] = not is_refactor(self.annotator.index.info(origin[0]), origin[1])
+        return self._good[origin]
 
     def want(self, line: LineKey) -> None:
         """A line of a refactor commit's version, to follow through the step at that commit."""

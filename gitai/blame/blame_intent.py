@@ -110,47 +110,52 @@ def blame_intent(layout: Layout, path: str, rev: str | None = None, line_range: 
         return [BlameLine(n, _text(text_lines[n - 1]), None, active_id, None, "active") for n in range(first, last + 1)]
     assert commit is not None
     index = load_index(layout, only_needed=True)
-    annotator = Annotator(layout, index)
     try:
-        origins = _fitted(layout, path, rev, content, blob, annotator.at(commit, path, blob).origins, len(text_lines))
-    except InconsistentStep:  # a damaged cache entry: compute again
+        annotator = Annotator(layout, index)
         try:
-            fresh = annotator.at(commit, path, blob, refresh=True).origins
-            origins = _fitted(layout, path, rev, content, blob, fresh, len(text_lines))
-        except InconsistentStep:
-            raise GitaiError(f"{path}: the working tree and HEAD do not line up (a filter?); try --rev HEAD") from None
+            origins = _fitted(layout, path, rev, content, blob, annotator.at(commit, path, blob).origins,
+                              len(text_lines))
+        except InconsistentStep:  # a damaged cache entry: compute again
+            try:
+                fresh = annotator.at(commit, path, blob, refresh=True).origins
+                origins = _fitted(layout, path, rev, content, blob, fresh, len(text_lines))
+            except InconsistentStep:
+                raise GitaiError(
+                    f"{path}: the working tree and HEAD do not line up (a filter?); try --rev HEAD") from None
+        finally:
+            annotator.close()
+        shown = {c for c, _ in origins[first - 1 : last]} - {UNCOMMITTED}
+        index.prefetch(shown)
+        unrecorded = index.without_record(shown)
+        trailers = commit_intents(layout.root, sorted(unrecorded))
+        result = []
+        by_text: dict[tuple[str, str], dict[bytes, str | None]] = {}
+        for number in range(first, last + 1):
+            origin_commit, origin_path = origins[number - 1]
+            text = _text(text_lines[number - 1])
+            if origin_commit == UNCOMMITTED:
+                result.append(BlameLine(number, text, None, active_id, None, "active"))
+                continue
+            info = index.info(origin_commit)
+            intent, source = (info_intent(info, origin_path), info.get("source")) if info else (
+                trailers.get(origin_commit), "trailer")
+            spans = info["files"].get(origin_path, {}).get("spans") if info else None
+            if spans:  # a carried squash: this file's lines serve several intents; match the line's text
+                key = (origin_commit, origin_path)
+                if key not in by_text:
+                    by_text[key] = _span_intents(layout, origin_commit, origin_path, spans)
+                intent = by_text[key].get(_nearest_text(text_lines, number), intent)
+            if declared_only and source == INFERRED:
+                intent = None
+            classification = None
+            if info:
+                classification = info["files"].get(origin_path, {}).get("class") or info.get("class")
+            result.append(BlameLine(number, text, origin_commit, intent, classification, source))
+        _add_contributors(layout, result, origins, index, text_lines)
+        index.save()
+        return result
     finally:
-        annotator.close()
-    shown = {c for c, _ in origins[first - 1 : last]} - {UNCOMMITTED}
-    index.prefetch(shown)
-    unrecorded = index.without_record(shown)
-    trailers = commit_intents(layout.root, sorted(unrecorded))
-    result = []
-    by_text: dict[tuple[str, str], dict[bytes, str | None]] = {}
-    for number in range(first, last + 1):
-        origin_commit, origin_path = origins[number - 1]
-        text = _text(text_lines[number - 1])
-        if origin_commit == UNCOMMITTED:
-            result.append(BlameLine(number, text, None, active_id, None, "active"))
-            continue
-        info = index.info(origin_commit)
-        intent, source = (info_intent(info, origin_path), info.get("source")) if info else (
-            trailers.get(origin_commit), "trailer")
-        spans = info["files"].get(origin_path, {}).get("spans") if info else None
-        if spans:  # a carried squash: this file's lines serve several intents; match the line's text
-            key = (origin_commit, origin_path)
-            if key not in by_text:
-                by_text[key] = _span_intents(layout, origin_commit, origin_path, spans)
-            intent = by_text[key].get(_nearest_text(text_lines, number), intent)
-        if declared_only and source == INFERRED:
-            intent = None
-        classification = None
-        if info:
-            classification = info["files"].get(origin_path, {}).get("class") or info.get("class")
-        result.append(BlameLine(number, text, origin_commit, intent, classification, source))
-    _add_contributors(layout, result, origins, index, text_lines)
-    index.save()
-    return result
+        index.close()
 
 
 def _who(entry: list[Any]) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from gitai.commands.output import emit_json, json_option, layout
+from gitai.commands.output import emit_json, emit_json_rows, json_option, layout
 from gitai.errors import EXIT_OK, GitaiError
 from gitai.util.text import NO_INTENT
 
@@ -44,7 +44,7 @@ def blame_intent_cmd(file: str, line_range: str | None, rev: str | None, porcela
                 click.echo(f"{label:<32} {row['contributor'] or '-':<8} {row['lines']:>7}  {row['share'] * 100:5.1f}%")
         return EXIT_OK
     if as_json:
-        emit_json([line.to_json() for line in lines])
+        emit_json_rows([line.to_json() for line in lines])
         return EXIT_OK
     if porcelain:  # empty fields for null: an intent id is never empty
         sys.stdout.write("".join(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -13,13 +14,25 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Machine-read
 
 
 def emit_json(data: Any) -> None:
-    """Pretty JSON on stdout; ASCII escapes when a path is not valid UTF-8 (as in the ledger)."""
-    text = json.dumps(data, indent=2, ensure_ascii=False)
+    """Pretty JSON on stdout."""
+    click.echo(_utf8_or_ascii(lambda ascii_only: json.dumps(data, indent=2, ensure_ascii=ascii_only)))
+
+
+def emit_json_rows(rows: list[Any]) -> None:
+    """A JSON list, one compact row per line: a long file's blame is megabytes, which the
+    indenting encoder (pure Python) takes as long as the blame itself to write."""
+    click.echo(_utf8_or_ascii(lambda ascii_only: "[\n" + ",\n".join(
+        "  " + json.dumps(row, ensure_ascii=ascii_only) for row in rows) + "\n]" if rows else "[]"))
+
+
+def _utf8_or_ascii(render: Callable[[bool], str]) -> str:
+    """`render(False)`, or with ASCII escapes when a path is not valid UTF-8 (as in the ledger)."""
+    text = render(False)
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        text = json.dumps(data, indent=2, ensure_ascii=True)
-    click.echo(text)
+        text = render(True)
+    return text
 
 
 def layout() -> Layout:

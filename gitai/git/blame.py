@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
 from bisect import bisect_right
+from collections.abc import Callable, Iterable
 
 from gitai.errors import GitaiError
 from gitai.git.runner import git_process, run_git
@@ -117,32 +119,52 @@ class BlamedRun:
         self.orig_start, self.final_start, self.count = orig_start, final_start, count
 
 
-BLAME_OPTIONS = ("--diff-algorithm=myers",)
-"""Whatever the user's configuration says: the diff the hooks use. (`blame.ignoreRevsFile` still
-applies: git 2.39 offers no way to turn it off for one run.)"""
+BLAME_OPTIONS = ("--diff-algorithm=myers", "--indent-heuristic", "--no-textconv", "--ignore-revs-file=")
+"""Whatever the user's configuration says (`diff.*`, `blame.ignoreRevsFile`; the empty
+`--ignore-revs-file=` clears the configured list): the diff the hooks use, the same in every clone,
+since what `git blame` answers ends up in records (`line_origins`)."""
 
 
 def git_blame(root: str, commit: str, path: str, exclude: list[str],
-              lines: list[tuple[int, int]] | None = None) -> list[BlamedRun]:
-    """`git blame --incremental --root [-L START,END...] COMMIT ^EXCLUDED... -- PATH`, as runs in line order."""
+              lines: list[tuple[int, int]] | None = None,
+              on_commit: Callable[[str], None] | None = None) -> list[BlamedRun]:
+    """`git blame --incremental --root [-L START,END...] COMMIT ^EXCLUDED... -- PATH`, as runs in line
+    order. `on_commit` sees each commit named as git names it, while git goes on walking (a reader
+    of the commits' notes then costs no time of its own)."""
+    import tempfile
+
     ranges = [f"-L{start},{end}" for start, end in lines or []]
-    args = ["blame", "--incremental", "--root", *BLAME_OPTIONS, *ranges, commit, *(f"^{c}" for c in exclude), "--", path]
-    proc = git_process(args, root)
-    if proc.returncode != 0:
-        message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise GitaiError(f"git blame failed: {message[-1] if message else proc.returncode}")
-    return parse_incremental(proc.stdout)
+    args = ["git", "blame", "--incremental", "--root", *BLAME_OPTIONS, *ranges, commit,
+            *(f"^{c}" for c in exclude), "--", path]
+    with tempfile.TemporaryFile() as errors:  # a file, not a pipe: git never waits on an unread stderr
+        proc = subprocess.Popen(args, cwd=root, stdout=subprocess.PIPE, stderr=errors)
+        assert proc.stdout is not None
+        try:
+            runs = parse_incremental(proc.stdout, on_commit)
+        except BaseException:  # the parser or `on_commit` failed: no git left running
+            proc.kill()
+            raise
+        finally:
+            proc.stdout.close()
+            proc.wait()
+        if proc.returncode != 0:
+            errors.seek(0)
+            message = errors.read().decode("utf-8", "replace").strip().splitlines()
+            raise GitaiError(f"git blame failed: {message[-1] if message else proc.returncode}")
+    return runs
 
 
-def parse_incremental(output: bytes) -> list[BlamedRun]:
-    """Parse `git blame --incremental`: per run of lines, a header `SHA ORIG FINAL COUNT`, the
-    commit's details the first time it appears (`boundary` among them), then `filename NAME`,
-    which ends the entry (so a header is only looked for at the start of an entry)."""
+def parse_incremental(output: Iterable[bytes], on_commit: Callable[[str], None] | None = None) -> list[BlamedRun]:
+    """Parse the lines of `git blame --incremental`: per run of lines, a header `SHA ORIG FINAL
+    COUNT`, the commit's details the first time it appears (`boundary` among them), then `filename
+    NAME`, which ends the entry (so a header is only looked for at the start of an entry)."""
     runs: list[BlamedRun] = []
     boundaries: set[bytes] = set()
+    seen: set[bytes] = set()
     sha, orig, final, count = b"", 0, 0, 0
     expect_header = True
-    for raw in output.split(b"\n"):
+    for raw in output:
+        raw = raw.rstrip(b"\n")
         if expect_header:
             if not raw:
                 continue
@@ -152,6 +174,9 @@ def parse_incremental(output: bytes) -> list[BlamedRun]:
         elif raw.startswith(b"filename "):
             runs.append(BlamedRun(sha.decode(), unquote_path(raw[9:]), orig, final, count, sha in boundaries))
             expect_header = True
+            if on_commit is not None and sha not in seen:
+                seen.add(sha)
+                on_commit(sha.decode())
         elif raw == b"boundary":
             boundaries.add(sha)
     return sorted(runs, key=lambda run: run.final_start)

@@ -56,9 +56,11 @@ def parse_raw(out: bytes) -> list[RawChange]:
 
 
 BINARY_PATCH = re.compile(rb"^Binary files .* differ$", re.MULTILINE)
-DIFF_OPTIONS = ("--no-color", "--no-ext-diff", "--no-textconv", "--diff-algorithm=myers", "--inter-hunk-context=0")
-"""Pinned, whatever the user's diff configuration says: hunks must match `git blame`'s line tracking.
-With `--text` (gitai decides what is binary), a `-diff` attribute does not hide the changes."""
+DIFF_OPTIONS = ("--no-color", "--no-ext-diff", "--no-textconv", "--diff-algorithm=myers", "--indent-heuristic",
+                "--inter-hunk-context=0")
+"""Pinned, whatever the user's diff configuration says: hunks must match `git blame`'s line tracking
+(the same in every clone: they end up in records). With `--text` (gitai decides what is binary), a
+`-diff` attribute does not hide the changes."""
 
 Hunk = tuple[int, int, int, int]
 """One `-U0` hunk: old start, old count, new start, new count (git's numbering: with a count of

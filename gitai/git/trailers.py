@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gitai.git.runner import run_git
+from gitai.git.runner import git_process
 
 FORMAT = "%(trailers:key=Intent,valueonly,separator=%x02)"
 
@@ -13,11 +13,18 @@ def commit_intent(root: str, commit: str) -> str | None:
 
 
 def commit_intents(root: str, commits: list[str]) -> dict[str, str]:
-    """Each commit's first `Intent:` trailer, with one `git log` for all of them."""
+    """Each commit's first `Intent:` trailer, with one `git log` for all of them (a commit the
+    repository lacks, as in a shallow clone or named by a note from elsewhere, has none)."""
     if not commits:
         return {}
-    out = run_git(["log", "--no-walk=unsorted", "--stdin", "-z", f"--format=%H%x01{FORMAT}"], root,
-                  input="\n".join(commits).encode())
+    args = ["log", "--no-walk=unsorted", "--stdin", "-z", f"--format=%H%x01{FORMAT}"]
+    proc = git_process(args, root, input="\n".join(commits).encode())
+    if proc.returncode != 0:  # one is missing: git refuses them all
+        present = _present_commits(root, commits)
+        if not present:
+            return {}
+        proc = git_process(args, root, input="\n".join(present).encode())
+    out = proc.stdout if proc.returncode == 0 else b""
     found = {}
     for item in out.decode("utf-8", "replace").split("\0"):
         sha, _, values = item.strip("\n").partition("\x01")
@@ -25,3 +32,9 @@ def commit_intents(root: str, commits: list[str]) -> dict[str, str]:
         if sha and first:
             found[sha] = first
     return found
+
+
+def _present_commits(root: str, commits: list[str]) -> list[str]:
+    listing = git_process(["cat-file", "--batch-check=%(objectname) %(objecttype)"], root,
+                          input="\n".join(commits).encode()).stdout.decode().splitlines()
+    return [fields[0] for fields in (line.split() for line in listing) if fields[1:] == ["commit"]]

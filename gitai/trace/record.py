@@ -67,6 +67,7 @@ class FileMeta(TypedDict, total=False):
     definitions: list[DefinitionMeta]
     content: str  # binary | symlink | submodule | large
     renamed_from: str
+    line_origins: dict[str, Any]  # AST_REFACTOR files: where the lines in the file's ranges come from
 
 
 INTENT_SOURCES = ("trailer", "session", "active", "scope")
@@ -219,6 +220,15 @@ def _derived_reason(definitions: list[DefinitionMeta]) -> str:
     from gitai.syntax.reasons import definitions_reason
 
     return "; ".join(definitions_reason(definitions))
+
+
+def set_line_origins(record: Record, path: str, line_origins: dict[str, Any]) -> None:
+    """Keep in the record where the lines an AST_REFACTOR file's ranges cover come from
+    (gitai/blame/origins.py `lines_form`), so a clone answers `blame-intent` without following them."""
+    meta = record["metadata"][GITAI_KEY]
+    files = meta.setdefault("files", {})
+    files.setdefault(path, {})["line_origins"] = line_origins
+    meta["files"] = dict(sorted(files.items()))
 
 
 def deleted_paths(record: Record) -> list[str]:

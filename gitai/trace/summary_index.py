@@ -1,11 +1,13 @@
 """A compact, cached index of the trace for fast readers (blame-intent, the intent map).
 
 Per traced commit: its intent, its commit-level classification, and per file the classification
-and (for AST_REFACTOR files) the definitions' line mappings. Kept in an SQLite database,
-`<common git dir>/gitai/notes-index.sqlite`, with the notes commit it was built from; brought up
-to date by the notes that changed since (one `git diff-tree` of the two notes trees), so the update
-after a pull costs in proportion to the new notes, not to the trace, and a reader that needs a few
-commits reads only their rows. Plumbing only: no pygit2, no full parse of every record per run.
+and (for AST_REFACTOR files) the definitions' line mappings and the changed lines' origins. Kept
+in an SQLite database, `<common git dir>/gitai/notes-index.sqlite`, with the notes commit it was
+built from; brought up to date by the notes that changed since (one `git diff-tree` of the two
+notes trees), so the update after a pull costs in proportion to the new notes, not to the trace,
+and a reader that needs a few commits reads only their rows. Complete, or partial (a fresh
+clone's `blame-intent`: only the commits it asked about). Plumbing only: no full parse of every
+record per run.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Any
 
 from gitai import __version__
 from gitai.git.notes import changed_notes, list_notes
-from gitai.git.objects import read_objects
+from gitai.git.objects import ObjectReader, read_objects
 from gitai.git.runner import run_git
 from gitai.layout import NOTES_REF, Layout
 from gitai.trace.record import (
@@ -27,9 +29,10 @@ from gitai.trace.record import (
     Record,
     attributed_ranges,
     classification_of,
+    deleted_paths,
     file_entries,
     file_intents,
-    file_meta,
+    gitai_meta,
     intent_of,
     intent_source_of,
     intent_spans,
@@ -38,12 +41,9 @@ from gitai.trace.record import (
     parse_note,
     record_id,
 )
-from gitai.util.files import write_atomic
 
 INDEX_NAME = "notes-index.sqlite"
-PARTIAL_INDEX_NAME = "notes-index.json"  # LazyTraceIndex's partial index, before a complete one is built
-DEFINITIONS_NAME = "notes-definitions.json"
-VERSION = f"{__version__}/5"  # bump the suffix when summarize() changes
+VERSION = f"{__version__}/7"  # bump the suffix when summarize() changes
 CommitInfo = dict[str, Any]
 """{"intent": str|None, "source": str|None, "class": str|None, "files": {path: {"class": str, ...}},
 "intents": {path: str|None} (only when the files serve different intents)}; a file's "who":
@@ -57,27 +57,34 @@ def choose_record(records: list[Record]) -> Record | None:
     return sorted(records, key=lambda r: (is_backfilled(r), r.get("timestamp", ""), record_id(r)))[0]
 
 
-def summarize(record: Record) -> tuple[CommitInfo, dict[str, list[dict[str, Any]]]]:
-    """What fast readers need of a record: the light summary, and the definition mappings of
-    its AST_REFACTOR files (kept apart: only blame's look-through needs them)."""
-    all_files = file_meta(record)
+def summarize(record: Record) -> tuple[CommitInfo, dict[str, dict[str, Any]]]:
+    """What fast readers need of a record: the light summary, and per AST_REFACTOR file what only
+    blame's look-through needs (kept apart): the definitions' line mappings (`definitions`) and
+    where the changed lines come from (`line_origins`)."""
+    stored: dict[str, FileMeta] = gitai_meta(record).get("files", {})  # compact: no reasons to derive
+    commit_class = classification_of(record)
+    paths = {entry["path"] for entry in file_entries(record)} | set(deleted_paths(record)) | set(stored)
     files: dict[str, dict[str, Any]] = {}
-    definitions: dict[str, list[dict[str, Any]]] = {}
-    for path, info in all_files.items():
-        entry: dict[str, Any] = {"class": info.get("classification")}
+    refactors: dict[str, dict[str, Any]] = {}
+    for path in sorted(paths):
+        info = stored.get(path, {})
+        entry: dict[str, Any] = {"class": info.get("classification", commit_class)}
         if info.get("renamed_from"):
             entry["renamed_from"] = info["renamed_from"]
         files[path] = entry
-        if info.get("classification") != "AST_REFACTOR":
+        if entry["class"] != "AST_REFACTOR":
             continue
         defs = []
         for d in info.get("definitions", []):
-            old_lines = d.get("old_lines") or _moved_source_lines(all_files, path, d)
+            old_lines = d.get("old_lines") or _moved_source_lines(stored, path, d)
             if d.get("new_lines") and old_lines:
                 defs.append({"name": d.get("name"), "old_lines": old_lines, "new_lines": d["new_lines"],
                              "moved_from": d.get("moved_from")})
-        if defs:
-            definitions[path] = defs
+        detail: dict[str, Any] = {"definitions": defs} if defs else {}
+        if info.get("line_origins"):
+            detail["line_origins"] = info["line_origins"]
+        if detail:
+            refactors[path] = detail
     for file_entry in file_entries(record):
         counts: dict[tuple[str, str | None, str | None], int] = {}
         for rng, contributor, session in attributed_ranges(file_entry):
@@ -92,7 +99,7 @@ def summarize(record: Record) -> tuple[CommitInfo, dict[str, list[dict[str, Any]
         summary["intents"] = intents
         for path, spans in intent_spans(record).items():  # a carried file whose lines serve several intents
             files.setdefault(path, {})["spans"] = spans
-    return summary, definitions
+    return summary, refactors
 
 
 def info_intent(info: CommitInfo, path: str) -> str | None:
@@ -173,102 +180,121 @@ class TraceIndex:
 
     def definitions(self, commit: str, path: str) -> list[dict[str, Any]]:
         """The definition mappings (old and new lines, moved_from) of an AST_REFACTOR file."""
+        return list(self._refactor(commit, path).get("definitions", []))
+
+    def line_origins(self, commit: str, path: str) -> object:
+        """Where the changed lines of an AST_REFACTOR file come from, as its record keeps them (None: not kept)."""
+        return self._refactor(commit, path).get("line_origins")
+
+    def _refactor(self, commit: str, path: str) -> dict[str, Any]:
         row = self._db.execute("SELECT defs FROM commits WHERE sha = ?", (commit,)).fetchone() if self._db else None
-        return list(json.loads(row[0]).get(path, [])) if row and row[0] else []
+        detail = json.loads(row[0]).get(path) if row and row[0] else None
+        return detail if isinstance(detail, dict) else {}
 
     def save(self) -> None:
         """Keep what was read for the next run (here: kept already)."""
 
+    def close(self) -> None:
+        """End the processes reading notes (here: none)."""
+
 
 class LazyTraceIndex(TraceIndex):
-    """Reads only the notes it is asked about, for a first run with no complete index kept (a
-    fresh clone): reading every note there costs more than the rest of a `blame-intent`. What it
-    read is kept (`save`) as a partial index, which later runs extend, and which a reader of the
-    whole trace completes."""
+    """A partial index, for a reader of a few commits when no complete index was ever built (a
+    fresh clone): reading every note there costs more than the rest of a `blame-intent`. It reads
+    only the notes it is asked about, and `save` adds them to the database, marked partial, which
+    later runs extend and the first reader of the whole trace completes."""
 
-    def __init__(self, layout: Layout, head: str, cached: dict[str, Any], definitions_path: str) -> None:
-        super().__init__(None)
-        self._definitions_path = definitions_path
+    def __init__(self, layout: Layout, db: sqlite3.Connection, head: str) -> None:
+        super().__init__(db)
         self._root = layout.root
-        self._index_path = os.path.join(layout.shared_state_dir, PARTIAL_INDEX_NAME)
         self._head = head
         self._listing: dict[str, str] | None = None  # annotated commit -> note blob
-        self._entries: dict[str, dict[str, Any]] = dict(cached.get("commits", {}))
-        self._absent: set[str] = set(cached.get("absent", []))
-        self._new_definitions: dict[str, dict[str, list[dict[str, Any]]]] = {}
-        self._changed = False
-        if cached.get("notes") != head:  # notes changed since: keep only what still matches
-            listing = self._notes()
-            self._entries = {sha: e for sha, e in self._entries.items() if listing.get(sha) == e.get("blob")}
-            self._absent = set()
-            self._changed = True
-        self.commits: dict[str, CommitInfo] = {sha: entry["info"] for sha, entry in self._entries.items()}  # type: ignore[assignment]
+        self._reader: ObjectReader | None = None  # asked a few notes at a time (as `git blame` names commits)
+        self._new: dict[str, tuple[str, CommitInfo, dict[str, Any]] | None] = {}  # read this run; None: no record
+        self._absent: dict[str, bool] = {}  # whether the index knows the commit has no note
 
     def _notes(self) -> dict[str, str]:
         if self._listing is None:
             self._listing = {sha: blob for blob, sha in list_notes(self._root, NOTES_REF)}
         return self._listing
 
+    def _known(self, sha: str) -> bool:
+        """Whether the index says what the commit's note holds (or that it has none)."""
+        if sha in self._new or sha in self.commits:
+            return True
+        if sha not in self._absent:
+            assert self._db is not None
+            self._absent[sha] = self._db.execute("SELECT 1 FROM absent WHERE sha = ?", (sha,)).fetchone() is not None
+        return self._absent[sha]
+
     def info(self, commit: str) -> CommitInfo | None:
-        if commit not in self.commits and commit not in self._absent:
+        if not self._known(commit):
             self.prefetch([commit])
+        if commit in self._new:
+            entry = self._new[commit]
+            return entry[1] if entry else None
         return self.commits.get(commit)
 
     def prefetch(self, commits: Iterable[str]) -> None:
-        missing = [sha for sha in commits if sha not in self.commits and sha not in self._absent]
+        missing = [sha for sha in dict.fromkeys(commits) if not self._known(sha)]
         if not missing:
             return
         listing = self._notes()
         wanted = {sha: listing[sha] for sha in missing if sha in listing}
-        self._absent.update(sha for sha in missing if sha not in wanted)
-        notes = {blob: data for blob, data in read_objects(self._root, list(set(wanted.values()))) if data}
+        self._new.update({sha: None for sha in missing if sha not in wanted})
+        if not wanted:
+            return
+        if self._reader is None:
+            self._reader = ObjectReader(self._root)
+        notes = self._reader.read_many(list(wanted.values()))
         for sha, blob in wanted.items():
             record = choose_record(own_records(parse_note(notes.get(blob, b"").decode("utf-8", "replace")), sha))
             if record is None:
-                self._absent.add(sha)
+                self._new[sha] = None
                 continue
-            info, defs = summarize(record)
-            self._entries[sha] = {"blob": blob, "info": info}
-            self.commits[sha] = info
-            self._new_definitions[sha] = defs  # even none: replaces what an older note had
-        self._changed = True
+            info, refactors = summarize(record)
+            self._new[sha] = (blob, info, refactors)
 
-    def definitions(self, commit: str, path: str) -> list[dict[str, Any]]:
-        self.info(commit)
-        if commit in self._new_definitions:
-            return list(self._new_definitions[commit].get(path, []))
-        return list(_read_json(self._definitions_path).get(commit, {}).get(path, []))
+    def _refactor(self, commit: str, path: str) -> dict[str, Any]:
+        self.info(commit)  # reads its note when not known yet
+        if commit not in self._new:
+            return super()._refactor(commit, path)
+        entry = self._new[commit]
+        detail = entry[2].get(path) if entry else None
+        return detail if isinstance(detail, dict) else {}
+
+    def close(self) -> None:
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
 
     def save(self) -> None:
-        if not self._changed:
+        """Add what this run read, unless the index moved on meanwhile (another run completed it,
+        or brought it to newer notes): then what was read may be stale, and is dropped."""
+        if not self._new:
             return
-        assert self._definitions_path is not None
-        definitions = _read_json(self._definitions_path)
-        definitions.update(self._new_definitions)
-        _write_json(self._definitions_path, definitions)
-        _write_json(self._index_path, {"version": VERSION, "notes": self._head, "partial": True,
-                                       "commits": self._entries, "absent": sorted(self._absent)})
-        self._changed = False
-
-
-def _read_json(path: str) -> dict[str, Any]:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
-        return data if isinstance(data, dict) else {}
-    except (OSError, ValueError):
-        return {}
-
-
-def _write_json(path: str, data: dict[str, Any]) -> None:
-    try:
-        write_atomic(path, json.dumps(data))
-    except OSError:
-        pass  # a read-only git dir only costs speed
+        assert self._db is not None
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+            if _meta(self._db, "notes") == self._head and _meta(self._db, "complete") == "0" \
+                    and _meta(self._db, "version") == VERSION:
+                for sha, entry in self._new.items():
+                    if entry is None:
+                        self._db.execute("INSERT OR REPLACE INTO absent VALUES (?)", (sha,))
+                    else:
+                        blob, info, refactors = entry
+                        self._db.execute("INSERT OR REPLACE INTO commits VALUES (?, ?, ?, ?)",
+                                         (sha, blob, json.dumps(info), json.dumps(refactors) if refactors else None))
+            self._db.execute("COMMIT")
+        except sqlite3.OperationalError:  # locked past the timeout, or read-only: only costs speed
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+        self._new = {}
 
 
 SCHEMA = ("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-          "CREATE TABLE IF NOT EXISTS commits (sha TEXT PRIMARY KEY, blob TEXT NOT NULL, info TEXT NOT NULL, defs TEXT)")
+          "CREATE TABLE IF NOT EXISTS commits (sha TEXT PRIMARY KEY, blob TEXT NOT NULL, info TEXT NOT NULL, defs TEXT)",
+          "CREATE TABLE IF NOT EXISTS absent (sha TEXT PRIMARY KEY)")  # a partial index: known to have no note
 
 
 def _open(path: str) -> sqlite3.Connection:
@@ -306,47 +332,64 @@ def _meta(db: sqlite3.Connection, key: str) -> str | None:
 def load_index(layout: Layout, only_needed: bool = False) -> TraceIndex:
     """The index of the trace, brought up to date with the notes ref: by the notes that changed
     since the state it was built from (a pull's new notes cost in proportion to their number).
-    `only_needed`: when no complete index was ever built (a fresh clone), one that reads only
-    the notes it is asked about (LazyTraceIndex) instead of building it."""
+    `only_needed`: when no complete index was ever built (a fresh clone), a partial one that
+    reads only the notes it is asked about (LazyTraceIndex) instead of building it."""
     head = run_git(["rev-parse", "-q", "--verify", NOTES_REF], layout.root, check=False).decode().strip()
     if not head:
         return TraceIndex(None)
     os.makedirs(layout.shared_state_dir, exist_ok=True)
     db = _open(os.path.join(layout.shared_state_dir, INDEX_NAME))
-    built_from = _built_from(db)
-    if built_from == head:
-        return TraceIndex(db)
-    if only_needed and built_from is None:
-        cached = _read_json(os.path.join(layout.shared_state_dir, PARTIAL_INDEX_NAME))
-        return LazyTraceIndex(layout, head, cached if cached.get("version") == VERSION else {},
-                              os.path.join(layout.shared_state_dir, DEFINITIONS_NAME))
+    built_from, complete = _state(db)
+    if built_from == head and (complete or only_needed):
+        return TraceIndex(db) if complete else LazyTraceIndex(layout, db, head)
+    partial = False
     try:
         db.execute("BEGIN IMMEDIATE")  # one writer at a time; readers see the old state meanwhile
-        built_from = _built_from(db)  # another process may have brought it up to date meanwhile
-        if built_from != head:
-            changed = changed_notes(layout.root, built_from, head)
-            rebuild = changed is None
-            changes: list[tuple[str, str | None]]
-            if changed is None:
-                db.execute("DELETE FROM commits")
-                changes = [(sha, blob) for blob, sha in list_notes(layout.root, NOTES_REF)]
+        built_from, complete = _state(db)  # another process may have brought it up to date meanwhile
+        partial = only_needed and not complete
+        if built_from != head or not (complete or partial):
+            if partial:
+                _forget_changed(db, layout.root, built_from, head)
             else:
-                changes = [(sha, blob) for sha, _, blob in changed]
-            _apply(db, layout.root, changes, rebuild)
-            db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", [("version", VERSION), ("notes", head)])
+                _complete(db, layout.root, built_from if complete else None, head)
+            db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                           [("version", VERSION), ("notes", head), ("complete", "0" if partial else "1")])
         db.execute("COMMIT")
-        for name in (PARTIAL_INDEX_NAME, DEFINITIONS_NAME):  # a first blame-intent's partial index, superseded
-            if os.path.exists(os.path.join(layout.shared_state_dir, name)):
-                os.unlink(os.path.join(layout.shared_state_dir, name))
     except sqlite3.OperationalError:  # locked past the timeout, or a read-only git dir: the state read stands
         if db.in_transaction:
             db.execute("ROLLBACK")
-    return TraceIndex(db)
+    return LazyTraceIndex(layout, db, head) if partial else TraceIndex(db)
 
 
-def _built_from(db: sqlite3.Connection) -> str | None:
-    """The notes commit the index was built from (None: none, or by another version of gitai)."""
-    return _meta(db, "notes") if _meta(db, "version") == VERSION else None
+def _forget_changed(db: sqlite3.Connection, root: str, built_from: str | None, head: str) -> None:
+    """A partial index, brought to `head`: the commits whose notes changed are forgotten (read
+    again when asked about), and so are those known to have none."""
+    changed = changed_notes(root, built_from, head) if built_from is not None else None
+    if changed is None:  # new, of another version, or from unrelated notes
+        db.execute("DELETE FROM commits")
+    for sha, _, _ in changed or []:
+        db.execute("DELETE FROM commits WHERE sha = ?", (sha,))
+    db.execute("DELETE FROM absent")
+
+
+def _complete(db: sqlite3.Connection, root: str, built_from: str | None, head: str) -> None:
+    """A complete index, brought to `head` from the complete one built from `built_from` (None:
+    none, or only a partial one: every note is read)."""
+    changed = changed_notes(root, built_from, head) if built_from is not None else None
+    if changed is None:
+        db.execute("DELETE FROM commits")
+        db.execute("DELETE FROM absent")
+        _apply(db, root, [(sha, blob) for blob, sha in list_notes(root, NOTES_REF)], True)
+    else:
+        _apply(db, root, [(sha, blob) for sha, _, blob in changed], False)
+
+
+def _state(db: sqlite3.Connection) -> tuple[str | None, bool]:
+    """The notes commit the index was built from (None: none, or by another version of gitai), and
+    whether it is complete (else partial: only the commits a reader asked about)."""
+    if _meta(db, "version") != VERSION:
+        return None, False
+    return _meta(db, "notes"), _meta(db, "complete") != "0"
 
 
 def _apply(db: sqlite3.Connection, root: str, changes: list[tuple[str, str | None]], rebuild: bool) -> None:
