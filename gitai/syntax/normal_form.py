@@ -86,7 +86,8 @@ class _Tables:
     handlers: dict[int, Handler]  # by kind id, for _SPECIAL and set (_RUN handled apart)
     starts: list[tuple[bytes, ...]]  # by kind id, for _STARTS: the handler can only apply when the node starts so
     needles: list[Callable[[bytes, int, int], object] | None]  # by kind id: _CONTAINS a search that must find,
-    # _PLAIN a match of the whole text that spares the call (a node with no field)
+    # _PLAIN a match of the whole text that spares the call (unless the node's field is in `keyed`)
+    keyed: list[frozenset[int]]  # by kind id, for _PLAIN: the fields under which the handler still looks
     field_ids: dict[str, int]
     kind_markers: dict[str, bytes]  # by node type name
 
@@ -120,6 +121,9 @@ def _tables(language: str) -> _Tables:
     handlers = {}
     starts: list[tuple[bytes, ...]] = []
     needles: list[Callable[[bytes, int, int], object] | None] = []
+    keyed: list[frozenset[int]] = []
+    field_names = [lang.field_name_for_id(i) or "" for i in range(lang.field_count + 1)]
+    field_ids = {name: i for i, name in enumerate(field_names) if name}
     for kind in [*range(lang.node_kind_count), _ERROR_KIND]:
         name = lang.node_kind_for_id(kind) or ""
         named = kind == _ERROR_KIND or lang.node_kind_is_named(kind)
@@ -145,12 +149,12 @@ def _tables(language: str) -> _Tables:
         guard = _GUARDS.get(special[name]) if action >= _SPECIAL else None
         starts.append(guard if isinstance(guard, tuple) else ())
         needles.append(guard.search if isinstance(guard, re.Pattern)
-                       else _WRITTEN_AS_IS[special[name]].fullmatch if action == _PLAIN else None)
+                       else _WRITTEN_AS_IS[special[name]][0].fullmatch if action == _PLAIN else None)
+        keyed.append(frozenset(field_ids[field] for field in _WRITTEN_AS_IS[special[name]][1] if field in field_ids)
+                     if action == _PLAIN else frozenset())
         written = canon.aliases.get(name, name) if named else name
         canonical = lang.id_for_node_kind(written, named)
         markers.append(b"\x01N%d" % (kind if canonical is None else canonical))
-    field_names = [lang.field_name_for_id(i) or "" for i in range(lang.field_count + 1)]
-    field_ids = {name: i for i, name in enumerate(field_names) if name}
     fields = [b""]
     for name in field_names[1:]:
         written = canon.field_aliases.get(name, name)
@@ -159,7 +163,7 @@ def _tables(language: str) -> _Tables:
     for kind in range(lang.node_kind_count):
         if lang.node_kind_is_named(kind):
             kind_markers.setdefault(lang.node_kind_for_id(kind) or "", markers[kind])
-    return _Tables(language, actions, markers, fields, handlers, starts, needles, field_ids, kind_markers)
+    return _Tables(language, actions, markers, fields, handlers, starts, needles, keyed, field_ids, kind_markers)
 
 
 def _escape(text: bytes) -> bytes:
@@ -218,7 +222,7 @@ def _walk(
     tables = walk.tables
     src, escape = walk.src, walk.escape
     actions, markers, fields, handlers = tables.actions, tables.markers, tables.fields, tables.handlers
-    starts, needles = tables.starts, tables.needles
+    starts, needles, keyed = tables.starts, tables.needles, tables.keyed
     node_action, drop, anon = _NODE, _DROP, _ANON  # locals: read once per node
     special, starting, containing = _SPECIAL, _STARTS, _CONTAINS
     out: list[bytes] = []
@@ -291,7 +295,8 @@ def _walk(
                     not src.startswith(starts[kind], node.start_byte) if action == starting
                     else needles[kind](src, node.start_byte, node.end_byte) is None  # type: ignore[misc]
                     if action == containing
-                    else not field_id and needles[kind](src, node.start_byte, node.end_byte) is not None  # type: ignore[misc]
+                    else field_id not in keyed[kind]
+                    and needles[kind](src, node.start_byte, node.end_byte) is not None  # type: ignore[misc]
                 ):
                     action = node_action
                 elif depth or not as_is:
@@ -1018,9 +1023,12 @@ _GUARDS: dict[str, tuple[bytes, ...] | re.Pattern[bytes]] = {
     "ts_binary": re.compile(rb"await|&&|\|\||\?\?"),
 }
 
-# handler name -> the whole text of a node the handler writes as the walk does when it has no field
-# (numbers already in their canonical spelling): checked inline, the call is spared
-_WRITTEN_AS_IS = {"js_number": re.compile(rb"[0-9]+"), "lowercase": re.compile(rb"[^A-Z]+")}
+# handler name -> the whole text of a node the handler writes as the walk does (numbers already in their
+# canonical spelling), and the fields under which it still may not (a number as an object key or member
+# name is written as a name): checked inline, the call is spared
+_WRITTEN_AS_IS: dict[str, tuple[re.Pattern[bytes], tuple[str, ...]]] = {
+    "js_number": (re.compile(rb"[0-9]+"), ("key", "name", "property")), "lowercase": (re.compile(rb"[^A-Z]+"), ()),
+}
 
 _HANDLERS: dict[str, Handler] = {
     "python_string": _python_string, "python_docstring": _python_docstring, "lowercase": _lowercase,
