@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from gitai.syntax import normal_form
 from gitai.syntax.normal_form import hash_source, parse
 
 
@@ -22,3 +23,39 @@ def test_syntax_errors_hash_by_their_text() -> None:
     assert first.parse_error and second.parse_error
     assert first.hash != second.hash
     assert first.hash == hash_source("python", broken).hash
+
+
+_FILES = {
+    "python": b'"""m."""\nimport os\n\n\nclass C(B):\n    """c."""\n\n    x = 1\n\n    def m(self, a):\n'
+              b'        return a + 1\n\n    @property\n    def p(self):\n        return f"{self.x!r:>4}"\n\n\n'
+              b"def f(v):\n    return [v, 'w']\n\n\ndef g():\n    return 1\n\n\ndef h():\n    return 1\n",
+    "rust": b"use std::fmt;\n\n#[derive(Debug)]\n#[allow(dead_code)]\nstruct S {\n    a: u8,\n}\n\nimpl S {\n"
+            b"    #[inline]\n    fn get(&self) -> u8 {\n        self.a\n    }\n\n    fn put(&mut self, a: u8) {\n"
+            b"        self.a = a;\n    }\n}\n\nfn main() {\n    let s = S { a: 1 };\n}\n",
+    "typescript": b"export interface R<T> {\n  id: string;\n  get(): T;\n}\n\nexport class Store<T> {\n"
+                  b"  private items = new Map<string, T>();\n  add(r: R<T>): void {\n    this.items.set(r.id, r.get());\n"
+                  b"  }\n  handle = (x: number) => x + 1;\n}\n\nnamespace N {\n  export function f(): number {\n"
+                  b"    return 1;\n  }\n}\n",
+}
+
+
+def test_definitions_hash_the_same_however_the_memo_stands() -> None:
+    """hash_tree walks a file once and writes its definitions' streams on the way, except where the
+    in-process memo holds a digest: a remembered definition is not walked, and a forgotten one
+    inside it (or in a file whose own digest is remembered) is walked on its own. The digests are
+    the same in every case (one definition hashed twice, `g` and `h`, is hashed once)."""
+    for language, source in _FILES.items():
+        normal_form._DIGESTS.clear()
+        cold = hash_source(language, source)
+        assert len(cold.definitions) >= 5, language
+        assert hash_source(language, source) == cold  # all remembered
+        root_kind = parse(language, source).root_node.kind_id
+        for forget_file in (False, True):  # keys: (language, escape, kind id, nodes, skip depth, span, offsets)
+            for key in [key for key in normal_form._DIGESTS if key[4] == -1 or (forget_file and key[2] == root_kind)]:
+                del normal_form._DIGESTS[key]
+            assert hash_source(language, source) == cold, (language, forget_file)
+        edited = source.replace(b"1", b"2", 1)  # one definition changes: the others are remembered
+        warm = hash_source(language, edited)
+        normal_form._DIGESTS.clear()
+        assert hash_source(language, edited) == warm, language
+        assert warm.hash != cold.hash

@@ -7,9 +7,12 @@ part of the function that holds it.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
+
+from gitai.syntax.languages import load_grammar
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -66,7 +69,10 @@ _FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function
 
 def _text(node: Node | None) -> str:
     text = node.text if node is not None else None
-    return " ".join(text.decode("utf-8", "replace").split()) if text else ""
+    if not text:
+        return ""
+    name = text.decode("utf-8", "replace")
+    return name if name.isidentifier() else " ".join(name.split())  # a plain name has no layout in it
 
 
 def _named(node: Node) -> list[Node]:
@@ -225,13 +231,21 @@ SPECS: dict[str, _Spec] = {
 }
 
 
-def _resolve(spec: _Spec, node: Node) -> _Found | None:
+@functools.cache
+def _field_ids(language: str) -> dict[str, int]:
+    """Field name -> id in the grammar of `language` (a child looked up by id saves a search by name)."""
+    grammar = load_grammar(language).language
+    return {name: field for field in range(1, grammar.field_count + 1)
+            if (name := grammar.field_name_for_id(field)) is not None}
+
+
+def _resolve(spec: _Spec, node: Node, fields: dict[str, int]) -> _Found | None:
     """The definition `node` starts, looking through wrappers (decorators, `export`, `declare`)."""
     extra_depth = 0
     kind = node.type
     while kind in spec.wrappers:
         wrapped = spec.wrappers[kind]
-        inner = node.child_by_field_name(wrapped) if wrapped else next(iter(_named(node)), None)
+        inner = node.child_by_field_id(fields.get(wrapped, 0)) if wrapped else next(iter(_named(node)), None)
         if inner is None:
             return None
         node, kind, extra_depth = inner, inner.type, extra_depth + 1
@@ -244,19 +258,19 @@ def _resolve(spec: _Spec, node: Node) -> _Found | None:
     definition_kind = spec.kinds.get(kind)
     if definition_kind is None:
         return None
-    name = _text(node.child_by_field_name("name"))
+    name = _text(node.child_by_field_id(fields.get("name", 0)))
     if not name:
         return None
-    body = node.child_by_field_name("body") if kind in spec.containers else None
+    body = node.child_by_field_id(fields.get("body", 0)) if kind in spec.containers else None
     return _Found(definition_kind, name, body, 1 + extra_depth)
 
 
-def _members(spec: _Spec, body: Node, depth: int) -> Iterator[tuple[Node, int, _Found | None]]:
+def _members(spec: _Spec, body: Node, depth: int, fields: dict[str, int]) -> Iterator[tuple[Node, int, _Found | None]]:
     """Named children of a body with their depth, expanding passthrough nodes."""
     for child in _named(body):
-        found = _resolve(spec, child)
+        found = _resolve(spec, child, fields)
         if found is None and child.type in spec.passthrough:
-            yield from _members(spec, child, depth + 1)
+            yield from _members(spec, child, depth + 1, fields)
         else:
             yield child, depth, found
 
@@ -264,10 +278,11 @@ def _members(spec: _Spec, body: Node, depth: int) -> Iterator[tuple[Node, int, _
 def find_definitions(language: str, root: Node) -> Definitions:
     """Definition sites of a parsed file, in document order (parents before their members)."""
     spec = SPECS[language]
+    fields = _field_ids(language)
     sites: list[Site] = []
     bare = True
     # (member iterator, parent site index, qualified prefix, parent kind)
-    stack = [(_members(spec, root, 1), -1, "", "module")]
+    stack = [(_members(spec, root, 1, fields), -1, "", "module")]
     while stack:
         members, parent, prefix, parent_kind = stack[-1]
         pending: list[Node] = []
@@ -287,7 +302,7 @@ def find_definitions(language: str, root: Node) -> Definitions:
             sites.append(Site(kind, name, (*pending, node), depth, parent))
             pending = []
             if found.body is not None:
-                stack.append((_members(spec, found.body, found.body_depth + 1), len(sites) - 1,
+                stack.append((_members(spec, found.body, found.body_depth + 1, fields), len(sites) - 1,
                               name + spec.separator, kind))
                 break
         else:

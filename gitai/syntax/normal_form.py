@@ -17,7 +17,7 @@ import hashlib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from gitai.syntax.canonical import CANONS
 from gitai.syntax.definitions import find_definitions
@@ -27,9 +27,9 @@ if TYPE_CHECKING:
     from tree_sitter import Node, Tree, TreeCursor
 
 
-@dataclass(frozen=True)
-class Definition:
-    """One definition: `hash` covers its own code, `tree_hash` adds its nested definitions."""
+class Definition(NamedTuple):
+    """One definition: `hash` covers its own code, `tree_hash` adds its nested definitions.
+    (A named tuple: a file can hold thousands, and a frozen dataclass costs twice as much to make.)"""
 
     kind: str
     name: str
@@ -56,7 +56,8 @@ class ParsedSource:
 
 
 # Actions per node kind; a skipped subtree (nested definition) is dropped too.
-_DROP, _ANON, _QUOTE, _OPAQUE, _COLLAPSE, _SPECIAL, _RUN, _NODE, _TRANSPARENT = range(9)
+# _SPECIAL and after: a handler's; _STARTS, _CONTAINS, _PLAIN: only called when the node passes a guard
+_DROP, _ANON, _QUOTE, _OPAQUE, _COLLAPSE, _RUN, _NODE, _TRANSPARENT, _SPECIAL, _STARTS, _CONTAINS, _PLAIN = range(12)
 _INNER = frozenset({_NODE, _TRANSPARENT})  # named nodes the walk goes into (a marker unless transparent)
 _TEXT_LEAVES = frozenset({_OPAQUE, _COLLAPSE, _SPECIAL, _RUN})  # named leaves whose text is written
 _NAMED = _INNER | _TEXT_LEAVES  # written with their type marker (and field) when they are leaves
@@ -83,7 +84,10 @@ class _Tables:
     markers: list[bytes]  # by kind id (ERROR last): one marker per node type name (or its alias)
     fields: list[bytes]  # by field id; empty for a dropped field
     handlers: dict[int, Handler]  # by kind id, for _SPECIAL and set (_RUN handled apart)
-    guards: list[tuple[bytes, ...] | None]  # by kind id: the handler can only apply when the node starts so
+    starts: list[tuple[bytes, ...]]  # by kind id, for _STARTS: the handler can only apply when the node starts so
+    needles: list[Callable[[bytes, int, int], object] | None]  # by kind id: _CONTAINS a search that must find,
+    # _PLAIN a match of the whole text that spares the call (unless the node's field is in `keyed`)
+    keyed: list[frozenset[int]]  # by kind id, for _PLAIN: the fields under which the handler still looks
     field_ids: dict[str, int]
     kind_markers: dict[str, bytes]  # by node type name
 
@@ -102,6 +106,8 @@ class _Walk:
 
 Handler = Callable[["Node", int, _Walk], "list[bytes] | None"]
 """(node, its field id, walk) -> the node's tokens, None to walk it as usual, or _TRANSPARENT_RESULT."""
+_Frame = tuple[list[bytes], frozenset[int], int]
+"""A definition's own stream as `_walk` writes it: its tokens so far, the ids it leaves out, and how deep."""
 
 
 @functools.cache
@@ -113,7 +119,11 @@ def _tables(language: str) -> _Tables:
     actions: list[int] = []  # by kind id, ERROR last (lists index faster than dicts)
     markers: list[bytes] = []
     handlers = {}
-    guards: list[tuple[bytes, ...] | None] = []
+    starts: list[tuple[bytes, ...]] = []
+    needles: list[Callable[[bytes, int, int], object] | None] = []
+    keyed: list[frozenset[int]] = []
+    field_names = [lang.field_name_for_id(i) or "" for i in range(lang.field_count + 1)]
+    field_ids = {name: i for i, name in enumerate(field_names) if name}
     for kind in [*range(lang.node_kind_count), _ERROR_KIND]:
         name = lang.node_kind_for_id(kind) or ""
         named = kind == _ERROR_KIND or lang.node_kind_is_named(kind)
@@ -123,8 +133,10 @@ def _tables(language: str) -> _Tables:
             else:  # "not in", "is not": keywords with layout inside
                 action = _QUOTE if name in _QUOTES else _COLLAPSE if len(name.split()) > 1 else _ANON
         elif name in special:
-            action = _SPECIAL
             handlers[kind] = _HANDLERS[special[name]]
+            guard = _GUARDS.get(special[name])
+            action = (_PLAIN if special[name] in _WRITTEN_AS_IS else _SPECIAL if guard is None
+                      else _STARTS if isinstance(guard, tuple) else _CONTAINS)
         elif name in overrides:
             action = overrides[name]
         elif name in _EXTRAS or name in canon.dropped:
@@ -134,12 +146,15 @@ def _tables(language: str) -> _Tables:
         else:
             action = _TRANSPARENT if name in canon.transparent else _NODE
         actions.append(action)
-        guards.append(_GUARDS.get(special[name]) if action == _SPECIAL else None)
+        guard = _GUARDS.get(special[name]) if action >= _SPECIAL else None
+        starts.append(guard if isinstance(guard, tuple) else ())
+        needles.append(guard.search if isinstance(guard, re.Pattern)
+                       else _WRITTEN_AS_IS[special[name]][0].fullmatch if action == _PLAIN else None)
+        keyed.append(frozenset(field_ids[field] for field in _WRITTEN_AS_IS[special[name]][1] if field in field_ids)
+                     if action == _PLAIN else frozenset())
         written = canon.aliases.get(name, name) if named else name
         canonical = lang.id_for_node_kind(written, named)
         markers.append(b"\x01N%d" % (kind if canonical is None else canonical))
-    field_names = [lang.field_name_for_id(i) or "" for i in range(lang.field_count + 1)]
-    field_ids = {name: i for i, name in enumerate(field_names) if name}
     fields = [b""]
     for name in field_names[1:]:
         written = canon.field_aliases.get(name, name)
@@ -148,7 +163,7 @@ def _tables(language: str) -> _Tables:
     for kind in range(lang.node_kind_count):
         if lang.node_kind_is_named(kind):
             kind_markers.setdefault(lang.node_kind_for_id(kind) or "", markers[kind])
-    return _Tables(language, actions, markers, fields, handlers, guards, field_ids, kind_markers)
+    return _Tables(language, actions, markers, fields, handlers, starts, needles, keyed, field_ids, kind_markers)
 
 
 def _escape(text: bytes) -> bytes:
@@ -171,11 +186,14 @@ def _gap(src: bytes, pos: int, start: int, escape: bool, out: list[bytes]) -> in
     return max(pos, start)
 
 
-def _digest(
-    nodes: Sequence[Node], src: bytes, escape: bool, tables: _Tables, skip: frozenset[int], skip_depth: int
-) -> str:
+def _digest(nodes: Sequence[Node], walk: _Walk, skip: frozenset[int], skip_depth: int) -> str:
     """SHA-256 of the normal-form token stream of `nodes`, leaving out subtrees whose id is in `skip`."""
-    out = _walk(nodes, _Walk(src, escape, tables), skip, skip_depth)
+    walk.prefix = b""  # one walk object serves all the digests of a file: each starts afresh
+    return _stream_digest(_walk(nodes, walk, skip, skip_depth))
+
+
+def _stream_digest(out: list[bytes]) -> str:
+    """SHA-256 of a normal-form token stream."""
     if len(out) <= _CHUNK:
         return hashlib.sha256(b"\x00".join(out)).hexdigest()
     digest = hashlib.sha256()
@@ -189,25 +207,28 @@ def _digest(
 
 def _walk(
     nodes: Sequence[Node], walk: _Walk, skip: frozenset[int] = frozenset(), skip_depth: int = -1,
-    as_is: bool = False,
+    as_is: bool = False, frames: dict[int, _Frame] | None = None,
 ) -> list[bytes]:
     """The normal-form token stream of `nodes`, leaving out subtrees whose id is in `skip`.
 
     Iterative TreeCursor walk; `skip` is only consulted down to `skip_depth` below each node;
-    `as_is`: no handler for `nodes` themselves (a handler walking its own node). Source bytes
-    that no leaf covers (a grammar's hidden tokens) are kept unless they are layout. Consecutive
-    siblings of a `runs` type are collected and written sorted. Speed: this loop runs once per
-    node, so the common kinds (inner and leaf nodes, punctuation, keywords, handlers) come first
-    and inline; the rest share `_rare`.
+    `as_is`: no handler for `nodes` themselves (a handler walking its own node); `frames`: left-out
+    nodes (by id, taken out as used) to walk on the way into their own streams, as `_walk` of them
+    alone with their own `skip` would (one walk for all of a file's definitions). Source bytes
+    that no leaf covers (a grammar's hidden tokens) are kept unless they are layout. Speed: this
+    loop runs once per node, so the common kinds (inner and leaf nodes, keywords, punctuation,
+    handlers) come first and inline; the rest (runs of sorted siblings among them) share `_rare`.
     """
     tables = walk.tables
     src, escape = walk.src, walk.escape
-    actions, markers, fields, handlers, guards = (tables.actions, tables.markers, tables.fields, tables.handlers,
-                                                  tables.guards)
-    node_action, drop, anon, special, done = _NODE, _DROP, _ANON, _SPECIAL, -1  # locals: read once per node
+    actions, markers, fields, handlers = tables.actions, tables.markers, tables.fields, tables.handlers
+    starts, needles, keyed = tables.starts, tables.needles, tables.keyed
+    node_action, drop, anon = _NODE, _DROP, _ANON  # locals: read once per node
+    special, starting, containing = _SPECIAL, _STARTS, _CONTAINS
     out: list[bytes] = []
     append = out.append
-    run: list[bytes] = []
+    outer: list[tuple[list[bytes], int, frozenset[int], int, int, int]] = []  # the walks `frames` interrupted
+    frame_depth = frame_end = -1  # where the current one of `frames` ends: its node's depth and end byte
     for top in nodes:
         cursor = top.walk()
         first_child, next_sibling, parent = cursor.goto_first_child, cursor.goto_next_sibling, cursor.goto_parent
@@ -222,44 +243,22 @@ def _walk(
             except IndexError:  # tree-sitter's ERROR, past the grammar's kinds: the last entry
                 kind = len(actions) - 1
                 action = actions[kind]
-            if action == special:
-                if run:
-                    _flush(run, out)
-                guard = guards[kind]  # a common kind's rare handler: skip the call when it cannot apply
-                if guard is not None and not src.startswith(guard, node.start_byte):
-                    action = node_action
-                elif depth or not as_is:
-                    handler_field = cursor.field_id or 0
-                    replaced = handlers[kind](node, handler_field, walk)
-                    if replaced is None:
-                        action = node_action
-                    elif replaced is _TRANSPARENT_RESULT:
-                        action = _TRANSPARENT
-                    else:
-                        start, end = node.byte_range
-                        if start > pos:
-                            if not src[pos:start].isspace():
-                                _gap(src, pos, start, escape, out)
-                            pos = end
-                        elif end > pos:
-                            pos = end
-                        if replaced and fields[handler_field]:
-                            append(fields[handler_field])
-                        out.extend(replaced)
-                        action = done
-                else:
-                    action = node_action
-            if action == node_action:
-                if run:
-                    _flush(run, out)
+            if action == node_action:  # named nodes without a handler: the common case first
                 if depth <= skip_depth and node.id in skip:  # a nested definition: hashed on its own
                     start, end = node.byte_range
-                    if start > pos:
-                        if not src[pos:start].isspace():
-                            _gap(src, pos, start, escape, out)
-                        pos = end
-                    elif end > pos:
-                        pos = end
+                    if start > pos and not src[pos:start].isspace():
+                        _gap(src, pos, start, escape, out)
+                    pos = end  # tree-sitter's nodes come in order: `end` is never before `pos`
+                    frame = frames.pop(node.id, None) if frames is not None else None
+                    if frame is not None and first_child():  # walked here, into its own stream
+                        outer.append((out, pos, skip, skip_depth, frame_depth, frame_end))
+                        out, skip, skip_depth = frame
+                        append = out.append
+                        skip_depth += depth
+                        frame_depth, frame_end, pos = depth, end, start
+                        append(markers[kind])
+                        depth += 1
+                        continue
                 else:
                     field_id = cursor.field_id
                     if field_id:
@@ -271,82 +270,126 @@ def _walk(
                         depth += 1
                         continue
                     start, end = node.byte_range
-                    if start > pos:
-                        if not src[pos:start].isspace():
-                            _gap(src, pos, start, escape, out)
-                        pos = end
-                    elif end > pos:
-                        pos = end
+                    if start > pos and not src[pos:start].isspace():
+                        _gap(src, pos, start, escape, out)
+                    pos = end
                     append(markers[kind])
                     if start == end:  # empty: like a node whose children were all dropped
                         append(_CLOSE)
                     else:
                         append(_escape(src[start:end]) if escape else src[start:end])
+            elif action == anon:  # keywords and operators: their text, no marker
+                start, end = node.byte_range
+                if start > pos and not src[pos:start].isspace():
+                    _gap(src, pos, start, escape, out)
+                pos = end
+                append(_escape(src[start:end]) if escape else src[start:end])
             elif action == drop:
                 start, end = node.byte_range
-                if start > pos:
-                    if not src[pos:start].isspace():
-                        _gap(src, pos, start, escape, out)
-                    pos = end
-                elif end > pos:
-                    pos = end
-            elif action == anon:  # keywords and operators: their text, no marker
-                if run:
-                    _flush(run, out)
-                start, end = node.byte_range
-                if start > pos:
-                    if not src[pos:start].isspace():
-                        _gap(src, pos, start, escape, out)
-                    pos = end
-                elif end > pos:
-                    pos = end
-                append(_escape(src[start:end]) if escape else src[start:end])
-            elif action != done:
-                entered, pos = _rare(node, kind, action, cursor, walk, out, run, pos,
-                                     not depth and as_is, depth <= skip_depth and node.id in skip)
+                if start > pos and not src[pos:start].isspace():
+                    _gap(src, pos, start, escape, out)
+                pos = end
+            elif action >= special:  # a handler's kind; a guard skips the call where it cannot apply
+                field_id = cursor.field_id
+                if action != special and (
+                    not src.startswith(starts[kind], node.start_byte) if action == starting
+                    else needles[kind](src, node.start_byte, node.end_byte) is None  # type: ignore[misc]
+                    if action == containing
+                    else field_id not in keyed[kind]
+                    and needles[kind](src, node.start_byte, node.end_byte) is not None  # type: ignore[misc]
+                ):
+                    action = node_action
+                elif depth or not as_is:
+                    replaced = handlers[kind](node, field_id or 0, walk)
+                    if replaced is None:
+                        action = node_action
+                    elif replaced is _TRANSPARENT_RESULT:  # walked as a transparent wrapper
+                        entered, pos = _rare(node, kind, _TRANSPARENT, cursor, walk, out, pos, False,
+                                             depth <= skip_depth and node.id in skip)
+                        if entered is not None:
+                            depth += 1
+                            transparent.append(depth)
+                            continue
+                    else:
+                        start, end = node.byte_range
+                        if start > pos and not src[pos:start].isspace():
+                            _gap(src, pos, start, escape, out)
+                        pos = end
+                        if replaced and field_id and fields[field_id]:
+                            append(fields[field_id])
+                        out.extend(replaced)
+                else:
+                    action = node_action
+                if action == node_action:  # the handler left the node to the walk: as above
+                    if depth <= skip_depth and node.id in skip:  # a nested definition: hashed on its own
+                        start, end = node.byte_range
+                        if start > pos and not src[pos:start].isspace():
+                            _gap(src, pos, start, escape, out)
+                        pos = end
+                    else:
+                        if field_id:
+                            field = fields[field_id]
+                            if field:
+                                append(field)
+                        if first_child():
+                            append(markers[kind])
+                            depth += 1
+                            continue
+                        start, end = node.byte_range
+                        if start > pos and not src[pos:start].isspace():
+                            _gap(src, pos, start, escape, out)
+                        pos = end
+                        append(markers[kind])
+                        if start == end:  # empty: like a node whose children were all dropped
+                            append(_CLOSE)
+                        else:
+                            append(_escape(src[start:end]) if escape else src[start:end])
+            else:
+                entered, pos = _rare(node, kind, action, cursor, walk, out, pos, not depth and as_is,
+                                     depth <= skip_depth and node.id in skip)
                 if entered is not None:
+                    if entered == _MOVED:  # on a later sibling, not walked yet
+                        continue
                     depth += 1
                     if not entered:
                         transparent.append(depth)
                     continue
-            while depth and not next_sibling():
+            if next_sibling():  # the cursor cannot leave `top`: false at depth 0
+                continue
+            while depth:
                 parent()
                 depth -= 1
-                if run:
-                    _flush(run, out)
                 if transparent and transparent[-1] == depth + 1:
                     transparent.pop()
                 else:
                     append(_CLOSE)
-            if not depth:
+                if depth == frame_depth:  # the end of one of `frames`: back to the walk it interrupted
+                    if frame_end > pos:
+                        _gap(src, pos, frame_end, escape, out)
+                    out, pos, skip, skip_depth, frame_depth, frame_end = outer.pop()
+                    append = out.append
+                if next_sibling():  # false at depth 0 (the loop ends)
+                    break
+            else:
                 break
-        if run:
-            _flush(run, out)
         if top.end_byte > pos:
             _gap(src, pos, top.end_byte, escape, out)
     return out
 
 
-def _flush(run: list[bytes], out: list[bytes]) -> None:
-    run.sort()
-    out.extend(run)
-    run.clear()
+_MOVED = 2  # `_rare`'s answer: the cursor is on a later sibling the walk has not written yet
 
 
-def _rare(node: Node, kind: int, action: int, cursor: TreeCursor, walk: _Walk, out: list[bytes], run: list[bytes],
-          pos: int, as_is: bool, skipped: bool) -> tuple[bool | None, int]:
+def _rare(node: Node, kind: int, action: int, cursor: TreeCursor, walk: _Walk, out: list[bytes], pos: int,
+          as_is: bool, skipped: bool) -> tuple[bool | int | None, int]:
     """`_walk` for the node kinds its first branches leave: runs, transparent wrappers, quotes,
     opaque and collapsed leaves. Whether the walk goes into the node (True: with a close marker),
-    None when it does not; and the new position."""
+    None when it does not, _MOVED when a run took the cursor to a later sibling; and the new position."""
     src, escape, tables = walk.src, walk.escape, walk.tables
     if action == _RUN:
         if not as_is:
-            pos = _gap(src, pos, node.start_byte, escape, out)
-            run.append(b"\x00".join(_walk((node,), walk, as_is=True)))
-            return None, max(pos, node.end_byte)
+            return _run(node, cursor, walk, out, pos)
         action = _NODE
-    elif run:
-        _flush(run, out)
     if action in _INNER:
         if skipped:
             action = _DROP
@@ -379,6 +422,30 @@ def _rare(node: Node, kind: int, action: int, cursor: TreeCursor, walk: _Walk, o
             out.append(_QUOTE_MARK)
             out.append(_escape(text) if escape else text)
     return None, pos
+
+
+def _run(node: Node, cursor: TreeCursor, walk: _Walk, out: list[bytes], pos: int) -> tuple[int | None, int]:
+    """A run: `node` and the siblings of its kind that follow it (dropped nodes such as comments
+    between them aside), written sorted; _MOVED when the cursor stopped on a sibling after the run."""
+    src, escape, actions = walk.src, walk.escape, walk.tables.actions
+    run: list[bytes] = []
+    moved: int | None = None
+    while True:
+        start, end = node.byte_range
+        pos = _gap(src, pos, start, escape, out)
+        if actions[node.kind_id] == _RUN:
+            run.append(b"\x00".join(_walk((node,), walk, as_is=True)))
+        pos = max(pos, end)
+        if not cursor.goto_next_sibling():
+            break
+        node = cursor.node  # type: ignore[assignment]
+        kind = node.kind_id
+        if kind >= len(actions) or actions[kind] not in (_RUN, _DROP):
+            moved = _MOVED
+            break
+    run.sort()
+    out.extend(run)
+    return moved, pos
 
 
 # --- handlers: the rules of canonical.py that look at a node -------------------------------------
@@ -948,8 +1015,20 @@ def _rust_token_tree(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
     return _rust_token_code(node, walk, b"fn f(){g(", b")}", "arguments")
 
 
-# handler name -> the prefixes a node must start with for it to apply (checked inline by _walk)
-_GUARDS = {"ts_prefix_callee": _TS_PREFIX_STARTS}
+# handler name -> what the node's text must hold for the handler to apply (checked inline by _walk, to save
+# the calls): one of the prefixes it must start with, or a pattern it must contain
+_GUARDS: dict[str, tuple[bytes, ...] | re.Pattern[bytes]] = {
+    "ts_prefix_callee": _TS_PREFIX_STARTS, "leading_pipe": (b"|",),
+    "ts_cast_precedence": re.compile(rb"await"), "ts_generic_list": re.compile(rb"<"),
+    "ts_binary": re.compile(rb"await|&&|\|\||\?\?"),
+}
+
+# handler name -> the whole text of a node the handler writes as the walk does (numbers already in their
+# canonical spelling), and the fields under which it still may not (a number as an object key or member
+# name is written as a name): checked inline, the call is spared
+_WRITTEN_AS_IS: dict[str, tuple[re.Pattern[bytes], tuple[str, ...]]] = {
+    "js_number": (re.compile(rb"[0-9]+"), ("key", "name", "property")), "lowercase": (re.compile(rb"[^A-Z]+"), ()),
+}
 
 _HANDLERS: dict[str, Handler] = {
     "python_string": _python_string, "python_docstring": _python_docstring, "lowercase": _lowercase,
@@ -974,24 +1053,45 @@ _DIGESTS: dict[tuple[object, ...], str] = {}
 _MAX_DIGESTS = 50_000
 
 
-def _remembered_digest(language: str, nodes: Sequence[Node], src: bytes, escape: bool, tables: _Tables,
-                       skipped: Sequence[Node], skip_depth: int) -> str:
-    """`_digest`, remembered by the bytes the nodes span and where the skipped definitions sit in
-    them: a new version of a file re-hashes only the definitions whose text changed (the token
-    stream of a span is a function of its text and of what is left out of it)."""
+def _memo_key(nodes: Sequence[Node], walk: _Walk, skipped: Sequence[Node], skip_depth: int) -> tuple[object, ...]:
+    """What the digest of `nodes` leaving `skipped` out is remembered by: the bytes the nodes span and
+    where the skipped definitions sit in them (the token stream of a span is a function of its text and
+    of what is left out of it), so a new version of a file re-hashes only the definitions whose text changed."""
     first = nodes[0]
     start = first.start_byte
-    span = hashlib.sha1(src[start : nodes[-1].end_byte]).digest()
+    span = hashlib.sha1(walk.src[start : nodes[-1].end_byte]).digest()
     offsets = tuple([(n.start_byte - start, n.end_byte - start) for n in skipped]) if skipped else ()
-    key = (language, escape, first.kind_id, len(nodes), skip_depth, span, offsets)
-    found = _DIGESTS.get(key)
-    if found is None:
-        skip = frozenset([n.id for n in skipped]) if skipped else _NO_SKIP
-        found = _digest(nodes, src, escape, tables, skip, skip_depth)
-        if len(_DIGESTS) >= _MAX_DIGESTS:
-            _DIGESTS.clear()
-        _DIGESTS[key] = found
-    return found
+    return (walk.tables.language, walk.escape, first.kind_id, len(nodes), skip_depth, span, offsets)
+
+
+def _own_digests(walk: _Walk, frames: list[tuple[Sequence[Node], list[Node], int]], missing: list[int],
+                 own: list[str]) -> None:
+    """The `missing` digests of `own`, by frame (its nodes, the member definitions it leaves out, the
+    depth they sit at; frame 0 is the file): one walk of the file when its digest is missing, writing
+    the other missing definitions' streams on its way (saves a walk per definition); a walk of its own
+    for each missing one it did not pass through (inside a remembered definition, or a handler's)."""
+    streams: dict[int, list[bytes]] = {}
+    if missing[0] == 0:
+        passing: dict[int, _Frame] = {}
+        for frame in missing[1:]:
+            nodes, skipped, depth = frames[frame]
+            stream = streams[frame] = []
+            entry = (stream, frozenset([n.id for n in skipped]) if skipped else _NO_SKIP, depth)
+            for node in nodes:
+                passing[node.id] = entry
+        nodes, skipped, depth = frames[0]
+        walk.prefix = b""
+        streams[0] = _walk(nodes, walk, frozenset([n.id for n in skipped]), depth, frames=passing)
+        if passing:  # some not (wholly) passed through
+            for frame in missing[1:]:
+                if any(node.id in passing for node in frames[frame][0]):
+                    del streams[frame]
+    for frame in missing:
+        if frame in streams:
+            own[frame] = _stream_digest(streams[frame])
+        else:
+            nodes, skipped, depth = frames[frame]
+            own[frame] = _digest(nodes, walk, frozenset([n.id for n in skipped]) if skipped else _NO_SKIP, depth)
 
 
 _NO_SKIP: frozenset[int] = frozenset()
@@ -1016,12 +1116,12 @@ def top_level_statements(language: str, data: bytes, tree: Tree | None = None) -
     tables = _tables(language)
     sites = [node for site in find_definitions(language, root).sites if site.parent == -1 for node in site.nodes]
     starts = {node.start_byte for node in sites}
-    escape = b"\x00" in data or b"\x01" in data
+    walk = _Walk(data, b"\x00" in data or b"\x01" in data, tables)
     statements = []
     for child in _named(root):
         if child.start_byte in starts or any(child.start_byte <= n.start_byte < child.end_byte for n in sites):
             continue
-        digest = _digest((child,), data, escape, tables, frozenset(), -1)
+        digest = _digest((child,), walk, _NO_SKIP, -1)
         statements.append(Statement(child.type in _IMPORTS, digest, _lines(child, child)))
     return statements
 
@@ -1057,35 +1157,45 @@ def hash_tree(language: str, data: bytes, tree: Tree) -> ParsedSource:
     prefix = load_grammar(language).hash_prefix
     tables = _tables(language)
     root = tree.root_node
-    escape = b"\x00" in data or b"\x01" in data
+    walk = _Walk(data, b"\x00" in data or b"\x01" in data, tables)
     found = find_definitions(language, root)
     sites = found.sites
     members: list[list[int]] = [[] for _ in range(len(sites) + 1)]  # frame 0 is the file
     for index, site in enumerate(sites):
         members[site.parent + 1].append(index)
-
-    own: list[str] = [""] * (len(sites) + 1)  # by frame: frame 0 is the file, frame i + 1 is site i
-    merkle: list[str] = [""] * (len(sites) + 1)
-    for frame in range(len(sites), -1, -1):  # members come after their parents
+    frames: list[tuple[Sequence[Node], list[Node], int]] = []  # by frame: frame 0 is the file, i + 1 site i
+    for frame, inner in enumerate(members):
         nodes = sites[frame - 1].nodes if frame else (root,)
+        frames.append((nodes, [n for i in inner for n in sites[i].nodes], max(sites[i].depth for i in inner))
+                      if inner else (nodes, [], -1))
+    keys = [_memo_key(nodes, walk, skipped, depth) for nodes, skipped, depth in frames]
+    own = [_DIGESTS.get(key, "") for key in keys]
+    first: dict[tuple[object, ...], int] = {}  # the first frame of each key the memo lacks (a repeat is hashed once)
+    for frame, key in enumerate(keys):
+        if not own[frame]:
+            first.setdefault(key, frame)
+    if first:
+        _own_digests(walk, frames, list(first.values()), own)
+        for key, frame in first.items():
+            if len(_DIGESTS) >= _MAX_DIGESTS:
+                _DIGESTS.clear()
+            _DIGESTS[key] = own[frame]
+        own = [digest or own[first[key]] for digest, key in zip(own, keys)]
+    merkle = list(own)
+    for frame in range(len(sites), -1, -1):  # members come after their parents
         inner = members[frame]
-        if not inner:
-            own[frame] = merkle[frame] = _remembered_digest(language, nodes, data, escape, tables, (), -1)
-            continue
-        own_hex = own[frame] = _remembered_digest(language, nodes, data, escape, tables,
-                                                  [n for i in inner for n in sites[i].nodes],
-                                                  max(sites[i].depth for i in inner))
-        nested = "".join(sorted([merkle[i + 1] for i in inner]))
-        merkle[frame] = hashlib.sha256(f"{own_hex}{nested}".encode()).hexdigest()
+        if inner:
+            nested = "".join(sorted([merkle[i + 1] for i in inner]))
+            merkle[frame] = hashlib.sha256(f"{own[frame]}{nested}".encode()).hexdigest()
     return ParsedSource(
         language=language,
         hash=prefix + merkle[0],
         skeleton_hash=prefix + own[0],
-        definitions=tuple(
+        definitions=tuple([
             Definition(site.kind, site.name, prefix + own[frame], prefix + merkle[frame],
                        _lines(site.nodes[0], site.nodes[-1]))
             for frame, site in enumerate(sites, 1)
-        ),
+        ]),
         parse_error=root.has_error,
         bare=found.bare,
     )
