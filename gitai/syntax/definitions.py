@@ -280,7 +280,7 @@ def _resolve(spec: _Spec, node: Node, fields: dict[str, int], names: dict[int, s
     if not name:
         return None
     body = node.child_by_field_id(fields.get("body", 0)) if kind in spec.containers else None
-    return _Found(definition_kind, name, body, 1 + extra_depth)
+    return tuple.__new__(_Found, (definition_kind, name, body, 1 + extra_depth))  # no Python-level __new__ call
 
 
 def _members(spec: _Spec, body: Node, depth: int, fields: dict[str, int],
