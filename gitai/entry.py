@@ -1,6 +1,7 @@
 """The `gitai` console entry: `gitai hook ...` goes straight to the lean agent-hook entry (it runs on
 every tool call of an agent, so it must not import click and the command modules); everything
-else goes to the click CLI (gitai/cli.py)."""
+else goes to the click CLI (gitai/cli.py), `blame-intent` after starting its `git blame` (a fresh
+clone's first run waits mostly for it: gitai/blame/early.py)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,10 @@ def main() -> None:
         from gitai.agents.hook_entry import main as hook_main
 
         sys.exit(hook_main(sys.argv[2:]))
+    if len(sys.argv) > 1 and sys.argv[1] == "blame-intent":
+        from gitai.blame.early import start_blame_ahead
+
+        start_blame_ahead(sys.argv[2:])
     from gitai.cli import main as cli_main
 
     cli_main()

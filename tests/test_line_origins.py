@@ -98,6 +98,12 @@ def git_runs(trace: Path, command: str) -> int:
     return sum(1 for e in events if e["event"] == "start" and e["argv"][1:2] == [command])
 
 
+def git_order(trace: Path) -> list[str]:
+    """The git commands a GIT_TRACE2_EVENT log saw start, in order."""
+    events = [json.loads(line) for line in trace.read_text().splitlines()]
+    return [e["argv"][1] for e in events if e["event"] == "start" and len(e["argv"]) > 1]
+
+
 def rewrite_line_origins(repo: Path, change: Callable[[dict], object]) -> int:
     """Replace every `line_origins` in the notes by `change(it)` (a key whose value is None is
     removed); how many were changed."""
@@ -469,6 +475,7 @@ def test_a_fresh_clones_first_blame_is_the_warm_answer(traced: Path, tmp_path: P
     trace = tmp_path / "trace2.json"
     assert blame(clone, "f.py", "--rev", "HEAD", env={"GIT_TRACE2_EVENT": str(trace)}) == warm
     assert git_runs(trace, "blame") == 1  # the refactors' records say where their lines come from
+    assert git_order(trace)[:2] == ["rev-parse", "blame"]  # started before the command line loads
     assert index_is_complete(clone) is False  # only the notes it read
     assert blame(clone, "f.py", "--rev", "HEAD") == warm  # from the origins and index kept
     write(repo, "f.py", text.replace("return b\n", "return b + 1\n", 1) + "\n\ndef moved( z ):\n    return z-3\n")
@@ -606,6 +613,9 @@ def test_a_shallow_clone_answers_from_the_refactors_record(traced: Path, tmp_pat
     rewrite_line_origins(clone, lambda kept: {**kept, "commits": ["b" * 40 for _ in kept["commits"]]})
     shutil.rmtree(clone / ".git" / "gitai")
     assert [r["commit"] for r in blame(clone, "f.py", "--rev", "HEAD")][:2] == ["b" * 40] * 2
+    shutil.rmtree(clone / ".git" / "gitai")  # a git blame started ahead for nothing: the usual error
+    proc = gitai(clone, "blame-intent", "--rev", "HEAD", "nope.py")
+    assert (proc.returncode, proc.stdout) == (2, "") and proc.stderr.startswith("gitai: error:")
 
 
 def test_a_shallow_clone_does_not_follow_a_refactor_through_git_blame(traced: Path, tmp_path: Path) -> None:

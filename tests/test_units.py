@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from gitai.blame import early, origin_cache
 from gitai.blame.step import InconsistentStep, ParentSide, carry, step
 from gitai.git.blame import parse_incremental, unquote_path
 from gitai.git.diff import added_lines, parse_hunks, parse_raw
@@ -42,6 +43,23 @@ def test_parse_incremental_reads_runs_and_boundaries() -> None:
 ])
 def test_unquote_path(raw: bytes, path: str) -> None:
     assert unquote_path(raw) == path
+
+
+@pytest.mark.parametrize(("args", "found"), [
+    (["src/a.py"], ("src/a.py", "HEAD")),
+    (["--rev", "v1", "-L", "3,4", "--json", "a.py"], ("a.py", "v1")),
+    (["a.py", "--rev=HEAD~2", "-L3,4", "--declared-only", "--summary"], ("a.py", "HEAD~2")),
+    (["--porcelain", "a.py"], ("a.py", "HEAD")),
+    (["a.py", "b.py"], None),  # click refuses it: nothing is started
+    (["--help"], None), (["--", "a.py"], None), (["--rev"], None), (["--rev", "-x", "a.py"], None), ([], None),
+    (["--new-option", "a.py"], None),
+])
+def test_early_blame_reads_file_and_rev_as_click_will_or_not_at_all(args: list[str], found: object) -> None:
+    assert early._file_and_rev(args) == found
+
+
+def test_early_blame_knows_where_origins_are_kept() -> None:
+    assert early.ORIGINS_DIRECTORY == origin_cache.DIRECTORY
 
 
 def test_parse_raw_with_rename_add_and_delete() -> None:

@@ -21,8 +21,11 @@ def emit_json(data: Any) -> None:
 def emit_json_rows(rows: list[Any]) -> None:
     """A JSON list, one compact row per line: a long file's blame is megabytes, which the
     indenting encoder (pure Python) takes as long as the blame itself to write."""
-    click.echo(_utf8_or_ascii(lambda ascii_only: "[\n" + ",\n".join(
-        "  " + json.dumps(row, ensure_ascii=ascii_only) for row in rows) + "\n]" if rows else "[]"))
+    def render(ascii_only: bool) -> str:
+        encode = json.JSONEncoder(ensure_ascii=ascii_only).encode  # one encoder: json.dumps makes one per row
+        return "[\n" + ",\n".join("  " + encode(row) for row in rows) + "\n]" if rows else "[]"
+
+    click.echo(_utf8_or_ascii(render))
 
 
 def _utf8_or_ascii(render: Callable[[bool], str]) -> str:

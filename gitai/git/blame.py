@@ -125,33 +125,78 @@ BLAME_OPTIONS = ("--diff-algorithm=myers", "--indent-heuristic", "--no-textconv"
 since what `git blame` answers ends up in records (`line_origins`)."""
 
 
+_started: dict[tuple[str, str, str], subprocess.Popen[bytes]] = {}
+"""Whole-file blames started ahead (`start_blame`), by (root, commit, path)."""
+
+
+def start_blame(root: str, commit: str, path: str) -> None:
+    """Start `git blame` of the whole file now, for `git_blame` to take up later in this process:
+    what is left of it at exit is ended."""
+    if not _started:
+        import atexit
+
+        atexit.register(_end_started)
+    proc = subprocess.Popen(_blame_args(commit, path, [], None), cwd=root, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL)
+    assert proc.stdout is not None
+    try:  # room for what git writes before it is read (64 KB by default: it would wait)
+        import fcntl
+
+        fcntl.fcntl(proc.stdout.fileno(), fcntl.F_SETPIPE_SZ, 1 << 20)
+    except (ImportError, AttributeError, OSError):
+        pass  # not Linux, or over the system's limit: git waits for the reader, no more
+    _started[root, commit, path] = proc
+
+
+def _end_started() -> None:
+    for proc in _started.values():
+        proc.kill()
+        proc.wait()
+
+
+def _blame_args(commit: str, path: str, exclude: list[str], lines: list[tuple[int, int]] | None) -> list[str]:
+    ranges = [f"-L{start},{end}" for start, end in lines or []]
+    return ["git", "blame", "--incremental", "--root", *BLAME_OPTIONS, *ranges, commit,
+            *(f"^{c}" for c in exclude), "--", path]
+
+
 def git_blame(root: str, commit: str, path: str, exclude: list[str],
               lines: list[tuple[int, int]] | None = None,
               on_commit: Callable[[str], None] | None = None) -> list[BlamedRun]:
     """`git blame --incremental --root [-L START,END...] COMMIT ^EXCLUDED... -- PATH`, as runs in line
-    order. `on_commit` sees each commit named as git names it, while git goes on walking (a reader
-    of the commits' notes then costs no time of its own)."""
+    order (taken up from `start_blame` when it started this one). `on_commit` sees each commit
+    named as git names it, while git goes on walking (a reader of the commits' notes then costs
+    no time of its own)."""
     import tempfile
 
-    ranges = [f"-L{start},{end}" for start, end in lines or []]
-    args = ["git", "blame", "--incremental", "--root", *BLAME_OPTIONS, *ranges, commit,
-            *(f"^{c}" for c in exclude), "--", path]
+    started = _started.pop((root, commit, path), None) if not exclude and not lines else None
+    if started is not None:
+        runs = _runs_of(started, on_commit)
+        if started.returncode == 0:
+            return runs
+        on_commit = None  # it failed: run it again for git's message (the commits it named were seen)
     with tempfile.TemporaryFile() as errors:  # a file, not a pipe: git never waits on an unread stderr
-        proc = subprocess.Popen(args, cwd=root, stdout=subprocess.PIPE, stderr=errors)
-        assert proc.stdout is not None
-        try:
-            runs = parse_incremental(proc.stdout, on_commit)
-        except BaseException:  # the parser or `on_commit` failed: no git left running
-            proc.kill()
-            raise
-        finally:
-            proc.stdout.close()
-            proc.wait()
+        proc = subprocess.Popen(_blame_args(commit, path, exclude, lines), cwd=root, stdout=subprocess.PIPE,
+                                stderr=errors)
+        runs = _runs_of(proc, on_commit)
         if proc.returncode != 0:
             errors.seek(0)
             message = errors.read().decode("utf-8", "replace").strip().splitlines()
             raise GitaiError(f"git blame failed: {message[-1] if message else proc.returncode}")
     return runs
+
+
+def _runs_of(proc: subprocess.Popen[bytes], on_commit: Callable[[str], None] | None) -> list[BlamedRun]:
+    """The runs a started `git blame --incremental` gives, once it has ended."""
+    assert proc.stdout is not None
+    try:
+        return parse_incremental(proc.stdout, on_commit)
+    except BaseException:  # the parser or `on_commit` failed: no git left running
+        proc.kill()
+        raise
+    finally:
+        proc.stdout.close()
+        proc.wait()
 
 
 def parse_incremental(output: Iterable[bytes], on_commit: Callable[[str], None] | None = None) -> list[BlamedRun]:
