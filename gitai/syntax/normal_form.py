@@ -684,10 +684,15 @@ def _single_parameter(node: Node, field: int, walk: _Walk) -> list[bytes] | None
     only = node.named_child(0) if node.named_child_count == 1 else None
     if only is None or only.is_extra:
         return None
-    if only.type == "required_parameter":  # TypeScript: a plain name has no type, default or modifier
+    kind = only.type
+    if kind == "required_parameter":  # TypeScript: a plain name has no type, default or modifier
+        if only.child_by_field_id(walk.tables.field_ids.get("type", 0)) is not None:  # a type: known at once
+            return None
         inner = _named(only)
-        only = inner[0] if len(inner) == 1 and inner[0].type == "identifier" else only
-    if only.type != "identifier":
+        if len(inner) != 1 or inner[0].type != "identifier":
+            return None
+        only = inner[0]
+    elif kind != "identifier":
         return None
     return [walk.tables.markers[only.kind_id], walk.text(walk.src[only.start_byte : only.end_byte])]
 
@@ -960,10 +965,10 @@ def _js_regex_flags(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
 
 def _js_new(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
     """`new X` == `new X()` (prettier adds the parentheses): no argument list is an empty one."""
-    if node.child_by_field_name("arguments") is not None:
+    arguments = walk.tables.field_ids["arguments"]
+    if node.child_by_field_id(arguments) is not None:
         return None
     tokens = _walk((node,), walk, as_is=True)
-    arguments = walk.tables.field_ids["arguments"]
     tokens[-1:-1] = [walk.tables.fields[arguments], walk.tables.kind_markers["arguments"], _CLOSE]
     return tokens
 
