@@ -1056,7 +1056,8 @@ def _rust_token_tree(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
 # the calls): one of the prefixes it must start with, or a pattern it must contain
 _GUARDS: dict[str, tuple[bytes, ...] | re.Pattern[bytes]] = {
     "ts_prefix_callee": _TS_PREFIX_STARTS, "leading_pipe": (b"|",),
-    "ts_cast_precedence": re.compile(rb"await"), "ts_generic_list": re.compile(rb"<"),
+    # an `await` whose operand is a cast: the cast's `as` or `satisfies` keyword comes after the `await`
+    "ts_cast_precedence": re.compile(rb"await[\s\S]*?(?:as|satisfies)"), "ts_generic_list": re.compile(rb"<"),
     "ts_binary": re.compile(rb"await|&&|\|\||\?\?"),
 }
 
