@@ -48,7 +48,8 @@ class _Found(NamedTuple):
     body_depth: int = 1  # depth of `body` below the definition node
 
 
-_Resolver = Callable[["Node"], "_Found | None"]
+_Resolver = Callable[["Node", "dict[str, int]"], "_Found | None"]
+"""(node, the grammar's field ids by name) -> the definition it is, if any."""
 
 
 @dataclass(frozen=True)
@@ -79,64 +80,64 @@ def _named(node: Node) -> list[Node]:
     return [child for child in node.named_children if not child.is_extra]
 
 
-def _js_variable(node: Node) -> _Found | None:
+def _js_variable(node: Node, fields: dict[str, int]) -> _Found | None:
     """`const f = () => ...` or `const C = class {...}` with a single declarator."""
     declarators = [c for c in node.named_children if c.type == "variable_declarator"]
     if len(declarators) != 1:
         return None
-    name = declarators[0].child_by_field_name("name")
-    value = declarators[0].child_by_field_name("value")
+    name = declarators[0].child_by_field_id(fields["name"])
+    value = declarators[0].child_by_field_id(fields["value"])
     if name is None or value is None or name.type != "identifier":
         return None
     if value.type in _FUNCTION_VALUES:
         return _Found("function", _text(name))
     if value.type == "class":
-        return _Found("class", _text(name), value.child_by_field_name("body"), 3)
+        return _Found("class", _text(name), value.child_by_field_id(fields["body"]), 3)
     return None
 
 
-def _js_field(node: Node) -> _Found | None:
+def _js_field(node: Node, fields: dict[str, int]) -> _Found | None:
     """A class field holding a function (`handle = () => ...`) is a method."""
-    name = node.child_by_field_name("property") or node.child_by_field_name("name")
-    value = node.child_by_field_name("value")
+    name = node.child_by_field_id(fields.get("property", 0)) or node.child_by_field_id(fields["name"])
+    value = node.child_by_field_id(fields["value"])
     if name is None or value is None or value.type not in _FUNCTION_VALUES:
         return None
     return _Found("method", _text(name))
 
 
-def _go_method(node: Node) -> _Found | None:
+def _go_method(node: Node, fields: dict[str, int]) -> _Found | None:
     """`func (s *Server[T]) Start()` is "Server.Start"."""
-    name = _text(node.child_by_field_name("name"))
-    receiver = node.child_by_field_name("receiver")
+    name = _text(node.child_by_field_id(fields["name"]))
+    receiver = node.child_by_field_id(fields["receiver"])
     params = [c for c in receiver.named_children if c.type == "parameter_declaration"] if receiver else []
-    rtype = params[0].child_by_field_name("type") if params else None
+    rtype = params[0].child_by_field_id(fields["type"]) if params else None
     while rtype is not None and rtype.type in ("pointer_type", "parenthesized_type", "generic_type"):
-        rtype = rtype.child_by_field_name("type") if rtype.type == "generic_type" else _named(rtype)[-1]
+        rtype = rtype.child_by_field_id(fields["type"]) if rtype.type == "generic_type" else _named(rtype)[-1]
     return _Found("method", f"{_text(rtype)}.{name}" if rtype is not None else name) if name else None
 
 
-def _go_type_spec(node: Node) -> _Found | None:
-    name = _text(node.child_by_field_name("name"))
-    value = node.child_by_field_name("type")
+def _go_type_spec(node: Node, fields: dict[str, int]) -> _Found | None:
+    name = _text(node.child_by_field_id(fields["name"]))
+    value = node.child_by_field_id(fields["type"])
     kind = {"struct_type": "struct", "interface_type": "interface"}.get(value.type if value else "", "type")
     return _Found(kind, name) if name else None
 
 
-def _go_type_declaration(node: Node) -> _Found | None:
+def _go_type_declaration(node: Node, fields: dict[str, int]) -> _Found | None:
     """`type X ...` with one spec is that definition; a `type (...)` group is a passthrough."""
     specs = [c for c in node.named_children if c.type in ("type_spec", "type_alias")]
     if len(specs) != 1:
         return None
-    found = _go_type_spec(specs[0])
+    found = _go_type_spec(specs[0], fields)
     return found._replace(body_depth=found.body_depth + 1) if found else None
 
 
-def _rust_impl(node: Node) -> _Found | None:
+def _rust_impl(node: Node, fields: dict[str, int]) -> _Found | None:
     """`impl Server` is "Server"; `impl fmt::Display for Server` is "<Server as fmt::Display>"."""
-    typ = _text(node.child_by_field_name("type"))
-    trait = node.child_by_field_name("trait")
+    typ = _text(node.child_by_field_id(fields["type"]))
+    trait = node.child_by_field_id(fields["trait"])
     name = f"<{typ} as {_text(trait)}>" if trait is not None else typ
-    return _Found("impl", name, node.child_by_field_name("body")) if typ else None
+    return _Found("impl", name, node.child_by_field_id(fields["body"])) if typ else None
 
 
 _JS_KINDS = {
@@ -239,19 +240,36 @@ def _field_ids(language: str) -> dict[str, int]:
             if (name := grammar.field_name_for_id(field)) is not None}
 
 
-def _resolve(spec: _Spec, node: Node, fields: dict[str, int]) -> _Found | None:
+class _KindNames(dict[int, str]):
+    """Node type name by kind id, made once (a node's `type` makes a new string on every call)."""
+
+    def __init__(self, language: str) -> None:
+        self.grammar = load_grammar(language).language
+        super().__init__((kind, self.grammar.node_kind_for_id(kind) or "") for kind in range(self.grammar.node_kind_count))
+
+    def __missing__(self, kind: int) -> str:  # tree-sitter's ERROR, past the grammar's kinds
+        name = self[kind] = self.grammar.node_kind_for_id(kind) or ""
+        return name
+
+
+@functools.cache
+def _kind_names(language: str) -> _KindNames:
+    return _KindNames(language)
+
+
+def _resolve(spec: _Spec, node: Node, fields: dict[str, int], names: dict[int, str]) -> _Found | None:
     """The definition `node` starts, looking through wrappers (decorators, `export`, `declare`)."""
     extra_depth = 0
-    kind = node.type
+    kind = names[node.kind_id]
     while kind in spec.wrappers:
         wrapped = spec.wrappers[kind]
         inner = node.child_by_field_id(fields.get(wrapped, 0)) if wrapped else next(iter(_named(node)), None)
         if inner is None:
             return None
-        node, kind, extra_depth = inner, inner.type, extra_depth + 1
+        node, kind, extra_depth = inner, names[inner.kind_id], extra_depth + 1
     custom = spec.custom.get(kind)
     if custom is not None:
-        found = custom(node)
+        found = custom(node, fields)
         if found is None or not extra_depth:
             return found
         return _Found(found.kind, found.name, found.body, found.body_depth + extra_depth)
@@ -262,15 +280,16 @@ def _resolve(spec: _Spec, node: Node, fields: dict[str, int]) -> _Found | None:
     if not name:
         return None
     body = node.child_by_field_id(fields.get("body", 0)) if kind in spec.containers else None
-    return _Found(definition_kind, name, body, 1 + extra_depth)
+    return tuple.__new__(_Found, (definition_kind, name, body, 1 + extra_depth))  # no Python-level __new__ call
 
 
-def _members(spec: _Spec, body: Node, depth: int, fields: dict[str, int]) -> Iterator[tuple[Node, int, _Found | None]]:
+def _members(spec: _Spec, body: Node, depth: int, fields: dict[str, int],
+             names: dict[int, str]) -> Iterator[tuple[Node, int, _Found | None]]:
     """Named children of a body with their depth, expanding passthrough nodes."""
     for child in _named(body):
-        found = _resolve(spec, child, fields)
-        if found is None and child.type in spec.passthrough:
-            yield from _members(spec, child, depth + 1, fields)
+        found = _resolve(spec, child, fields, names)
+        if found is None and names[child.kind_id] in spec.passthrough:
+            yield from _members(spec, child, depth + 1, fields, names)
         else:
             yield child, depth, found
 
@@ -279,19 +298,21 @@ def find_definitions(language: str, root: Node) -> Definitions:
     """Definition sites of a parsed file, in document order (parents before their members)."""
     spec = SPECS[language]
     fields = _field_ids(language)
+    names = _kind_names(language)
+    make = tuple.__new__  # a named tuple made from a tuple: no call of its Python-level __new__ per site
     sites: list[Site] = []
     bare = True
     # (member iterator, parent site index, qualified prefix, parent kind)
-    stack = [(_members(spec, root, 1, fields), -1, "", "module")]
+    stack = [(_members(spec, root, 1, fields, names), -1, "", "module")]
     while stack:
         members, parent, prefix, parent_kind = stack[-1]
         pending: list[Node] = []
         for node, depth, found in members:
             if found is None:
-                if node.type in spec.attributes:
+                if names[node.kind_id] in spec.attributes:
                     pending.append(node)
                     continue
-                if parent == -1 and (pending or node.type not in spec.boilerplate):
+                if parent == -1 and (pending or names[node.kind_id] not in spec.boilerplate):
                     bare = False
                 pending = []
                 continue
@@ -299,10 +320,10 @@ def find_definitions(language: str, root: Node) -> Definitions:
             if kind == "function" and parent_kind not in _NAMESPACE_KINDS:
                 kind = "method"
             name = prefix + found.name
-            sites.append(Site(kind, name, (*pending, node), depth, parent))
+            sites.append(make(Site, (kind, name, (*pending, node), depth, parent)))
             pending = []
             if found.body is not None:
-                stack.append((_members(spec, found.body, found.body_depth + 1, fields), len(sites) - 1,
+                stack.append((_members(spec, found.body, found.body_depth + 1, fields, names), len(sites) - 1,
                               name + spec.separator, kind))
                 break
         else:

@@ -217,14 +217,14 @@ def _walk(
     alone with their own `skip` would (one walk for all of a file's definitions). Source bytes
     that no leaf covers (a grammar's hidden tokens) are kept unless they are layout. Speed: this
     loop runs once per node, so the common kinds (inner and leaf nodes, keywords, punctuation,
-    handlers) come first and inline; the rest (runs of sorted siblings among them) share `_rare`.
+    handlers, quotes) come first and inline; the rest (runs of sorted siblings among them) share `_rare`.
     """
     tables = walk.tables
     src, escape = walk.src, walk.escape
     actions, markers, fields, handlers = tables.actions, tables.markers, tables.fields, tables.handlers
     starts, needles, keyed = tables.starts, tables.needles, tables.keyed
     node_action, drop, anon = _NODE, _DROP, _ANON  # locals: read once per node
-    special, starting, containing = _SPECIAL, _STARTS, _CONTAINS
+    special, starting, containing, quote = _SPECIAL, _STARTS, _CONTAINS, _QUOTE
     out: list[bytes] = []
     append = out.append
     outer: list[tuple[list[bytes], int, frozenset[int], int, int, int]] = []  # the walks `frames` interrupted
@@ -289,11 +289,37 @@ def _walk(
                 if start > pos and not src[pos:start].isspace():
                     _gap(src, pos, start, escape, out)
                 pos = end
+            elif action == starting and not src.startswith(starts[kind], node.start_byte):
+                # the most common handler kind (TypeScript's member and call expressions), its guard failing:
+                # as a handler's kind whose handler leaves the node to the walk (below), without its tests
+                if depth <= skip_depth and node.id in skip:
+                    start, end = node.byte_range
+                    if start > pos and not src[pos:start].isspace():
+                        _gap(src, pos, start, escape, out)
+                    pos = end
+                else:
+                    field_id = cursor.field_id
+                    if field_id:
+                        field = fields[field_id]
+                        if field:
+                            append(field)
+                    if first_child():
+                        append(markers[kind])
+                        depth += 1
+                        continue
+                    start, end = node.byte_range
+                    if start > pos and not src[pos:start].isspace():
+                        _gap(src, pos, start, escape, out)
+                    pos = end
+                    append(markers[kind])
+                    if start == end:  # empty: like a node whose children were all dropped
+                        append(_CLOSE)
+                    else:
+                        append(_escape(src[start:end]) if escape else src[start:end])
             elif action >= special:  # a handler's kind; a guard skips the call where it cannot apply
                 field_id = cursor.field_id
-                if action != special and (
-                    not src.startswith(starts[kind], node.start_byte) if action == starting
-                    else needles[kind](src, node.start_byte, node.end_byte) is None  # type: ignore[misc]
+                if action != special and action != starting and (  # a failing prefix guard was handled above
+                    needles[kind](src, node.start_byte, node.end_byte) is None  # type: ignore[misc]
                     if action == containing
                     else field_id not in keyed[kind]
                     and needles[kind](src, node.start_byte, node.end_byte) is not None  # type: ignore[misc]
@@ -344,6 +370,18 @@ def _walk(
                             append(_CLOSE)
                         else:
                             append(_escape(src[start:end]) if escape else src[start:end])
+            elif action == quote:  # only a string prefix is kept: b"x" differs from "x", 'x' == "x"
+                start, end = node.byte_range
+                if start > pos and not src[pos:start].isspace():
+                    _gap(src, pos, start, escape, out)
+                pos = end
+                text = src[start:end].strip(b"\"'`")
+                if text:  # most quotes have no prefix
+                    text = bytes(sorted(text.lower().replace(b"u", b"")))  # Python u'' is ''
+                    if text:
+                        append(_QUOTE_MARK)
+                        append(_escape(text) if escape else text)
+                walk.prefix = text
             else:
                 entered, pos = _rare(node, kind, action, cursor, walk, out, pos, not depth and as_is,
                                      depth <= skip_depth and node.id in skip)
@@ -382,8 +420,8 @@ _MOVED = 2  # `_rare`'s answer: the cursor is on a later sibling the walk has no
 
 def _rare(node: Node, kind: int, action: int, cursor: TreeCursor, walk: _Walk, out: list[bytes], pos: int,
           as_is: bool, skipped: bool) -> tuple[bool | int | None, int]:
-    """`_walk` for the node kinds its first branches leave: runs, transparent wrappers, quotes,
-    opaque and collapsed leaves. Whether the walk goes into the node (True: with a close marker),
+    """`_walk` for the node kinds its first branches leave: runs, transparent wrappers, opaque and
+    collapsed leaves. Whether the walk goes into the node (True: with a close marker),
     None when it does not, _MOVED when a run took the cursor to a later sibling; and the new position."""
     src, escape, tables = walk.src, walk.escape, walk.tables
     if action == _RUN:
@@ -414,12 +452,6 @@ def _rare(node: Node, kind: int, action: int, cursor: TreeCursor, walk: _Walk, o
             out.append(_CLOSE)
         else:
             text = b" ".join(src[start:end].split()) if action == _COLLAPSE else src[start:end]
-            out.append(_escape(text) if escape else text)
-    elif action == _QUOTE:  # only a prefix is kept: b"x" differs from "x", 'x' == "x"
-        text = bytes(sorted(src[start:end].strip(b"\"'`").lower().replace(b"u", b"")))  # Python u'' is ''
-        walk.prefix = text
-        if text:
-            out.append(_QUOTE_MARK)
             out.append(_escape(text) if escape else text)
     return None, pos
 
@@ -652,10 +684,15 @@ def _single_parameter(node: Node, field: int, walk: _Walk) -> list[bytes] | None
     only = node.named_child(0) if node.named_child_count == 1 else None
     if only is None or only.is_extra:
         return None
-    if only.type == "required_parameter":  # TypeScript: a plain name has no type, default or modifier
+    kind = only.type
+    if kind == "required_parameter":  # TypeScript: a plain name has no type, default or modifier
+        if only.child_by_field_id(walk.tables.field_ids.get("type", 0)) is not None:  # a type: known at once
+            return None
         inner = _named(only)
-        only = inner[0] if len(inner) == 1 and inner[0].type == "identifier" else only
-    if only.type != "identifier":
+        if len(inner) != 1 or inner[0].type != "identifier":
+            return None
+        only = inner[0]
+    elif kind != "identifier":
         return None
     return [walk.tables.markers[only.kind_id], walk.text(walk.src[only.start_byte : only.end_byte])]
 
@@ -928,10 +965,10 @@ def _js_regex_flags(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
 
 def _js_new(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
     """`new X` == `new X()` (prettier adds the parentheses): no argument list is an empty one."""
-    if node.child_by_field_name("arguments") is not None:
+    arguments = walk.tables.field_ids["arguments"]
+    if node.child_by_field_id(arguments) is not None:
         return None
     tokens = _walk((node,), walk, as_is=True)
-    arguments = walk.tables.field_ids["arguments"]
     tokens[-1:-1] = [walk.tables.fields[arguments], walk.tables.kind_markers["arguments"], _CLOSE]
     return tokens
 
@@ -1019,7 +1056,8 @@ def _rust_token_tree(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
 # the calls): one of the prefixes it must start with, or a pattern it must contain
 _GUARDS: dict[str, tuple[bytes, ...] | re.Pattern[bytes]] = {
     "ts_prefix_callee": _TS_PREFIX_STARTS, "leading_pipe": (b"|",),
-    "ts_cast_precedence": re.compile(rb"await"), "ts_generic_list": re.compile(rb"<"),
+    # an `await` whose operand is a cast: the cast's `as` or `satisfies` keyword comes after the `await`
+    "ts_cast_precedence": re.compile(rb"await[\s\S]*?(?:as|satisfies)"), "ts_generic_list": re.compile(rb"<"),
     "ts_binary": re.compile(rb"await|&&|\|\||\?\?"),
 }
 
@@ -1053,17 +1091,6 @@ _DIGESTS: dict[tuple[object, ...], str] = {}
 _MAX_DIGESTS = 50_000
 
 
-def _memo_key(nodes: Sequence[Node], walk: _Walk, skipped: Sequence[Node], skip_depth: int) -> tuple[object, ...]:
-    """What the digest of `nodes` leaving `skipped` out is remembered by: the bytes the nodes span and
-    where the skipped definitions sit in them (the token stream of a span is a function of its text and
-    of what is left out of it), so a new version of a file re-hashes only the definitions whose text changed."""
-    first = nodes[0]
-    start = first.start_byte
-    span = hashlib.sha1(walk.src[start : nodes[-1].end_byte]).digest()
-    offsets = tuple([(n.start_byte - start, n.end_byte - start) for n in skipped]) if skipped else ()
-    return (walk.tables.language, walk.escape, first.kind_id, len(nodes), skip_depth, span, offsets)
-
-
 def _own_digests(walk: _Walk, frames: list[tuple[Sequence[Node], list[Node], int]], missing: list[int],
                  own: list[str]) -> None:
     """The `missing` digests of `own`, by frame (its nodes, the member definitions it leaves out, the
@@ -1087,8 +1114,9 @@ def _own_digests(walk: _Walk, frames: list[tuple[Sequence[Node], list[Node], int
                 if any(node.id in passing for node in frames[frame][0]):
                     del streams[frame]
     for frame in missing:
-        if frame in streams:
-            own[frame] = _stream_digest(streams[frame])
+        written = streams.get(frame)
+        if written is not None:
+            own[frame] = _stream_digest(written)
         else:
             nodes, skipped, depth = frames[frame]
             own[frame] = _digest(nodes, walk, frozenset([n.id for n in skipped]) if skipped else _NO_SKIP, depth)
@@ -1157,43 +1185,64 @@ def hash_tree(language: str, data: bytes, tree: Tree) -> ParsedSource:
     prefix = load_grammar(language).hash_prefix
     tables = _tables(language)
     root = tree.root_node
-    walk = _Walk(data, b"\x00" in data or b"\x01" in data, tables)
+    escape = b"\x00" in data or b"\x01" in data
+    walk = _Walk(data, escape, tables)
     found = find_definitions(language, root)
     sites = found.sites
     members: list[list[int]] = [[] for _ in range(len(sites) + 1)]  # frame 0 is the file
     for index, site in enumerate(sites):
         members[site.parent + 1].append(index)
     frames: list[tuple[Sequence[Node], list[Node], int]] = []  # by frame: frame 0 is the file, i + 1 site i
+    # What a frame's digest is remembered by: the bytes its nodes span and where the definitions it leaves
+    # out sit in them (the token stream of a span is a function of its text and of what is left out of it),
+    # so a new version of a file re-hashes only the definitions whose text changed.
+    keys: list[tuple[object, ...]] = []
+    sha1 = hashlib.sha1
     for frame, inner in enumerate(members):
         nodes = sites[frame - 1].nodes if frame else (root,)
-        frames.append((nodes, [n for i in inner for n in sites[i].nodes], max(sites[i].depth for i in inner))
-                      if inner else (nodes, [], -1))
-    keys = [_memo_key(nodes, walk, skipped, depth) for nodes, skipped, depth in frames]
-    own = [_DIGESTS.get(key, "") for key in keys]
-    first: dict[tuple[object, ...], int] = {}  # the first frame of each key the memo lacks (a repeat is hashed once)
+        first = nodes[0]
+        start = first.start_byte
+        span = sha1(data[start : nodes[-1].end_byte]).digest()
+        if inner:
+            skipped = [n for i in inner for n in sites[i].nodes]
+            depth = max([sites[i].depth for i in inner])
+            frames.append((nodes, skipped, depth))
+            offsets = tuple([(n.start_byte - start, n.end_byte - start) for n in skipped])
+            keys.append((language, escape, first.kind_id, len(nodes), depth, span, offsets))
+        else:
+            frames.append((nodes, [], -1))
+            keys.append((language, escape, first.kind_id, len(nodes), -1, span, ()))
+    remembered = _DIGESTS.get
+    own = [remembered(key, "") for key in keys]
+    firsts: dict[tuple[object, ...], int] = {}  # the first frame of each key the memo lacks (a repeat is hashed once)
+    repeats: list[tuple[int, int]] = []  # (frame, the first frame of its key)
     for frame, key in enumerate(keys):
         if not own[frame]:
-            first.setdefault(key, frame)
-    if first:
-        _own_digests(walk, frames, list(first.values()), own)
-        for key, frame in first.items():
+            earlier = firsts.setdefault(key, frame)
+            if earlier != frame:
+                repeats.append((frame, earlier))
+    if firsts:
+        _own_digests(walk, frames, list(firsts.values()), own)
+        for key, frame in firsts.items():
             if len(_DIGESTS) >= _MAX_DIGESTS:
                 _DIGESTS.clear()
             _DIGESTS[key] = own[frame]
-        own = [digest or own[first[key]] for digest, key in zip(own, keys)]
+        for frame, earlier in repeats:
+            own[frame] = own[earlier]
     merkle = list(own)
     for frame in range(len(sites), -1, -1):  # members come after their parents
         inner = members[frame]
         if inner:
             nested = "".join(sorted([merkle[i + 1] for i in inner]))
             merkle[frame] = hashlib.sha256(f"{own[frame]}{nested}".encode()).hexdigest()
+    make = tuple.__new__  # a named tuple made from a tuple: no call of its Python-level __new__ per definition
     return ParsedSource(
         language=language,
         hash=prefix + merkle[0],
         skeleton_hash=prefix + own[0],
         definitions=tuple([
-            Definition(site.kind, site.name, prefix + own[frame], prefix + merkle[frame],
-                       _lines(site.nodes[0], site.nodes[-1]))
+            make(Definition, (site.kind, site.name, prefix + own[frame], prefix + merkle[frame],
+                              _lines(site.nodes[0], site.nodes[-1])))
             for frame, site in enumerate(sites, 1)
         ]),
         parse_error=root.has_error,
