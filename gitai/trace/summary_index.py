@@ -43,7 +43,9 @@ from gitai.trace.record import (
 )
 
 INDEX_NAME = "notes-index.sqlite"
-VERSION = f"{__version__}/7"  # bump the suffix when summarize() changes
+LONG_WAIT = 10.0  # seconds a reader of the whole trace waits for another process's update
+SHORT_WAIT = 0.1  # and a reader of a few commits (blame-intent, the hooks), which can do without
+VERSION = f"{__version__}/8"  # bump the suffix when summarize() changes
 CommitInfo = dict[str, Any]
 """{"intent": str|None, "source": str|None, "class": str|None, "files": {path: {"class": str, ...}},
 "intents": {path: str|None} (only when the files serve different intents)}; a file's "who":
@@ -113,7 +115,9 @@ def _moved_source_lines(files: dict[str, FileMeta], path: str, definition: Defin
     source = definition.get("moved_from")
     if not source:
         return None
-    for d in files.get(str(source.get("path")), {}).get("definitions", []):
+    source_path = str(source.get("path"))  # its name before the commit, which may also have renamed it
+    entries = [files.get(source_path, {})] + [info for info in files.values() if info.get("renamed_from") == source_path]
+    for d in (d for entry in entries for d in entry.get("definitions", [])):
         old_lines = d.get("old_lines")
         if d.get("moved_to") == {"path": path, "name": definition.get("name")} and old_lines:
             return list(old_lines)
@@ -275,6 +279,7 @@ class LazyTraceIndex(TraceIndex):
             return
         assert self._db is not None
         try:
+            self._db.execute(f"PRAGMA busy_timeout = {int(SHORT_WAIT * 1000)}")  # a cache: never wait for it
             self._db.execute("BEGIN IMMEDIATE")
             if _meta(self._db, "notes") == self._head and _meta(self._db, "complete") == "0" \
                     and _meta(self._db, "version") == VERSION:
@@ -297,27 +302,33 @@ SCHEMA = ("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT
           "CREATE TABLE IF NOT EXISTS absent (sha TEXT PRIMARY KEY)")  # a partial index: known to have no note
 
 
-def _open(path: str) -> sqlite3.Connection:
-    """The index database at `path`; in memory when the git dir cannot hold it (read-only, or
-    locked past the timeout); a damaged file is replaced. Write-ahead log without a sync per
-    update: a cache may lose its last update on a power cut, never its consistency."""
+def _open(path: str, wait: float) -> sqlite3.Connection:
+    """The index database at `path` (waiting up to `wait` seconds for a lock); in memory when the
+    git dir cannot hold it (read-only); a damaged file is replaced. Write-ahead log without a sync
+    per update: a cache may lose its last update on a power cut, never its consistency."""
     for _ in range(2):
         try:
-            db = sqlite3.connect(path, timeout=10, isolation_level=None)
+            db = sqlite3.connect(path, timeout=wait, isolation_level=None)
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
             for statement in SCHEMA:
                 db.execute(statement)
+            db.execute("SELECT * FROM meta").fetchall()  # a damaged page raises here, not in a reader
+            db.execute("SELECT sha FROM commits LIMIT 1").fetchall()
             return db
         except sqlite3.OperationalError:
             break
-        except sqlite3.DatabaseError:  # not a database (any more): build it again
+        except sqlite3.DatabaseError:  # not a database (any more), or damaged: build it again
             try:
                 for name in (path, path + "-wal", path + "-shm"):
                     if os.path.exists(name):
                         os.unlink(name)
             except OSError:
                 break
+    return _in_memory()
+
+
+def _in_memory() -> sqlite3.Connection:
     db = sqlite3.connect(":memory:", isolation_level=None)
     for statement in SCHEMA:
         db.execute(statement)
@@ -338,27 +349,36 @@ def load_index(layout: Layout, only_needed: bool = False) -> TraceIndex:
     if not head:
         return TraceIndex(None)
     os.makedirs(layout.shared_state_dir, exist_ok=True)
-    db = _open(os.path.join(layout.shared_state_dir, INDEX_NAME))
+    # a reader of a few commits does not wait on another process's rebuild: it reads its own notes
+    db = _open(os.path.join(layout.shared_state_dir, INDEX_NAME), SHORT_WAIT if only_needed else LONG_WAIT)
     built_from, complete = _state(db)
     if built_from == head and (complete or only_needed):
         return TraceIndex(db) if complete else LazyTraceIndex(layout, db, head)
-    partial = False
     try:
-        db.execute("BEGIN IMMEDIATE")  # one writer at a time; readers see the old state meanwhile
-        built_from, complete = _state(db)  # another process may have brought it up to date meanwhile
-        partial = only_needed and not complete
-        if built_from != head or not (complete or partial):
-            if partial:
-                _forget_changed(db, layout.root, built_from, head)
-            else:
-                _complete(db, layout.root, built_from if complete else None, head)
-            db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
-                           [("version", VERSION), ("notes", head), ("complete", "0" if partial else "1")])
-        db.execute("COMMIT")
-    except sqlite3.OperationalError:  # locked past the timeout, or a read-only git dir: the state read stands
+        partial = _bring_up(db, layout.root, head, only_needed)
+    except sqlite3.OperationalError:  # locked past the wait, or read-only: the file's state is not this one's
         if db.in_transaction:
             db.execute("ROLLBACK")
+        db = _in_memory()
+        partial = _bring_up(db, layout.root, head, only_needed)
     return LazyTraceIndex(layout, db, head) if partial else TraceIndex(db)
+
+
+def _bring_up(db: sqlite3.Connection, root: str, head: str, only_needed: bool) -> bool:
+    """Bring the index to `head`: a partial one stays partial when `only_needed`, else it is
+    completed. Whether it is partial."""
+    db.execute("BEGIN IMMEDIATE")  # one writer at a time; readers see the old state meanwhile
+    built_from, complete = _state(db)  # another process may have brought it up to date meanwhile
+    partial = only_needed and not complete
+    if built_from != head or not (complete or partial):
+        if partial:
+            _forget_changed(db, root, built_from, head)
+        else:
+            _complete(db, root, built_from if complete else None, head)
+        db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                       [("version", VERSION), ("notes", head), ("complete", "0" if partial else "1")])
+    db.execute("COMMIT")
+    return partial
 
 
 def _forget_changed(db: sqlite3.Connection, root: str, built_from: str | None, head: str) -> None:
