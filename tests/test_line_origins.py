@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
+import sys
 import zlib
 from collections.abc import Callable
 from contextlib import closing
@@ -630,3 +631,54 @@ def test_a_shallow_clone_does_not_follow_a_refactor_through_git_blame(traced: Pa
     commit(clone, "C reformats", "f.py", env={"GITAI_INTENT": "C"})
     meta = all_records(clone)[-1]["metadata"]["dev.gitai"]
     assert meta["classification"] == "AST_REFACTOR" and "line_origins" not in meta.get("files", {}).get("f.py", {})
+
+
+def test_definitions_moved_out_of_a_file_the_same_commit_renames(traced: Path, tmp_path: Path) -> None:
+    """A commit moves half of a.py's functions into b.py and renames a.py to c.py: the moved
+    definitions are found under the renamed file's entry, and keep their writer."""
+    repo = traced
+    functions = [f"def f{n}():\n    return {n}\n" for n in range(12)]
+    write(repo, "a.py", "\n".join(functions))
+    commit(repo, "A writes a", env={"GITAI_INTENT": "A"})
+    written = head(repo)
+    git(repo, "mv", "a.py", "c.py")
+    write(repo, "c.py", "\n".join(functions[6:]))
+    write(repo, "b.py", "\n".join(functions[:6]))
+    commit(repo, "C moves half of a into b, renames a to c", env={"GITAI_INTENT": "C"})
+    assert gitai_json(repo, "show")[0]["metadata"]["dev.gitai"]["classification"] == "AST_REFACTOR"
+    rows = blame(repo, "b.py", "--rev", "HEAD")
+    assert {r["commit"] for r in rows} == {written}
+    assert blame(fresh_clone(repo, tmp_path / "clone"), "b.py", "--rev", "HEAD") == rows == cold_blame(
+        repo, "b.py", "--rev", "HEAD")
+
+
+def test_a_locked_or_damaged_index_is_never_served_as_it_stands(
+        traced: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A partial index (a fresh clone's first blame-intent) whose file another process holds locked
+    is not handed to a reader of the whole trace as complete: it is built in memory. A damaged
+    database file is built again. Without git on PATH, blame-intent says so in one line."""
+    from gitai.trace import summary_index
+
+    repo = traced
+    warm = f_by_a_then_b_reformatted_by_c(repo)
+    clone = fresh_clone(repo, tmp_path / "clone")
+    assert blame(clone, "f.py", "--rev", "HEAD") == warm
+    assert index_is_complete(clone) is False
+    traced_commits = len(git(repo, "notes", "--ref", "gitai", "list").stdout.splitlines())
+    database = clone / ".git" / "gitai" / "notes-index.sqlite"
+    monkeypatch.setattr(summary_index, "LONG_WAIT", 0.1)
+    with closing(sqlite3.connect(database, isolation_level=None)) as holder:
+        holder.execute("BEGIN IMMEDIATE")
+        index = summary_index.load_index(find_layout(str(clone)))
+        assert len(index.commits) == traced_commits  # read from the notes, in memory
+        holder.execute("ROLLBACK")
+    expected = gitai_json(repo, "stats")
+    assert gitai_json(clone, "stats") == expected and index_is_complete(clone) is True
+    with closing(sqlite3.connect(database)) as db:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # everything in the file itself
+    data = bytearray(database.read_bytes())
+    data[4096:] = b"\xff" * (len(data) - 4096)  # every page but the first
+    database.write_bytes(bytes(data))
+    assert gitai_json(clone, "stats") == expected
+    proc = gitai(tmp_path, "blame-intent", "--rev", "HEAD", str(clone / "f.py"), env={"PATH": str(Path(sys.executable).parent)})
+    assert proc.returncode == 2 and proc.stderr.startswith("gitai: error:") and "Traceback" not in proc.stderr

@@ -19,7 +19,15 @@ ORIGINS_DIRECTORY = "origins-v1"  # gitai.blame.origin_cache.DIRECTORY, without 
 
 
 def start_blame_ahead(args: list[str]) -> None:
-    """`args`: blame-intent's arguments."""
+    """`args`: blame-intent's arguments. Best effort: the command reports whatever goes wrong here
+    (no git, say) in its own words."""
+    try:
+        _start(args)
+    except Exception:  # noqa: BLE001 - the command runs as always, without a blame started ahead
+        return
+
+
+def _start(args: list[str]) -> None:
     found = _file_and_rev(args)
     if found is None:
         return

@@ -16,7 +16,7 @@ from typing import Any
 from gitai.blame.annotate import Annotator, ParentFile, step_from_parents
 from gitai.blame.origin_cache import OriginStore
 from gitai.blame.origins import Origins, Version, lines_form
-from gitai.blame.step import is_refactor
+from gitai.blame.step import InconsistentStep, is_refactor
 from gitai.errors import GitaiError
 from gitai.git.blame import blob_id, git_blame, last_change
 from gitai.layout import Layout
@@ -74,7 +74,10 @@ def new_origins(layout: Layout, commit: str, parents: list[str], changes: Commit
             if any(name is None and gone for (name, _, _), gone in zip(known, changes.paths_gone)):
                 if not refactor and gone_budget > 0:  # (a refactor's is left to blame-intent)
                     gone_budget -= 1
-                    version = _added_where_a_path_is_gone(layout.root, commit, changed.path, parents, version_of)
+                    try:
+                        version = _added_where_a_path_is_gone(layout.root, commit, changed.path, parents, version_of)
+                    except GitaiError:  # git blame failed (a blob missing, say): left to blame-intent
+                        version = None
                     if version is not None:
                         found[changed.path] = version
                 continue
@@ -140,6 +143,8 @@ class _Follower:
                 self._annotator.at(parent, name, blob)
             except GitaiError:
                 continue  # no such file there: nothing to follow
+            except InconsistentStep:  # a damaged kept version: computed afresh
+                self._annotator.at(parent, name, blob, refresh=True)
         return True
 
     def close(self) -> None:
