@@ -33,7 +33,8 @@ def _start(args: list[str]) -> None:
         return
     file, rev = found
     where = subprocess.run(["git", "rev-parse", "--path-format=absolute", "--git-common-dir", "--show-toplevel",
-                            "--show-prefix", f"{rev}^{{commit}}"], capture_output=True)  # (rev: no leading -)
+                            "--show-prefix", f"{rev}^{{commit}}"],  # (rev: no leading -)
+                           capture_output=True, check=False)
     lines = where.stdout.decode("utf-8", "surrogateescape").split("\n")
     if where.returncode != 0 or len(lines) < 4:
         return

@@ -4,8 +4,8 @@ From the origins kept for the parents. A file whose parent version has none is l
 `blame-intent`, which computes and keeps them on first use; from then on each commit extends
 them. The record of a commit that is AST_REFACTOR for a file keeps where that file's changed
 lines come from (`line_origins`), so a clone answers without following them through history:
-for such a file (only), the hooks compute the parent's origins through `git blame` when they are
-not kept.
+for such a file the hooks compute the parent's origins through `git blame` when they are not
+kept. A file added while another is gone is followed by a `git blame` of the commit alone.
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from gitai.blame.origins import Origins, Version, lines_form
 from gitai.blame.step import InconsistentStep, is_refactor
 from gitai.errors import GitaiError
 from gitai.git.blame import blob_id, git_blame, last_change
+from gitai.git.runner import run_git
 from gitai.layout import Layout
 from gitai.trace.changes import CommitChanges
 from gitai.trace.record import set_line_origins
-from gitai.git.runner import run_git
 from gitai.trace.summary_index import TraceIndex, load_index, summarize
 
 MAX_FOLLOWED = 8
