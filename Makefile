@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test provision bench typecheck clean
+.PHONY: demo test smoke provision bench typecheck clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,6 +18,17 @@ demo: $(STAMP)
 
 test: $(STAMP) provision
 	$(PY) -m pytest -n 2 tests
+
+# What ships is what is tested: the wheel, built and installed non-editable in a clean virtualenv,
+# runs every command once (tests/smoke_installed.py). CI runs it after the suite.
+SMOKE := build/smoke
+smoke:
+	rm -rf $(SMOKE) && mkdir -p $(SMOKE)
+	$(PYTHON) -m venv $(SMOKE)/venv
+	$(SMOKE)/venv/bin/python -m pip install --quiet --upgrade pip
+	$(SMOKE)/venv/bin/python -m pip wheel --quiet --no-deps -w $(SMOKE)/dist .
+	$(SMOKE)/venv/bin/python -m pip install --quiet $(SMOKE)/dist/*.whl
+	$(SMOKE)/venv/bin/python tests/smoke_installed.py $(SMOKE)/venv/bin/gitai
 
 # What the report and graph tests need beyond Python: headless Chromium with its driver, and graphviz.
 # Installed only when missing and when running as root with apt (CI runs as root); otherwise a warning,

@@ -125,7 +125,23 @@ def load_catalogue(path: str | Path, root: str | Path | None = None) -> Catalogu
 def _check_depth(text: str, shown: str) -> None:
     """Refuse nesting deeper than MAX_DEPTH from the parser's event stream (iterative, unlike the
     composer, which recursed until a 50,000-deep catalogue crashed the interpreter)."""
-    events = _Loader(text)
+    try:
+        _count_depth(text, shown, _Loader)
+    except yaml.YAMLError:
+        if _Loader is yaml.SafeLoader:
+            raise
+        # libyaml (PyYAML 6.0.3+) may refuse deep nesting in its own words while reading ahead, before
+        # the event that counts here: count again with the pure-Python parser, which has no such limit,
+        # so the refusal is gitai's one line whatever PyYAML build is installed.
+        try:
+            _count_depth(text, shown, yaml.SafeLoader)
+        except yaml.YAMLError:
+            pass  # malformed, not too deep: libyaml's own message, below, says where
+        raise
+
+
+def _count_depth(text: str, shown: str, loader: type) -> None:
+    events = loader(text)
     depth = 0
     try:
         while events.check_event():
