@@ -22,17 +22,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.realhosts)
 
 
+def make_session(host: str, tmp: Path) -> Session:
+    """A fresh repository and HOME in `tmp` with gitai's hooks installed for `host`."""
+    if not available(host):
+        reason = (f"{EXECUTABLE[host]} is not installed in {HERE / 'node_modules'}: "
+                  f"run `make realhosts` (npm install in tests/realhosts)")
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+    return Session(host, tmp, CATALOGUE)
+
+
 @pytest.fixture
 def session(tmp_path: Path) -> Callable[[str], Session]:
-    """A fresh repository and HOME with gitai's hooks installed for HOST."""
-
-    def make(host: str) -> Session:
-        if not available(host):
-            reason = (f"{EXECUTABLE[host]} is not installed in {HERE / 'node_modules'}: "
-                      f"run `make realhosts` (npm ci in tests/realhosts)")
-            if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-                pytest.fail(reason)
-            pytest.skip(reason)
-        return Session(host, tmp_path, CATALOGUE)
-
-    return make
+    return lambda host: make_session(host, tmp_path)

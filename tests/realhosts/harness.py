@@ -37,13 +37,14 @@ QUIET_ENV = {
     "DISABLE_ERROR_REPORTING": "1", "DISABLE_BUG_COMMAND": "1", "CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY": "1",
     "NO_UPDATE_NOTIFIER": "1", "NPM_CONFIG_UPDATE_NOTIFIER": "false", "GEMINI_TELEMETRY_ENABLED": "false",
     "GEMINI_CLI_NO_RELAUNCH": "true", "COPILOT_OFFLINE": "true", "COPILOT_AUTO_UPDATE": "false",
-    "QWEN_TELEMETRY_ENABLED": "false", "QWEN_CODE_SUPPRESS_YOLO_WARNING": "1",
+    "QWEN_TELEMETRY_ENABLED": "false", "QWEN_CODE_SUPPRESS_YOLO_WARNING": "1", "QWEN_CODE_NO_RELAUNCH": "true",
 }
 # User-level settings shared by the Gemini CLI fork family: no telemetry, no statistics, no updates.
 _GEMINI_FAMILY_QUIET = {"privacy": {"usageStatisticsEnabled": False}, "telemetry": {"enabled": False},
                         "general": {"disableAutoUpdate": True, "disableUpdateNag": True}}
-CODEX_MODEL = "gpt-5.5"  # a slug Codex knows, so that it offers apply_patch
-GEMINI_MODEL = "gemini-2.5-flash"
+# The model each host is told to use (Codex needs a slug it knows, so that it offers apply_patch).
+MODEL = {"claude-code": "claude-sonnet-4-5", "codex": "gpt-5.5", "gemini": "gemini-2.5-flash",
+         "copilot": "gpt-4.1", "qwen": "qwen3-coder-plus"}
 
 
 def available(host: str) -> bool:
@@ -161,12 +162,12 @@ class Host:
         exe = str(NODE_BIN / EXECUTABLE[self.name])
         if self.name == "claude-code":
             env |= {"ANTHROPIC_BASE_URL": url, "ANTHROPIC_API_KEY": "sk-scripted", "IS_SANDBOX": "1"}
-            argv = [exe, "-p", PROMPT, "--permission-mode", "bypassPermissions", "--model", "claude-sonnet-4-5"]
+            argv = [exe, "-p", PROMPT, "--permission-mode", "bypassPermissions", "--model", MODEL[self.name]]
         elif self.name == "codex":
             codex_home = self.home / ".codex"
             codex_home.mkdir(parents=True, exist_ok=True)
             (codex_home / "config.toml").write_text(
-                f'model = "{CODEX_MODEL}"\nmodel_provider = "scripted"\napproval_policy = "never"\n'
+                f'model = "{MODEL[self.name]}"\nmodel_provider = "scripted"\napproval_policy = "never"\n'
                 'sandbox_mode = "danger-full-access"\ncheck_for_update_on_startup = false\n\n'
                 '[analytics]\nenabled = false\n\n'
                 f'[model_providers.scripted]\nname = "scripted"\nbase_url = "{url}/v1"\n'
@@ -179,15 +180,15 @@ class Host:
             _write_json(self.home / ".gemini" / "settings.json",
                         {"security": {"auth": {"selectedType": "gemini-api-key"}}, **_GEMINI_FAMILY_QUIET})
             env |= {"GOOGLE_GEMINI_BASE_URL": url, "GEMINI_API_KEY": "scripted", "GEMINI_CLI_TRUST_WORKSPACE": "true"}
-            argv = [exe, "-p", PROMPT, "-m", GEMINI_MODEL, "--yolo"]
+            argv = [exe, "-p", PROMPT, "-m", MODEL[self.name], "--yolo"]
         elif self.name == "copilot":
             env |= {"COPILOT_PROVIDER_BASE_URL": f"{url}/v1", "COPILOT_PROVIDER_API_KEY": "scripted",
-                    "COPILOT_MODEL": "gpt-4.1", "COPILOT_ALLOW_ALL": "true", "COPILOT_HOME": str(self.home / ".copilot")}
+                    "COPILOT_MODEL": MODEL[self.name], "COPILOT_ALLOW_ALL": "true", "COPILOT_HOME": str(self.home / ".copilot")}
             argv = [exe, "-p", PROMPT, "--no-auto-update"]
         else:  # qwen: its OpenAI-compatible provider
             _write_json(self.home / ".qwen" / "settings.json",
                         {"security": {"auth": {"selectedType": "openai"}}, **_GEMINI_FAMILY_QUIET})
-            env |= {"OPENAI_BASE_URL": f"{url}/v1", "OPENAI_API_KEY": "scripted", "OPENAI_MODEL": "qwen3-coder-plus"}
+            env |= {"OPENAI_BASE_URL": f"{url}/v1", "OPENAI_API_KEY": "scripted", "OPENAI_MODEL": MODEL[self.name]}
             argv = [exe, "-p", PROMPT, "--yolo"]
         return argv, env
 

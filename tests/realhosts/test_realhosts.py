@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from .harness import HOSTS, Session
+from .conftest import make_session
+from .harness import HOSTS, MODEL, Session
 
 MakeSession = Callable[[str], Session]
 NEW_CODE = "def token():\n    return 'jwt'\n"
@@ -18,7 +19,7 @@ NEW_CODE = "def token():\n    return 'jwt'\n"
 GEMINI_GIT_CONFIG = ("Gemini's shell sets git config through GIT_CONFIG_COUNT/KEY/VALUE with an empty "
                      "core.hooksPath: gitai cannot find the repository and git runs no hooks")
 CODEX_LOGIN_PATH = "Codex runs commands with `bash -lc`, which rebuilds PATH: gitai in a virtualenv is not found"
-NO_MODEL = "the host's hook payloads name no model"
+NO_MODEL = "the host's hook payloads name no model, and gitai looks nowhere else"
 
 
 def seam(host: str, **reasons: str) -> Any:
@@ -96,10 +97,11 @@ def test_the_intent_context_reaches_the_model_at_session_start(session: MakeSess
     assert "Selectable intents" in first and "JWT auth migration" in first
 
 
-@pytest.fixture
-def committed(session: MakeSession, request: pytest.FixtureRequest) -> Session:
-    """The agent writes a new file in scope and commits it through its shell."""
-    s = session(request.param)
+@pytest.fixture(scope="module")
+def committed(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Session:
+    """The agent writes a new file in scope and commits it through its shell (one session per host,
+    shared by the tests that read its record)."""
+    s = make_session(request.param, tmp_path_factory.mktemp(f"commit-{request.param}"))
     s.gitai("select", "INT-001")
     before = s.head()
     result = s.run([s.host.write("src/auth/token.py", NEW_CODE),
@@ -140,3 +142,13 @@ def test_a_write_over_a_persons_edit_waits_for_a_fresh_read(session: MakeSession
     told = result.tool_results()
     assert "read it again" in told[2] or "modified since" in told[2], told
     assert login.read_text() == "def login():\n    return 'jwt2'\n# a person's note\n", told
+
+
+@pytest.mark.parametrize("committed", hosts(claude_code="headless `claude -p` sends no model at SessionStart",
+                                            gemini=f"{GEMINI_GIT_CONFIG}; {NO_MODEL}", copilot=NO_MODEL),
+                         indirect=True)
+def test_an_agent_commit_names_the_model(committed: Session) -> None:
+    rec = record(committed)
+    (entry,) = [f for f in rec["files"] if f["path"] == "src/auth/token.py"]
+    model = entry["conversations"][0]["contributor"].get("model_id") or ""
+    assert model.endswith(MODEL[committed.host.name]), entry
