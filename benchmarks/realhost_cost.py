@@ -4,11 +4,13 @@ without, in paired alternating runs, for a session of no tool call and one of CA
 in-scope writes, half shell commands). Per host, medians of wall time:
   session cost  = with - without, for the empty session (SessionStart, prompt and end hooks);
   per tool call = ((with - without) for CALLS calls - session cost) / CALLS.
+The load average is printed beside each host: on a shared machine it dominates the figures.
 Needs `make realhosts`. Usage: .venv/bin/python benchmarks/realhost_cost.py [PAIRS] [HOST...]
 """
 
 from __future__ import annotations
 
+import os
 import statistics
 import sys
 import tempfile
@@ -53,7 +55,8 @@ def median_difference(host: str, calls: int, pairs: int) -> tuple[float, float, 
 def main() -> None:
     pairs = int(sys.argv[1]) if len(sys.argv) > 1 else 5
     hosts = sys.argv[2:] or list(HOSTS)
-    print(f"gitai hook cost inside the real hosts: medians of {pairs} alternating pairs; {CALLS} tool calls")
+    print(f"gitai hook cost inside the real hosts: medians of {pairs} alternating pairs; {CALLS} tool calls; "
+          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print(f"{'host':<12} {'empty with':>10} {'without':>8} {'session':>8}   "
           f"{f'{CALLS} calls with':>14} {'without':>8} {'per call':>9}")
     for host in hosts:
@@ -64,7 +67,8 @@ def main() -> None:
         c_with, c_without, c_diff = median_difference(host, CALLS, pairs)
         per_call = (c_diff - e_diff) / CALLS
         print(f"{host:<12} {e_with:>9.2f}s {e_without:>7.2f}s {e_diff * 1000:>6.0f}ms   "
-              f"{c_with:>13.2f}s {c_without:>7.2f}s {per_call * 1000:>7.0f}ms", flush=True)
+              f"{c_with:>13.2f}s {c_without:>7.2f}s {per_call * 1000:>7.0f}ms   (load {os.getloadavg()[0]:.1f})",
+              flush=True)
 
 
 if __name__ == "__main__":

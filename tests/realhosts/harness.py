@@ -69,11 +69,6 @@ class Result:
         assert agent, f"the host never asked the model (exit {self.returncode}): {self.stderr[-2000:]}"
         return agent[0].text()
 
-    def last_prompt(self) -> str:
-        agent = self.agent_requests()
-        assert agent, f"the host never asked the model (exit {self.returncode}): {self.stderr[-2000:]}"
-        return agent[-1].text()
-
     def tool_results(self) -> list[str]:
         """The tool results the host sent back, in order, each as text (what the model read)."""
         agent = self.agent_requests()
@@ -183,7 +178,8 @@ class Host:
             argv = [exe, "-p", PROMPT, "-m", MODEL[self.name], "--yolo"]
         elif self.name == "copilot":
             env |= {"COPILOT_PROVIDER_BASE_URL": f"{url}/v1", "COPILOT_PROVIDER_API_KEY": "scripted",
-                    "COPILOT_MODEL": MODEL[self.name], "COPILOT_ALLOW_ALL": "true", "COPILOT_HOME": str(self.home / ".copilot")}
+                    "COPILOT_MODEL": MODEL[self.name], "COPILOT_ALLOW_ALL": "true",
+                    "COPILOT_HOME": str(self.home / ".copilot")}
             argv = [exe, "-p", PROMPT, "--no-auto-update"]
         else:  # qwen: its OpenAI-compatible provider
             _write_json(self.home / ".qwen" / "settings.json",

@@ -236,17 +236,6 @@ def _chat(step: Step, n: int, model: str, stream: bool) -> tuple[str, Iterator[b
     return "text/event-stream", events()
 
 
-def _models_list() -> bytes:
-    ids = ["gpt-4.1", "gpt-5", "claude-sonnet-4.5", "qwen3-coder-plus", "scripted"]
-    return json.dumps({"object": "list", "data": [
-        {"id": i, "object": "model", "created": 0, "owned_by": "scripted", "name": i, "version": "1",
-         "capabilities": {"type": "chat", "family": i, "supports": {"tool_calls": True, "streaming": True},
-                          "limits": {"max_context_window_tokens": 128000, "max_output_tokens": 8192,
-                                     "max_prompt_tokens": 120000}},
-         "model_picker_enabled": True}
-        for i in ids]}).encode()
-
-
 def _handler_for(server: ModelServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -270,17 +259,9 @@ def _handler_for(server: ModelServer) -> type[BaseHTTPRequestHandler]:
                 self.wfile.flush()
             self.close_connection = True
 
-        def do_GET(self) -> None:
+        def do_GET(self) -> None:  # no host asks for anything but completions; logged to show it if one does
             server.log(self.path, None)
-            if "models" in self.path:
-                self._send(200, "application/json", _models_list())
-            else:
-                self._send(200, "application/json", b"{}")
-
-        def do_HEAD(self) -> None:
-            self.send_response(200)
-            self.send_header("Content-Length", "0")
-            self.end_headers()
+            self._send(404, "application/json", b'{"error": {"message": "not served"}}')
 
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
