@@ -242,10 +242,7 @@ class Session:
             self.install_hooks()
 
     def install_hooks(self) -> None:
-        if self.host.name == "qwen":
-            install_qwen_hooks(self.repo)
-        else:
-            self.gitai("agents", "install", self.host.name)
+        self.gitai("agents", "install", self.host.name)
 
     def git(self, *args: str) -> str:
         return subprocess.run(["git", *args], cwd=self.repo, env=self.env, check=True, capture_output=True,
@@ -275,11 +272,3 @@ class Session:
                 raise AssertionError(f"{self.host.name} did not finish within {RUN_TIMEOUT:.0f}s; "
                                      f"model requests: {[r.path for r in server.requests]}; stderr: {err[-2000:]}")
             return Result(proc.returncode, out, err, list(server.requests))
-
-
-def install_qwen_hooks(repo: Path) -> None:
-    """Qwen Code reads Claude Code's event names from `.qwen/settings.json`, and gitai's Claude Code
-    adapter answers its payloads; `gitai agents install` has no Qwen entry yet, so it is written here."""
-    hook = [{"hooks": [{"type": "command", "command": "gitai hook claude-code", "timeout": 10}]}]
-    events = ("PreToolUse", "PostToolUse", "SessionStart", "UserPromptSubmit", "SessionEnd")
-    _write_json(repo / ".qwen" / "settings.json", {"hooks": {event: hook for event in events}})
