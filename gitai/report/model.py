@@ -133,7 +133,7 @@ TABLES: dict[str, list[Column]] = {
         ("line", "INTEGER", "line number in .orchestration/events.jsonl; with repo_id, the row's key"),
         ("timestamp", "TEXT", "when, RFC 3339 UTC"),
         ("event", "TEXT", "select, clear, refusal, ..."),
-        ("actor", "TEXT", "agent:NAME or user:LOGIN"),
+        ("actor", "TEXT", "agent:NAME, user:LOGIN, or user:NAME <EMAIL> (git's identity when the environment names no login)"),
         ("intent_id", "TEXT", "the intent concerned (null: none)"),
         ("data", "TEXT", "the whole event as JSON"),
     ],
