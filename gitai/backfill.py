@@ -83,13 +83,12 @@ def refuse_while_unmerged(layout: Layout) -> None:
     """Backfill writes a record only for a commit no record it can see covers: notes fetched
     from a remote and not merged yet are records it cannot see, so it refuses until they are."""
     from gitai.errors import GitaiError
-    from gitai.trace.travel import remote_of, unmerged_refs
+    from gitai.trace.travel import remote_of, sync_command, unmerged_refs
 
     unmerged = unmerged_refs(layout)
     if unmerged:
-        remote = remote_of(unmerged[0])
-        raise GitaiError(f"the records fetched from {remote} are not merged yet (backfill would duplicate them); "
-                         f"run 'gitai sync {remote}' first")
+        raise GitaiError(f"the records fetched from {remote_of(unmerged[0])} are not merged yet (backfill would "
+                         f"duplicate them); run '{sync_command(unmerged[0])}' first")
 
 
 def backfill(

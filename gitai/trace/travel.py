@@ -98,6 +98,12 @@ def remote_of(ref: str) -> str:
     return ref.removeprefix("refs/gitai/remotes/").removesuffix("/notes")
 
 
+def sync_command(ref: str) -> str:
+    """The `gitai sync` that brings a tracking ref up to date (a URL's ref keeps only its digest)."""
+    remote = remote_of(ref)
+    return "gitai sync URL (the address synced with before)" if remote.startswith("url-") else f"gitai sync {remote}"
+
+
 def merge_fetched(layout: Layout) -> int:
     """Merge every fetched tracking ref with news into refs/notes/gitai (nothing is lost: both
     records are kept where both sides annotated a commit, then one is chosen, see
@@ -153,11 +159,12 @@ def missing_record_advice(layout: Layout) -> str:
     have pushed theirs yet)."""
     unmerged = unmerged_refs(layout)
     if unmerged:
-        return f"the records fetched from {remote_of(unmerged[0])} are not merged yet: run 'gitai sync {remote_of(unmerged[0])}'"
-    fetched = [remote_of(ref) for ref in fetched_refs(layout)]
+        return f"the records fetched from {remote_of(unmerged[0])} are not merged yet: run '{sync_command(unmerged[0])}'"
+    fetched = fetched_refs(layout)
     if fetched:
-        return (f"{fetched[0]} holds the team's records and not this one: 'gitai sync {fetched[0]}' fetches "
-                "records pushed since")
-    if remotes(layout):
-        return f"run 'gitai sync {remotes(layout)[0]}' to fetch the team's records; if no remote holds any, 'gitai backfill'"
+        return (f"{remote_of(fetched[0])} holds the team's records and not this one: '{sync_command(fetched[0])}' "
+                "fetches records pushed since")
+    configured = remotes(layout)
+    if configured:
+        return f"run 'gitai sync {configured[0]}' to fetch the team's records; if no remote holds any, 'gitai backfill'"
     return "run 'gitai backfill'"
