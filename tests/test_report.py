@@ -204,6 +204,12 @@ def test_weekly_report_shows_the_code_at_head_full_paths_and_inferred_marks(tmp_
         unknown = [e for e in css("css selector", "#prov-legend span") if e.text == "unknown"][0]
         assert no_intent.value_of_css_property("background-color") != \
             unknown.find_element("tag name", "i").value_of_css_property("background-color")
+        # per intent its commits, a commit whose files serve two intents under each ("(no intent)": the commits
+        # touching the catalogue or misc/notes.txt, and the one deleting src/auth/old.py, whose deleted row
+        # carries the commit's own intent, none)
+        attribution = {r.find_elements("tag name", "td")[0].text: [td.text for td in r.find_elements("tag name", "td")[1:]]
+                       for r in css("css selector", "#prov-attribution tr") if r.find_elements("tag name", "td")}
+        assert attribution == {"(no intent)": ["0", "6"], "INT-001": ["0", "4"], "INT-003": ["0", "2"]}
         driver.set_window_size(1366, 1400)
         driver.save_screenshot(str(tmp_path / shots[0]))
 

@@ -259,10 +259,12 @@
     $("prov-intents").replaceChildren(perIntent.size ? table(perIntent, "intent", 1000) : el("p", { class: "empty" }, "No lines in the selection."));
     $("prov-files").replaceChildren(perFile.size ? table(perFile, "file", 40) : el("p", { class: "empty" }, "No lines in the selection."));
     const attribution = new Map();
-    D.commits.forEach((c, n) => {
+    D.commits.forEach((c, n) => {  // a commit whose files serve several intents counts for each of them
       if (!sel[n]) return;
-      if (!attribution.has(c[2])) attribution.set(c[2], [0, 0]);
-      attribution.get(c[2])[c[4] ? 1 : 0]++;
+      for (const i of c[7]) {
+        if (!attribution.has(i)) attribution.set(i, [0, 0]);
+        attribution.get(i)[c[4] ? 1 : 0]++;
+      }
     });
     const t = el("table", {}, el("tr", {}, el("th", {}, "intent"), el("th", { class: "n" }, "declared (recorded at commit)"), el("th", { class: "n" }, "inferred (backfilled)")));
     for (const [i, [declared, inferred]] of [...attribution.entries()].sort((a, b) => a[0] - b[0]))
