@@ -32,6 +32,7 @@ RUNS: list[tuple[list[str], tuple[int, ...]]] = [
     (["blame-intent", "src/auth/login.py"], (0,)),
     (["classify"], (0,)),
     (["owners", "src/auth/login.py", "docs/a.md"], (0,)),
+    (["coverage"], (0, 1)),
     (["stats"], (0,)),
     (["map"], (0,)),
     (["report", "-o", "report.html"], (0,)),

@@ -75,6 +75,13 @@ def _hook(repo: Path, host: str, payload: dict[str, Any], event: str | None = No
     return json.loads(proc.stdout)
 
 
+def _coverage(repo: Path) -> Any:
+    proc = gitai(repo, "coverage", "--json")
+    output = json.loads(proc.stdout)
+    assert proc.returncode == (0 if output["complete"] else 1), proc.stderr
+    return output
+
+
 def test_every_command_output_matches_its_schema(traced: Path) -> None:
     repo = traced
     head = git(repo, "rev-parse", "HEAD").stdout.strip()
@@ -106,6 +113,7 @@ def test_every_command_output_matches_its_schema(traced: Path) -> None:
         "agents": [gitai_json(repo, "agents", "install", "claude-code"), gitai_json(repo, "agents", "status"),
                    gitai_json(repo, "agents", "uninstall", "claude-code")],
         "owners": [gitai_json(repo, "owners", "src/auth/a.py", ".orchestration/AGENT.md")],
+        "coverage": [_coverage(repo)],
         "intent-show": [gitai_json(repo, "intent", "show", "INT-001")],
         "context": [gitai_json(repo, "context"), gitai_json(repo, "context", "--intent", "INT-001")],
         "lesson": [gitai_json(repo, "lesson", "Keep login() stable")],

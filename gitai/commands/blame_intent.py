@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from gitai.commands.output import emit_json, emit_json_rows, json_option, layout
+from gitai.commands.output import emit_json, emit_json_rows, json_option, reader_layout
 from gitai.errors import EXIT_OK, GitaiError
 from gitai.util.text import NO_INTENT
 
@@ -30,7 +30,7 @@ def blame_intent_cmd(file: str, line_range: str | None, rev: str | None, porcela
 
     if porcelain and as_json:
         raise GitaiError("use one of --json or --porcelain")
-    lay = layout()
+    lay = reader_layout()
     lines = blame_intent(lay, lay.repo_path(file), rev, line_range, declared_only)
     if summary:
         rows = summarize(lines)

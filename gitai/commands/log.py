@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from gitai.commands.output import emit_json, json_option, layout
+from gitai.commands.output import emit_json, json_option, reader_layout
 from gitai.errors import EXIT_OK
 from gitai.util.text import NO_INTENT
 
@@ -27,7 +27,7 @@ def log_cmd(intent_id: str | None, limit: int | None, path: str | None, no_merge
     from gitai.trace.log import LogFilter, traced_log
     from gitai.util.text import display_path
 
-    lay = layout()
+    lay = reader_layout()
     where = LogFilter(intent_id=intent_id, path=lay.repo_path(path) if path is not None else None,
                       no_merges=no_merges, since=_since(lay.root, since) if since else None, limit=limit,
                       fold_merges=not (show_merges or as_json), declared_only=declared_only)

@@ -86,13 +86,14 @@ def changed_notes(root: str, old: str | None, new: str) -> list[tuple[str, str |
             if before.get(c) != after.get(c)]
 
 
-def write_notes(root: str, ref: str, notes: list[tuple[str, bytes]]) -> None:
+def write_notes(root: str, ref: str, notes: list[tuple[str, bytes]],
+                subject: str = "Notes added by 'gitai backfill'") -> None:
     """Replace the notes of many commits with one notes commit, through one `git fast-import`
     (it keeps git's note fan-out). The caller holds the lock that serialises writers of `ref`."""
     tip = git_process(["rev-parse", "-q", "--verify", ref], root).stdout.decode().strip()
     ident = git_process(["var", "GIT_COMMITTER_IDENT"], root).stdout.decode().strip()
     who = ident.rsplit(" ", 2)[0] if ident else "gitai <gitai@localhost>"
-    message = b"Notes added by 'gitai backfill'\n"
+    message = f"{subject}\n".encode()
     stream = [f"commit {ref}\ncommitter {who} {int(time.time())} +0000\n".encode(),
               b"data %d\n" % len(message), message]
     if tip:

@@ -57,7 +57,7 @@ def approve(layout: Layout, intent_id: str) -> dict[str, object]:
     require_person("approve")
     intent = load_catalogue(layout.catalogue, layout.root).get(intent_id)
     check_events_writable(layout)  # an approval that cannot be recorded is refused, not lost
-    entry = {"intent_id": intent.id, "approved_by": actor(), "approved_at": utc_now(),
+    entry = {"intent_id": intent.id, "approved_by": actor(layout.root), "approved_at": utc_now(),
              "requires_approval": intent.requires_approval, "already_approved": is_approved(layout, intent.id)}
     record_event(layout, "approve", True, **entry)
     return entry
@@ -84,7 +84,7 @@ def close(layout: Layout, intent_id: str, status: str, reason: str | None = None
 
     written = write_fields(Path(layout.guard(str(catalogue.path))), intent.id, values, catalogue.list_key)
     entry: dict[str, object] = {"intent_id": intent.id, "previous_status": intent.status, "status": status,
-                                "by": actor(), "status_written": written}
+                                "by": actor(layout.root), "status_written": written}
     if reason:
         entry["reason"] = reason.strip()
     record_event(layout, command, True, **entry)
