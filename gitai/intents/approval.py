@@ -68,10 +68,19 @@ def require_person(command: str, subject: str) -> None:
         raise GitaiError(f"'gitai {command}' is for people: it asks for a confirmation on a terminal, and this "
                          "process has none (an agent's or a script's); run it in your own terminal, or see "
                          "docs/security.md for the committed route") from None
-    with open(fd, "r+", encoding="utf-8", errors="replace", closefd=True) as terminal:
-        terminal.write(f"gitai {command} {subject}: type 'yes' to confirm: ")
-        terminal.flush()
-        answer = terminal.readline(64).strip().lower()
+    from gitai.util.text import one_line
+
+    try:
+        os.write(fd, f"gitai {command} {one_line(subject)}: type 'yes' to confirm: ".encode("utf-8", "replace"))
+        typed = b""
+        while not typed.endswith(b"\n") and len(typed) < 64:
+            chunk = os.read(fd, 64)
+            if not chunk:
+                break
+            typed += chunk
+    finally:
+        os.close(fd)
+    answer = typed.decode("utf-8", "replace").strip().lower()
     if answer not in ("y", "yes"):
         raise GitaiError(f"'gitai {command}' not confirmed on the terminal; nothing changed")
 
@@ -92,8 +101,8 @@ def approve(layout: Layout, intent_id: str) -> dict[str, object]:
     from gitai.util.time import utc_now
 
     intent = load_catalogue(layout.catalogue, layout.root).get(intent_id)
-    check_events_writable(layout)  # an approval that cannot be recorded is refused, not lost
     require_person("approve", f"{intent.id} ({intent.name})")
+    check_events_writable(layout)  # an approval that cannot be recorded is refused, not lost
     entry = {"intent_id": intent.id, "approved_by": actor(), "approved_at": utc_now(),
              "requires_approval": intent.requires_approval, "already_approved": is_approved(layout, intent.id)}
     record_approval(layout, entry, "approve")
@@ -113,8 +122,8 @@ def close(layout: Layout, intent_id: str, status: str, reason: str | None = None
     intent = catalogue.get(intent_id)
     if status == "BLOCKED" and not (reason or "").strip():
         raise GitaiError("a blocked intent needs a reason: gitai block ID --reason TEXT")
-    check_events_writable(layout)
     require_person(command, f"{intent.id} ({intent.name})")
+    check_events_writable(layout)
     values = {"status": status}
     if reason:
         values["blocked_reason"] = reason.strip()
