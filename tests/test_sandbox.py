@@ -160,3 +160,18 @@ def test_person_only_actions_fail_inside_the_domain(repo: Path) -> None:
                                     ">> .orchestration/approvals.jsonl")
     assert proc.returncode != 0
     assert not (repo / ".orchestration/approvals.jsonl").exists()
+
+
+def test_the_compiled_scopes_and_a_worktrees_pointers_stay_out_of_reach(repo: Path, tmp_path: Path) -> None:
+    """The pre-commit gate trusts its compiled scopes; a linked worktree's `commondir` names the hooks it runs."""
+    other = tmp_path / "linked"
+    git(repo, "worktree", "add", "-q", "-b", "side", str(other))
+    pointer = repo / ".git/worktrees/linked/commondir"
+    pointer_before = pointer.read_bytes()
+    proc = subprocess.run([GITAI, "run", "INT-001", "--", "sh", "-c", "echo /tmp/fake > \"$(git rev-parse --git-dir)/commondir\"; "
+                           "echo '{}' > \"$(git rev-parse --git-dir)/gitai/policy-cache.json\""],
+                          cwd=other, capture_output=True, text=True, stdin=subprocess.DEVNULL, start_new_session=True)
+    assert proc.returncode != 0
+    assert pointer.read_bytes() == pointer_before
+    cache = repo / ".git/worktrees/linked/gitai/policy-cache.json"
+    assert cache.exists() and cache.read_text() != "{}\n"

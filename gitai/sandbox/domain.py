@@ -148,12 +148,20 @@ def _git_parts(layout: Layout, mounts: bool, plan: DomainPlan) -> list[str]:
 def _git_controls(layout: Layout) -> list[str]:
     """What in git's own directories decides what git runs and how: never writable in a domain."""
     repo = layout.repo
-    controls = [repo.hooks_dir, os.path.join(repo.common_dir, "hooks"), os.path.join(repo.common_dir, "config"),
-                os.path.join(repo.git_dir, "config.worktree"), os.path.join(repo.common_dir, "info"),
-                os.path.join(layout.shared_state_dir, "installed")]
+    from gitai.errors import GitaiError
+    from gitai.gate.policy import CACHE_NAME, load_policy
     from gitai.intents.approval import approvals_path
 
-    controls.append(approvals_path(layout))
+    controls = [repo.hooks_dir, os.path.join(repo.common_dir, "hooks"), os.path.join(repo.common_dir, "config"),
+                os.path.join(repo.git_dir, "config.worktree"), os.path.join(repo.common_dir, "info"),
+                os.path.join(layout.shared_state_dir, "installed"), approvals_path(layout),
+                # a linked worktree's pointers: another common dir would bring other hooks and config
+                os.path.join(repo.git_dir, "commondir"), os.path.join(repo.git_dir, "gitdir")]
+    try:
+        load_policy(layout)  # the compiled scopes the pre-commit gate trusts: made now, then read-only
+        controls.append(os.path.join(layout.state_dir, CACHE_NAME))
+    except (GitaiError, OSError):
+        pass  # a catalogue the gate cannot read: the gate refuses every commit anyway
     return sorted(set(controls))
 
 
