@@ -11,47 +11,30 @@ import json
 import os
 import re
 
-BEFORE_WRITE = "before-write"
-BEFORE_SHELL = "before-shell"
-AFTER_WRITE = "after-write"
-AFTER_READ = "after-read"
-AFTER_SHELL = "after-shell"
-SESSION_START = "session-start"
-PROMPT_SUBMIT = "prompt-submit"
-SESSION_END = "session-end"
-OTHER = "other"  # an event or tool gitai does not govern: answered with "allow", untouched
+from gitai.agents.hosts import AFTER_READ as AFTER_READ
+from gitai.agents.hosts import AFTER_SHELL as AFTER_SHELL
+from gitai.agents.hosts import AFTER_WRITE as AFTER_WRITE
+from gitai.agents.hosts import BEFORE_SHELL as BEFORE_SHELL
+from gitai.agents.hosts import BEFORE_WRITE as BEFORE_WRITE
+from gitai.agents.hosts import HOSTS, POST_TOOL, PRE_TOOL
+from gitai.agents.hosts import OTHER as OTHER
+from gitai.agents.hosts import PROMPT_SUBMIT as PROMPT_SUBMIT
+from gitai.agents.hosts import SESSION_END as SESSION_END
+from gitai.agents.hosts import SESSION_START as SESSION_START
 
-HOSTS = ("claude-code", "cursor", "gemini", "codex", "copilot")
-
-# Tool names by host (PROTOCOLS.md "Tool names by host"), lower-cased; Codex may prefix "functions.".
-WRITE_TOOLS = {
-    "write", "edit", "multiedit", "notebookedit",  # Claude Code
-    "strreplace", "delete", "applypatch",  # Cursor
-    "write_file", "replace",  # Gemini CLI
-    "apply_patch",  # Codex CLI, Copilot
-    "create", "str_replace", "create_file", "replace_string_in_file", "delete_file", "rename_file",  # Copilot
-    "insert_edit_into_file", "edit_file", "edit_notebook_file",
-}
-SHELL_TOOLS = {"bash", "shell", "run_shell_command", "exec_command", "powershell", "run_in_terminal", "local_shell"}
-READ_TOOLS = {"read", "read_file", "read_many_files", "view", "notebookread", "readfile"}
-
-# Host event name (lower-cased) -> (event for a pre/post tool call, or a fixed kind).
-PRE_TOOL = {"pretooluse", "beforetool"}
-POST_TOOL = {"posttooluse", "aftertool"}
-FIXED = {
-    "sessionstart": SESSION_START,
-    "userpromptsubmit": PROMPT_SUBMIT, "beforesubmitprompt": PROMPT_SUBMIT, "beforeagent": PROMPT_SUBMIT,
-    "userpromptsubmitted": PROMPT_SUBMIT,
-    "sessionend": SESSION_END,
-    "beforeshellexecution": BEFORE_SHELL,
-    "aftershellexecution": AFTER_SHELL,
-    "afterfileedit": AFTER_WRITE,
-    "beforereadfile": AFTER_READ,  # the read returns the content as it is now: remember it
-}
+# Every host's tool and event names (gitai/agents/hosts.py), lower-cased and pooled: a payload is
+# read by its names whichever host sent it (Cursor and VS Code also run Claude Code's hooks). Codex
+# may prefix a tool with "functions.".
+WRITE_TOOLS = {tool.lower() for host in HOSTS for tool in host.file_tools()}
+SHELL_TOOLS = {tool.lower() for host in HOSTS for tool in host.shell_tools}
+READ_TOOLS = {tool.lower() for host in HOSTS for tool in host.read_tools}
+KINDS = {name.lower(): kind for host in HOSTS for name, kind in host.events}
 
 PATH_KEYS = ("file_path", "path", "filePath", "notebook_path", "target_file", "targetFile", "filepath",
              "absolute_path", "new_path", "newPath", "old_path", "oldPath")
 LIST_KEYS = ("paths", "file_paths", "files", "absolute_paths")
+MODEL_KEYS = ("model", "model_id", "modelId")
+TRANSCRIPT_KEYS = ("transcript_path", "transcriptPath")
 PATCH_HEADER = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+?)\s*$|^\*\*\* Move to: (.+?)\s*$", re.M)
 WINDOWS_DRIVE = re.compile(r"^/?([A-Za-z]):[\\/]")
 
@@ -192,15 +175,12 @@ def normalize(host: str, data: dict[str, Any], event_arg: str | None = None, pro
     tool = _first_str(data, "tool_name", "toolName", "tool") or ""
     bare_tool = tool.lower().rsplit(".", 1)[-1]  # "functions.apply_patch"
     tool_input = _tool_input(data)
-    if name in FIXED:
-        kind = FIXED[name]
-    elif name in PRE_TOOL:
+    kind = KINDS.get(name, OTHER)
+    if kind == PRE_TOOL:
         kind = BEFORE_WRITE if bare_tool in WRITE_TOOLS else BEFORE_SHELL if bare_tool in SHELL_TOOLS else OTHER
-    elif name in POST_TOOL:
+    elif kind == POST_TOOL:
         kind = (AFTER_WRITE if bare_tool in WRITE_TOOLS else AFTER_SHELL if bare_tool in SHELL_TOOLS
                 else AFTER_READ if bare_tool in READ_TOOLS else OTHER)
-    else:
-        kind = OTHER
     event = AgentEvent(host, kind, hook_event, data)
     event.tool = tool
     event.tool_input = tool_input
@@ -209,8 +189,8 @@ def normalize(host: str, data: dict[str, Any], event_arg: str | None = None, pro
     cwd = _first_str(data, "cwd") or root or process_cwd or os.getcwd()
     event.cwd = fix_path(cwd, process_cwd or os.getcwd())
     event.session_id = _first_str(data, "session_id", "sessionId", "conversation_id", "conversationId") or ""
-    event.model = _first_str(data, "model", "model_id", "modelId")
-    event.transcript_path = _first_str(data, "transcript_path", "transcriptPath")
+    event.model = _first_str(data, *MODEL_KEYS)
+    event.transcript_path = _first_str(data, *TRANSCRIPT_KEYS)
     event.tool_use_id = _first_str(data, "tool_use_id", "toolUseId", "tool_call_id")
     event.prompt = _first_str(data, "prompt", "userPrompt")
     if kind in (BEFORE_SHELL, AFTER_SHELL):

@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 import posixpath
 
+from gitai.agents.hosts import PROJECT_CONFIGS as CONFIG_FILES
+
 READ_ONLY = "read_only"
 WRITES = "writes"
 DESTRUCTIVE = "destructive"
@@ -23,8 +25,6 @@ SHELLS = ("bash", "sh", "zsh", "dash", "ksh")
 WRAPPERS = ("sudo", "env", "command", "nohup", "time", "nice", "exec", "xargs", "timeout", "stdbuf")
 # Environment variables whose only use is to switch hooks off.
 HOOK_SWITCHES = {"HUSKY": ("0", "false"), "GITAI_HOOKS": None, "SKIP": None, "PRE_COMMIT_ALLOW_NO_CONFIG": None}
-CONFIG_FILES = (".claude/settings.json", ".claude/settings.local.json", ".cursor/hooks.json", ".gemini/settings.json",
-                ".codex/config.toml", ".codex/hooks.json", ".github/hooks/gitai.json")
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

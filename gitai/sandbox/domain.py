@@ -17,10 +17,12 @@ from dataclasses import dataclass, field
 
 from gitai.layout import ORCHESTRATION, Layout
 
-# Hook configs of the agent hosts, in a worktree and in HOME (their hooks are the agent's gate).
-HOOK_CONFIG_DIRS = (".claude", ".codex", ".gemini", ".cursor", ".qwen", ".github/hooks")
-USER_HOOK_CONFIGS = (".claude/settings.json", ".claude/settings.local.json", ".codex/config.toml",
-                     ".codex/hooks.json", ".gemini/settings.json", ".cursor/hooks.json", ".qwen/settings.json")
+from gitai.agents.hosts import HOSTS
+
+# Hook configs of the agent hosts (their hooks are the agent's gate): in a worktree, the whole
+# directory of each (`.claude/`, `.github/hooks/`); in HOME, the files themselves.
+HOOK_CONFIG_DIRS = tuple(sorted({os.path.dirname(path) for host in HOSTS for path in host.project_configs}))
+USER_HOOK_CONFIGS = tuple(sorted({path for host in HOSTS for path in (*host.user_configs, *host.project_configs)}))
 # The hosts' own state in HOME, and caches tools write.
 HOST_STATE_DIRS = (".claude", ".codex", ".gemini", ".copilot", ".qwen", ".cursor", ".cache")
 HOST_STATE_FILES = (".claude.json", ".claude.json.backup")
