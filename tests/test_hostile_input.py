@@ -125,7 +125,7 @@ COMMANDS = [["init"], ["hooks", "install"], ["hooks", "status"], ["hooks", "unin
             ["agents", "install"], ["agents", "status"], ["agents", "uninstall"], ["owners", "src/x"],
             ["coverage"], ["intent", "show", "INT-001"], ["context"], ["lesson", "x"], ["approve", "INT-001"], ["done", "INT-001"],
             ["block", "INT-001", "--reason", "x"],
-            ["stats"], ["export", "-o", "t.sqlite"], ["report"]]
+            ["stats"], ["export", "-o", "t.sqlite"], ["report"], ["exec"], ["run"]]
 
 BAD_ARGUMENTS = [
     *[[*command, "--no-such-option"] for command in COMMANDS],
@@ -158,6 +158,8 @@ BAD_ARGUMENTS = [
     ["carry", "HEAD", "--to", "HEAD"], ["carry", "nope..HEAD", "--to", "HEAD"], ["carry", "-x..HEAD", "--to", "HEAD"],
     ["carry", "HEAD~1..HEAD", "--to", "--upload-pack=x"], ["carry", "HEAD~1..HEAD"], ["carry", "HEAD..HEAD", "--to", "HEAD"],
     ["ci", "bitbucket"], ["ci"], ["gc", "--max-size", "lots"], ["gc", "--max-size", "-1"], ["gc", "--max-size", ""],
+    ["run", "NOPE", "--", "true"], ["run", "INT-001", "INT-002", "--", "true"], ["run", "--"], ["run", "INT-001"],
+    ["run", "INT-004", "--", "true"], ["exec", "--session", "x"], ["exec", "--", "true"],
     ["trace"], ["hooks"], ["agents"], ["intent"], ["no-such-command"], ["help", "no-such-command"], ["help", "trace", "bogus"],
 ]
 

@@ -23,6 +23,8 @@ def show(rev: str, as_json: bool) -> int:
     elif not records:
         click.echo(f"commit {sha} has no trace record ({missing_record_advice(lay)})")
     else:
-        click.echo("\n\n".join("\n".join(describe_record(r)) for r in records))
+        from gitai.util.text import printable
+
+        click.echo(printable("\n\n".join("\n".join(describe_record(r)) for r in records)))
     return EXIT_OK if records else EXIT_PROBLEM
 

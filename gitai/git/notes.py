@@ -31,18 +31,19 @@ def add_note(root: str, ref: str, commit: str, body: bytes) -> None:
         proc = git_process(["notes", "--ref", ref, "add", "-f", "-F", "-", "--end-of-options", commit], root, body)
         if proc.returncode == 0:
             return
-        found = _LOCK_FILE.search(proc.stderr.decode("utf-8", "replace"))
-        lock = found.group(1) if found else None
-        if lock is None:
+        error = proc.stderr.decode("utf-8", "replace")
+        found = _LOCK_FILE.search(error)
+        # only a lock another process holds is worth waiting for; one that cannot be made (a
+        # read-only or full disk, an immutable directory) will not get better by retrying
+        lock = found.group(1) if found and "File exists" in error else None
+        if lock is None or time.monotonic() > deadline:
             break
         try:
             if time.time() - os.stat(lock).st_mtime > STALE_LOCK_SECONDS:
                 os.unlink(lock)
                 continue
         except FileNotFoundError:
-            continue
-        if time.monotonic() > deadline:
-            break
+            continue  # released meanwhile: try again at once (the deadline above still holds)
         time.sleep(0.02)
     if lock is not None:
         raise GitCommandError(f"{ref} is locked by {lock} (a git process is updating it, or one was killed); "
