@@ -175,3 +175,30 @@ def test_the_compiled_scopes_and_a_worktrees_pointers_stay_out_of_reach(repo: Pa
     assert pointer.read_bytes() == pointer_before
     cache = repo / ".git/worktrees/linked/gitai/policy-cache.json"
     assert cache.exists() and cache.read_text() != "{}\n"
+
+
+def test_user_hook_configs_are_read_only_and_the_hosts_state_stays_writable(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """~/.codex/config.toml (Codex's hook approvals) cannot be rewritten or made, yet Codex can still
+    make its own new files beside it (its state database), which it must to start at all."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    (home / ".codex").mkdir(parents=True)
+    (home / ".claude").mkdir()
+    (home / ".codex" / "config.toml").write_text("[features]\nhooks = true\n")
+    settings = home / ".claude" / "settings.json"
+    settings.unlink(missing_ok=True)
+    done = run_in(repo, *py(
+        "import pathlib, os\n"
+        "home = pathlib.Path(os.environ['HOME'])\n"
+        "(home / '.codex' / 'state.sqlite').write_text('state')\n"
+        "for target in (home / '.codex' / 'config.toml', home / '.claude' / 'settings.json'):\n"
+        "    try:\n"
+        "        target.write_text('{\"disableAllHooks\": true}')\n"
+        "        print('wrote', target)\n"
+        "    except OSError as exc:\n"
+        "        print('refused', exc.errno)\n"))
+    assert done.stdout.count("refused") == 2, done.stdout + done.stderr
+    assert (home / ".codex" / "config.toml").read_text() == "[features]\nhooks = true\n"
+    assert settings.read_text() == "{}\n"  # made empty before the domain, so the agent could not make it
+    assert (home / ".codex" / "state.sqlite").read_text() == "state"

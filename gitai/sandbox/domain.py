@@ -107,8 +107,9 @@ def plan_domain(layout: Layout, scope: tuple[str, ...], home: str | None, mounts
     for root in worktree_roots:
         protected += [os.path.join(root, ".git"), os.path.join(root, ORCHESTRATION)]
         protected += [os.path.join(root, name) for name in HOOK_CONFIG_DIRS]
-    if home:
-        protected += [os.path.join(home, name) for name in USER_HOOK_CONFIGS]
+    user_configs = [os.path.join(home, name) for name in USER_HOOK_CONFIGS] if home else []
+    if not mounts:
+        protected += user_configs  # their directories then stay closed to new files, the host's state too
     planner = _Planner(protected)
     for path in scope_roots(layout.root, scope):
         planner.allow_beneath(path)
@@ -124,7 +125,25 @@ def plan_domain(layout: Layout, scope: tuple[str, ...], home: str | None, mounts
     plan.writable += [d for d in DEVICES if os.path.exists(d)]
     plan.writable += _recording_files(layout)
     plan.writable += _git_parts(layout, mounts, plan)
+    if mounts:
+        plan.readonly += _user_hook_configs(user_configs)
     return plan
+
+
+def _user_hook_configs(paths: list[str]) -> list[str]:
+    """The user-level hook configs, to be mounted read-only so the hosts' state directories that hold
+    them stay writable (a host makes new files there). One a host would read but that is missing is
+    made empty first, so that the agent cannot create it inside the domain."""
+    placeholders = {name for host in HOSTS for name in host.user_configs}
+    found = []
+    for path in paths:
+        if not os.path.lexists(path) and os.path.isdir(os.path.dirname(path)) and \
+                any(path.endswith(os.sep + name) for name in placeholders):
+            with open(path, "x", encoding="utf-8") as handle:
+                handle.write("{}\n" if path.endswith(".json") else "")
+        if os.path.lexists(path):
+            found.append(path)
+    return found
 
 
 def _recording_files(layout: Layout) -> list[str]:

@@ -213,6 +213,9 @@ def base_env(home: Path) -> dict[str, str]:
         "GIT_AUTHOR_NAME": "Test Author", "GIT_AUTHOR_EMAIL": "author@example.com",
         "GIT_COMMITTER_NAME": "Test Committer", "GIT_COMMITTER_EMAIL": "committer@example.com",
         "NO_COLOR": "1", "TERM": "dumb",
+        # Temporary files beside the repository, not above it: a Landlock domain (`gitai run`) cannot
+        # open a directory that holds the repository, so the hosts' temp files go where it can.
+        "TMPDIR": str(home.parent / "tmp"),
         "PATH": os.pathsep.join([str(VENV_BIN), str(NODE_BIN), os.environ.get("PATH", "/usr/bin:/bin")]),
     }
     env |= QUIET_ENV
@@ -227,6 +230,7 @@ class Session:
         self.repo = tmp / "repo"
         self.home.mkdir()
         self.repo.mkdir()
+        (tmp / "tmp").mkdir()
         self.env = base_env(self.home)
         self.host = Host(host, self.repo, self.home)
         self.git("init", "-q", "-b", "main")
@@ -257,10 +261,12 @@ class Session:
     def head(self) -> str:
         return self.git("rev-parse", "HEAD").strip()
 
-    def run(self, steps: list[Step]) -> Result:
-        """One headless session of the host in the repository, the model playing `steps`."""
+    def run(self, steps: list[Step], wrap: tuple[str, ...] = ()) -> Result:
+        """One headless session of the host in the repository, the model playing `steps`; `wrap` is
+        a command the host is started under (`gitai run INT-001 --`)."""
         with ModelServer(steps) as server:
             argv, host_env = self.host.configure(server.url)
+            argv = [*wrap, *argv]
             proc = subprocess.Popen(argv, cwd=self.repo, env=self.env | host_env, stdin=subprocess.DEVNULL,
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                     start_new_session=True)

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from .conftest import make_session
-from .harness import HOSTS, MODEL, Session
+from .harness import GITAI, HOSTS, MODEL, Session
 
 MakeSession = Callable[[str], Session]
 NEW_CODE = "def token():\n    return 'jwt'\n"
@@ -152,3 +152,24 @@ def test_an_agent_commit_names_the_model(committed: Session) -> None:
     (entry,) = [f for f in rec["files"] if f["path"] == "src/auth/token.py"]
     model = entry["conversations"][0]["contributor"].get("model_id") or ""
     assert model.endswith(MODEL[committed.host.name]), entry
+
+
+ESCAPE = "import pathlib\npathlib.Path('docs/escape.md').write_text('out of scope')\n"
+
+
+@pytest.mark.parametrize("host", hosts(gemini=GEMINI_GIT_CONFIG))
+def test_inside_gitai_run_the_kernel_refuses_what_the_hooks_cannot_see(session: MakeSession, host: str) -> None:
+    """The agent writes an in-scope script that writes out of scope, then runs it: the hooks see only
+    `python3 src/auth/escape.py`; inside `gitai run`'s Landlock domain the write fails all the same,
+    and the agent's own commit of its in-scope work still works and is recorded."""
+    s = session(host)
+    result = s.run([s.host.write("src/auth/escape.py", ESCAPE),
+                    s.host.shell("python3 src/auth/escape.py"),
+                    s.host.shell("git add src/auth/escape.py && git commit -q -m 'add escape'")],
+                   wrap=(GITAI, "run", "INT-001", "--"))
+    told = result.tool_results()
+    assert not (s.repo / "docs" / "escape.md").exists(), told
+    assert "Permission" in told[1] or "denied" in told[1].lower(), told
+    assert (s.repo / "src" / "auth" / "escape.py").read_text() == ESCAPE, told
+    assert s.git("log", "-1", "--format=%s").strip() == "add escape", told
+    assert s.git("notes", "--ref", "gitai", "list", "HEAD").strip(), "the commit made inside the domain has a record"
