@@ -15,6 +15,7 @@ from gitai.gate.check import (
     NO_ACTIVE_INTENT,
     CheckResult,
     check_paths,
+    pass_bot_author,
     staged_paths,
 )
 from gitai.gate.policy import Policy, load_policy
@@ -42,6 +43,7 @@ def run_gate(layout: Layout, out: TextIO = sys.stderr, piped: bytes | None = Non
     policy = load_policy(layout)
     active = active_intent(layout)
     result = check_paths(policy, active.id if active else None, paths)
+    pass_bot_author(layout, policy, result)
     if result.ok:
         return EXIT_OK
     out.write(refusal_message(policy, result))
