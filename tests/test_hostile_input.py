@@ -156,7 +156,8 @@ BAD_ARGUMENTS = [
     ["done", "NOPE"], ["block", "INT-001"], ["block", "NOPE", "--reason", "x"],
     ["carry", "HEAD", "--to", "HEAD"], ["carry", "nope..HEAD", "--to", "HEAD"], ["carry", "-x..HEAD", "--to", "HEAD"],
     ["carry", "HEAD~1..HEAD", "--to", "--upload-pack=x"], ["carry", "HEAD~1..HEAD"], ["carry", "HEAD..HEAD", "--to", "HEAD"],
-    ["ci", "bitbucket"], ["ci"], ["gc", "--max-size", "lots"], ["gc", "--max-size", "-1"], ["gc", "--max-size", ""],
+    ["ci", "bitbucket"], ["ci"], ["ci", "github", "--install", "x; touch pwned"],
+    ["hooks", "run", "pre-receive"], ["hooks", "run"], ["hooks", "run", "--no-such-option"], ["gc", "--max-size", "lots"], ["gc", "--max-size", "-1"], ["gc", "--max-size", ""],
     ["trace"], ["hooks"], ["agents"], ["intent"], ["no-such-command"], ["help", "no-such-command"], ["help", "trace", "bogus"],
 ]
 
