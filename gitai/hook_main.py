@@ -49,9 +49,11 @@ def _post_merge(layout: Layout, args: list[str]) -> int:
 
 
 def _post_rewrite(layout: Layout, args: list[str]) -> int:
-    from gitai.hooks.post_hooks import after_rewrite
+    from gitai.hooks.post_hooks import after_rewrite, rewritten_from_state
 
     rewritten = sys.stdin.read()
+    if not rewritten.strip():
+        rewritten = rewritten_from_state(layout, args[0] if args else "")
     if args[:1] == ["rebase"]:
         _merge_fetched_notes(layout)  # `git pull --rebase`
     after_rewrite(layout, args[0] if args else "", rewritten)

@@ -46,6 +46,7 @@ RUNS: list[tuple[list[str], tuple[int, ...]]] = [
     (["gc"], (0,)),
     (["lesson", "Run the tests before committing", "--intent", "INT-001"], (0,)),
     (["hook", "claude-code"], (0,)),
+    (["hooks", "run", "pre-commit"], (0,)),
     (["hooks", "status"], (0,)),
     (["hooks", "uninstall"], (0,)),
     (["hooks", "install"], (0,)),

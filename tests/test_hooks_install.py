@@ -81,7 +81,10 @@ def test_pre_commit_framework_manifest() -> None:
     manifest = yaml.safe_load((Path(__file__).parent.parent / ".pre-commit-hooks.yaml").read_text())
     hook = manifest[0]
     assert hook["id"] == "gitai-scope" and hook["pass_filenames"] is False and hook["always_run"] is True
-    assert hook["entry"] == "gitai check --staged"
+    assert hook["entry"] == "gitai hooks run pre-commit"
+    from gitai.hooks.install import HOOK_NAMES
+
+    assert [h["stages"] for h in manifest] == [[name] for name in HOOK_NAMES]
 
 
 def test_hook_status_reports_missing_and_foreign(bare_repo: Path) -> None:

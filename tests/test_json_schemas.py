@@ -149,5 +149,7 @@ def test_every_command_has_a_schema() -> None:
     names = {p.name.removesuffix(".schema.json") for p in SCHEMAS.glob("*.schema.json")} | BECOME_ANOTHER_PROGRAM
     grouped = {"hooks install": "hooks", "hooks uninstall": "hooks", "hooks status": "hooks",
                "agents install": "agents", "agents uninstall": "agents", "agents status": "agents"}
-    missing = [name for name in leaf_commands(cli) if grouped.get(name, name.replace(" ", "-")) not in names]
+    git_hooks = {"hooks run"}  # a git hook's own output and exit status, no --json
+    missing = [name for name in leaf_commands(cli)
+               if name not in git_hooks and grouped.get(name, name.replace(" ", "-")) not in names]
     assert not missing, f"commands without a schema in docs/schemas/: {missing}"

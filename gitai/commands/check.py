@@ -16,7 +16,7 @@ from gitai.errors import EXIT_OK, EXIT_PROBLEM, GitaiError
 @json_option
 def check(mode: str | None, revision_range: str | None, intent_id: str | None, paths: tuple[str, ...], as_json: bool) -> int:
     """Check staged changes, a commit range or PATHs against an intent's scope (exit 1 on violations)."""
-    from gitai.gate.check import check_paths, check_range, staged_paths
+    from gitai.gate.check import check_paths, check_range, pass_bot_author, staged_paths
     from gitai.gate.policy import load_policy
     from gitai.intents.active import active_intent
     from gitai.util.text import display_path
@@ -33,6 +33,8 @@ def check(mode: str | None, revision_range: str | None, intent_id: str | None, p
             intent_id = active.id if active else None
         targets = [lay.repo_path(p) for p in paths] if paths else staged_paths(lay)
         result = check_paths(policy, intent_id, targets)
+        if not paths:
+            pass_bot_author(lay, policy, result)
     if as_json:
         emit_json(result.to_json())
         return EXIT_OK if result.ok else EXIT_PROBLEM
@@ -40,6 +42,11 @@ def check(mode: str | None, revision_range: str | None, intent_id: str | None, p
         click.echo(f"{change['commit'][:12]} scope of {change['intent_id']} changed (committed under "
                    f"{change['committed_under'] or 'no intent'}): {', '.join(change['before']) or '(none)'} -> "
                    f"{', '.join(change['after']) or '(none)'}")
+    if result.bot_commits:
+        click.echo(f"{len(result.bot_commits)} commits by bot_authors not checked: "
+                   + ", ".join(sha[:12] for sha in result.bot_commits))
+    if result.bot_author:
+        click.echo(f"not checked: {result.bot_author} is on bot_authors")
     if result.ok:
         click.echo(f"ok: {result.checked} {result.unit} checked")
     else:

@@ -37,7 +37,8 @@ def _print_hooks(states: list[Any], as_json: bool, lay: Layout) -> None:
     if hooks_path:
         click.echo(f"core.hooksPath is set ({hooks_path}): hooks live in {lay.repo.hooks_dir}")
     for s in states:
-        click.echo(f"{s.name:<13} {s.state:<9}{' chained' if s.chained else ''}  {s.path}")
+        behind = f" (run by {s.framework})" if s.framework and s.state != "framework" else ""
+        click.echo(f"{s.name:<13} {s.state:<9}{' chained' if s.chained else ''}  {s.path}{behind}")
 
 
 @hooks.command("install", epilog="Example: gitai hooks install")
@@ -80,10 +81,51 @@ def hooks_uninstall(as_json: bool) -> int:
 @hooks.command("status", epilog="Example: gitai hooks status --json")
 @json_option
 def hooks_status(as_json: bool) -> int:
-    """Show each hook's state: installed, missing, foreign or stale."""
+    """Show each hook's state: installed, missing, foreign, stale or framework."""
     from gitai.hooks.install import hook_status
 
     lay = layout()
     _print_hooks(hook_status(lay), as_json, lay)
     return EXIT_OK
 
+
+
+# What the pre-commit framework tells its hooks in the environment instead of git's arguments
+# (pre-commit's names, and prek's where they differ).
+FRAMEWORK_ARGUMENTS = {
+    "post-merge": (("PRE_COMMIT_IS_SQUASH_MERGE", "PRE_COMMIT_SQUASH_MERGE"),),
+    "post-rewrite": (("PRE_COMMIT_REWRITE_COMMAND",),),
+    "pre-push": (("PRE_COMMIT_REMOTE_NAME",), ("PRE_COMMIT_REMOTE_URL",)),
+}
+
+
+@hooks.command("run", context_settings={"ignore_unknown_options": True},
+               epilog="Example: gitai hooks run commit-msg .git/COMMIT_EDITMSG")
+@click.argument("hook", type=click.Choice(["pre-commit", "commit-msg", "post-commit", "post-merge", "post-rewrite",
+                                           "pre-push"]))
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def hooks_run(hook: str, args: tuple[str, ...]) -> int:
+    """Run gitai's git hook HOOK as installed: for the pre-commit framework (.pre-commit-hooks.yaml).
+
+    Does nothing when git already runs gitai's own hook for HOOK (installed by `gitai init`, or kept
+    by the framework as HOOK.legacy), so nothing runs twice."""
+    import os
+    import subprocess
+    from pathlib import Path
+
+    from gitai.hooks.install import render_hook, runs_from_git
+
+    lay = layout()
+    if runs_from_git(Path(lay.repo.hooks_dir), hook):
+        return EXIT_OK
+    given = list(args)
+    if not given:  # the framework passes these in its environment
+        for names in FRAMEWORK_ARGUMENTS.get(hook, ()):
+            given.append(next((os.environ[n] for n in names if os.environ.get(n)), ""))
+        while given and not given[-1]:
+            given.pop()
+    # $0 names no directory with a chained hook: the framework runs the others itself. No standard
+    # input: post-rewrite reads its list from the git dir (the framework passes none).
+    proc = subprocess.run(["sh", "-c", render_hook(hook), os.path.join(os.devnull, hook), *given],
+                          cwd=lay.root, stdin=subprocess.DEVNULL)
+    return proc.returncode

@@ -47,7 +47,8 @@ def init(no_hooks: bool, no_notes_travel: bool, as_json: bool) -> int:
     for name in instructions:
         click.echo(f"wrote the gitai section of {name} (the loop agents follow)")
     for hook in hooks:
-        click.echo(f"hook {hook.name}: {hook.state}{' (chained to the previous hook)' if hook.chained else ''}")
+        behind = f" (as {hook.path.name}, run by {hook.framework})" if hook.framework else ""
+        click.echo(f"hook {hook.name}: {hook.state}{' (chained to the previous hook)' if hook.chained else ''}{behind}")
     if travel is not None:
         click.echo("notes travel with git push and git pull" + (f" ({', '.join(travel)})" if travel else "")
                    + "; 'gitai init --no-notes-travel' next time to opt out")

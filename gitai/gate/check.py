@@ -60,6 +60,8 @@ class CheckResult:
         self.checked = 0
         self.exempt: list[str] = []  # paths no intent needs to own (.orchestration/**, .intentignore)
         self.scope_changes: list[dict[str, Any]] | None = None  # a range: commits that changed an owned_scope
+        self.bot_commits: list[str] = []  # a range: commits by the catalogue's bot_authors, not checked
+        self.bot_author: str | None = None  # staged: the author on bot_authors the commit was let through for
 
     @property
     def ok(self) -> bool:
@@ -70,6 +72,10 @@ class CheckResult:
                 "exempt": sorted(set(self.exempt)), "violations": [v.to_json() for v in self.violations]}
         if self.scope_changes:
             data["scope_changes"] = self.scope_changes
+        if self.bot_commits:
+            data["bot_commits"] = self.bot_commits
+        if self.bot_author:
+            data["bot_author"] = self.bot_author
         return data
 
 
@@ -158,6 +164,34 @@ def check_paths(policy: Policy, intent_id: str | None, paths: list[str]) -> Chec
     return result
 
 
+def pass_bot_author(layout: Layout, policy: Policy, result: CheckResult) -> None:
+    """Let a refused staged check through when the commit's author is on the catalogue's
+    `bot_authors` (asked of git only then: the gate's usual path costs nothing more)."""
+    if result.ok or not policy.bot_authors:
+        return
+    proc = git_process(["var", "GIT_AUTHOR_IDENT"], layout.root)
+    ident = proc.stdout.decode("utf-8", "replace").strip()
+    name, _, rest = ident.partition(" <")
+    email = rest.partition(">")[0]
+    if proc.returncode == 0 and policy.is_bot(name, email):
+        result.violations = []
+        result.bot_author = f"{name} <{email}>"
+
+
+def _bot_commits(root: str, policy: Policy, commits: list[str]) -> set[str]:
+    if not policy.bot_authors or not commits:
+        return set()
+    out = run_git(["log", "--no-walk=unsorted", "--stdin", "-z", "--format=%H%x01%an%x01%ae"], root,
+                  input="\n".join(commits).encode())
+    found = set()
+    for item in out.decode("utf-8", "replace").split("\0"):
+        sha, _, who = item.strip("\n").partition("\x01")
+        name, _, email = who.partition("\x01")
+        if sha and policy.is_bot(name, email):
+            found.add(sha)
+    return found
+
+
 def check_range(layout: Layout, policy: Policy, revision_range: str, intent_override: str | None) -> CheckResult:
     """Check every commit of A..B against the intent named by its trailer (or `--intent`).
 
@@ -175,8 +209,12 @@ def check_commits(root: str, policy: Policy, commits: list[str], intent_override
     trailers = {} if intent_override else commit_intents(root, [line.split()[0] for line in commits])
     result = CheckResult(intent_override, unit="commits")
     result.scope_changes = []
+    bots = _bot_commits(root, policy, [line.split()[0] for line in commits])
     for sha, *parents in (line.split() for line in commits):
         result.checked += 1
+        if sha in bots:
+            result.bot_commits.append(sha)
+            continue
         paths = _changed_paths(root, sha, parents)
         intent_id = intent_override or trailers.get(sha)
         if CATALOGUE_PATH in paths:

@@ -43,10 +43,12 @@ class Policy:
     """Answers: is a path exempt, which intents own it, is it in an intent's scope."""
 
     def __init__(self, intents: list[IntentScope], ignore: list[CompiledPattern],
-                 agent_policy: dict[str, str] | None = None) -> None:
+                 agent_policy: dict[str, str] | None = None, bot_authors: list[str] | None = None) -> None:
         self.intents = {i.id: i for i in intents}
         self.agent_policy = agent_policy or {}  # the catalogue's `agent_policy:` (gitai/agents/shell_risk.py)
+        self.bot_authors = bot_authors or []  # the catalogue's `bot_authors:`
         self._matchers = {i.id: Matcher(i.patterns) for i in intents}
+        self.ignore = ignore
         self._ignore = Matcher(ignore)
 
     def is_exempt(self, path: str) -> bool:
@@ -59,6 +61,18 @@ class Policy:
 
     def in_scope(self, intent_id: str, path: str) -> bool:
         return self._matchers[intent_id].matches(path)
+
+    def is_bot(self, name: str, email: str) -> bool:
+        """Whether an author is on the catalogue's `bot_authors` list (by name or email, `*` any text)."""
+        if not self.bot_authors:
+            return False
+        import re
+
+        for entry in self.bot_authors:
+            pattern = re.compile(".*".join(re.escape(part) for part in entry.split("*")), re.IGNORECASE)
+            if pattern.fullmatch(name) or pattern.fullmatch(email):
+                return True
+        return False
 
     def require(self, intent_id: str) -> IntentScope:
         if intent_id not in self.intents:
@@ -88,19 +102,14 @@ def load_policy(layout: Layout) -> Policy:
     cached = _load_cache(cache_path, key)
     if cached is not None:
         return cached
-    intents, ignore, agent_policy = _compile(layout, ignore_bytes)
-    _store_cache(cache_path, key, intents, ignore, agent_policy)
-    return Policy(intents, ignore, agent_policy)
+    policy = compile_policy(layout.catalogue, layout.root, ignore_bytes, layout.relative(layout.intentignore))
+    _store_cache(cache_path, key, policy)
+    return policy
 
 
-def _compile(layout: Layout, ignore_bytes: bytes | None) -> tuple[list[IntentScope], list[CompiledPattern], dict[str, str]]:
-    return compile_policy(layout.catalogue, layout.root, ignore_bytes, layout.relative(layout.intentignore))
-
-
-def compile_policy(catalogue_path: str, root: str | None, ignore_bytes: bytes | None,
-                   ignore_name: str) -> tuple[list[IntentScope], list[CompiledPattern], dict[str, str]]:
-    """The intents' compiled scopes, the compiled `.intentignore` and the catalogue's `agent_policy` (also
-    for a bare repository's server gate, which reads both from a commit)."""
+def compile_policy(catalogue_path: str, root: str | None, ignore_bytes: bytes | None, ignore_name: str) -> Policy:
+    """The intents' compiled scopes, the compiled `.intentignore`, the catalogue's `agent_policy` and
+    `bot_authors` (also for a bare repository's server gate, which reads both files from a commit)."""
     from gitai.intents.catalogue import load_catalogue
     from gitai.intents.patterns import PatternError, compile_pattern, compile_patterns
 
@@ -116,7 +125,7 @@ def compile_policy(catalogue_path: str, root: str | None, ignore_bytes: bytes | 
             raise GitaiError(f"{ignore_name}:{number}: {exc}") from None
         if compiled:
             ignore.append(compiled)
-    return intents, ignore, catalogue.agent_policy
+    return Policy(intents, ignore, catalogue.agent_policy, list(catalogue.bot_authors))
 
 
 def _load_cache(path: str, key: str) -> Policy | None:
@@ -132,19 +141,20 @@ def _load_cache(path: str, key: str) -> Policy | None:
                         i["scope"], bool(i["requires_approval"]))
             for i in cached["intents"]
         ]
-        return Policy(intents, [(r, bool(inc)) for r, inc in cached["ignore"]], cached["agent_policy"])
+        return Policy(intents, [(r, bool(inc)) for r, inc in cached["ignore"]], cached["agent_policy"],
+                      cached["bot_authors"])
     except (ValueError, KeyError, TypeError):
         return None
 
 
-def _store_cache(path: str, key: str, intents: list[IntentScope], ignore: list[CompiledPattern],
-                 agent_policy: dict[str, str]) -> None:
+def _store_cache(path: str, key: str, policy: Policy) -> None:
     data = {
         "key": key,
         "intents": [{"id": i.id, "name": i.name, "status": i.status, "patterns": i.patterns, "scope": i.scope,
-                     "requires_approval": i.requires_approval} for i in intents],
-        "ignore": ignore,
-        "agent_policy": agent_policy,
+                     "requires_approval": i.requires_approval} for i in policy.intents.values()],
+        "ignore": policy.ignore,
+        "agent_policy": policy.agent_policy,
+        "bot_authors": policy.bot_authors,
     }
     try:
         write_atomic(path, json.dumps(data))

@@ -15,9 +15,11 @@ from gitai.gate.check import (
     NO_ACTIVE_INTENT,
     CheckResult,
     check_paths,
+    pass_bot_author,
     staged_paths,
 )
 from gitai.gate.policy import Policy, load_policy
+from gitai.git.runner import head_commit
 from gitai.intents.active import active_intent
 from gitai.intents.patterns import is_exempt
 from gitai.layout import Layout
@@ -46,9 +48,10 @@ def run_gate(layout: Layout, out: TextIO = sys.stderr, piped: bytes | None = Non
         out.write(unapproved)
         return EXIT_PROBLEM
     result = check_paths(policy, active.id if active else None, paths)
+    pass_bot_author(layout, policy, result)
     if result.ok:
         return EXIT_OK
-    out.write(refusal_message(policy, result))
+    out.write(refusal_message(policy, result, unborn=head_commit(layout.root) is None))
     from gitai.intents.events import record_event
 
     record_event(
@@ -98,8 +101,9 @@ def _scope_self_change(layout: Layout) -> str | None:
             "'gitai clear', commit the catalogue, then 'gitai select' again.\n")
 
 
-def refusal_message(policy: Policy, result: CheckResult) -> str:
-    """What an agent (or a person) needs to correct itself."""
+def refusal_message(policy: Policy, result: CheckResult, unborn: bool = False) -> str:
+    """What an agent (or a person) needs to correct itself; every command in it works as printed
+    (`unborn`: before the first commit, where `git restore --staged` has no HEAD to restore from)."""
     width = max(len(display_path(v.path)) for v in result.violations)
     rows = []
     for v in result.violations:
@@ -120,7 +124,8 @@ def refusal_message(policy: Policy, result: CheckResult) -> str:
             f"gitai: commit refused: {count} staged path{'s' if count > 1 else ''} outside the scope of "
             f"{intent.id} ({intent.name}):"
         )
-        fixes = ["  unstage them:        git restore --staged -- PATH"]
+        unstage = "git rm --cached -- PATH" if unborn else "git restore --staged -- PATH"
+        fixes = [f"  unstage them:        {unstage}"]
         if owning:
             fixes.append(f"  or commit them under their intent: gitai select {owning[0]}" + (" (or " + ", ".join(owning[1:]) + ")" if owning[1:] else ""))
         fixes.append(f"  or widen the scope:  edit owned_scope of {intent.id} in .orchestration/active_intents.yaml")

@@ -44,8 +44,7 @@ def policy_at(root: str, commit: str) -> Policy | None:
         path = os.path.join(scratch, CATALOGUE)
         with open(path, "wb") as handle:
             handle.write(catalogue)
-        intents, ignored, _agent_policy = compile_policy(path, None, ignore, f"{commit[:12]}:{ORCHESTRATION}/{INTENTIGNORE}")
-    return Policy(intents, ignored)
+        return compile_policy(path, None, ignore, f"{commit[:12]}:{ORCHESTRATION}/{INTENTIGNORE}")
 
 
 class UnbornHead(Exception):

@@ -45,6 +45,10 @@ def discover(cwd: str | None = None) -> RepoPaths:
     )
     lines = proc.stdout.decode("utf-8", "surrogateescape").split("\n")
     where = os.path.abspath(cwd or os.getcwd())
+    if proc.returncode != 0 or len(lines) != 5 or lines[4]:
+        from gitai.git.version import require_git  # only on failure: an old git explains either
+
+        require_git()
     if proc.returncode != 0:
         raise GitaiError(f"not a git repository (or not inside its work tree): {where}")
     if len(lines) != 5 or lines[4]:

@@ -40,6 +40,30 @@ def _amending(layout: Layout) -> bool:
     return b"\tcommit (amend)" in last
 
 
+def rewritten_from_state(layout: Layout, kind: str) -> str:
+    """The post-rewrite list ("OLD NEW" lines) when git's standard input did not reach the hook (the
+    pre-commit framework gives its hooks, and the hook it keeps as HOOK.legacy, none): a rebase's
+    own list, still in the git dir while post-rewrite runs; an amend's two newest HEAD reflog entries."""
+    git_dir = layout.repo.git_dir
+    if kind == "rebase":
+        for name in (os.path.join("rebase-merge", "rewritten-list"), os.path.join("rebase-apply", "rewritten")):
+            try:
+                with open(os.path.join(git_dir, name), encoding="ascii") as handle:
+                    return handle.read()
+            except (OSError, UnicodeDecodeError):
+                continue
+        return ""
+    if kind == "amend" and _amending(layout):
+        try:
+            with open(os.path.join(git_dir, "logs", "HEAD"), "rb") as handle:
+                handle.seek(max(0, os.fstat(handle.fileno()).st_size - 4096))
+                old, new = handle.read().rstrip(b"\n").rsplit(b"\n", 1)[-1].split()[:2]
+        except (OSError, ValueError):
+            return ""
+        return f"{old.decode('ascii', 'replace')} {new.decode('ascii', 'replace')}\n"
+    return ""
+
+
 def _active_id(layout: Layout) -> str | None:
     active = active_intent(layout)
     return active.id if active else None

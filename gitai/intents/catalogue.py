@@ -73,6 +73,9 @@ class Catalogue:
     list_key: str  # "active_intents" or "intents", as written in the file
     # Top-level `agent_policy:` (docs/agents.md): decision per command-risk class for agents.
     agent_policy: dict[str, str] = field(default_factory=dict, compare=False)
+    # Top-level `bot_authors:` (docs/concepts.md): authors (name or email, `*` any text) whose
+    # commits need no intent: the pre-commit gate and `gitai check --range` read this one list.
+    bot_authors: tuple[str, ...] = ()
 
     def get(self, intent_id: str) -> Intent:
         for intent in self.intents:
@@ -191,7 +194,17 @@ def _validate(path: Path, root: str | Path | None, node: yaml.Node | None, data:
             raise fail(entry_node, f"key 'id': duplicate intent id '{intent.id}' (first at line {seen[intent.id]})")
         seen[intent.id] = intent.line
         intents.append(intent)
-    return Catalogue(path, tuple(intents), list_key, _agent_policy(data.get("agent_policy"), top, fail))
+    return Catalogue(path, tuple(intents), list_key, _agent_policy(data.get("agent_policy"), top, fail),
+                     _bot_authors(data.get("bot_authors"), top, fail))
+
+
+def _bot_authors(value: Any, top: dict[str, tuple[yaml.Node, yaml.Node]], fail: Any) -> tuple[str, ...]:
+    at = top["bot_authors"][1] if "bot_authors" in top else None
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise fail(at, "key 'bot_authors' must be a list of author names or emails ('*' matches any text)")
+    return tuple(v.strip() for v in value)
 
 
 def _agent_policy(value: Any, top: dict[str, tuple[yaml.Node, yaml.Node]], fail: Any) -> dict[str, str]:
