@@ -56,11 +56,11 @@ RUNS: list[tuple[list[str], tuple[int, ...]]] = [
     (["ci", "github"], (0,)),
     (["ci", "gitlab"], (0,)),
     (["clear"], (0,)),
+    (["run", "INT-001", "--", "true"], (0,)),
+    (["exec", "--session", "claude-code-smoke", "--", "true"], (0,)),
     (["approve", "INT-002"], (0,)),
     (["block", "INT-002", "--reason", "waiting"], (0,)),
     (["done", "INT-001"], (0,)),
-    (["run", "INT-002", "--", "true"], (0,)),
-    (["exec", "--session", "claude-code-smoke", "--", "true"], (0,)),
 ]
 # Person-only commands ask for a confirmation on the controlling terminal: a pty, answered "yes".
 PERSON_ONLY = (["approve"], ["block"], ["done"], ["hooks", "uninstall"], ["agents", "uninstall"])
