@@ -18,9 +18,9 @@ class BudgetSpent(Exception):
 _deadline = time.monotonic() + SECONDS
 
 
-def start(seconds: float = SECONDS) -> None:
+def start() -> None:
     global _deadline
-    _deadline = time.monotonic() + seconds
+    _deadline = time.monotonic() + SECONDS
 
 
 def charge() -> None:

@@ -67,15 +67,17 @@ def inside_git_dir(path: str) -> bool:
         current = parent
 
 
-def worktree_top(path: str) -> str | None:
-    """The top of the work tree that holds `path` (the nearest directory above it with a `.git`), or None."""
+def worktree_tops(path: str) -> list[str]:
+    """The tops of the work trees that hold `path`, nearest first (a submodule or nested repository,
+    then the repositories around it): each directory above it with a `.git`."""
+    tops = []
     current = os.path.dirname(path)
     while True:
         if os.path.lexists(os.path.join(current, ".git")):
-            return current
+            tops.append(current)
         parent = os.path.dirname(current)
         if parent == current:
-            return None
+            return tops
         current = parent
 
 
@@ -138,12 +140,9 @@ class Governor:
                 why = self.protected(form)
                 if why:
                     return Answer(DENY, f"gitai: {what} refused: {display_path(form)} {why}.")
-                tops = []
-                if self.home is not None and _under(self.home.root, form) is not None:
-                    tops.append(self.home.root)  # a nested repository or submodule is still inside the scope's tree
-                top = worktree_top(form)
-                if top is not None and top not in tops:
-                    tops.append(top)
+                tops = worktree_tops(form)
+                if self.home is not None and _under(self.home.root, form) is not None and self.home.root not in tops:
+                    tops.append(self.home.root)  # a linked worktree's root may be named differently
                 for top in tops:
                     layout = self.layout_of(top)
                     if layout is None:
@@ -278,8 +277,10 @@ def check_shell(gov: Governor, command: str, cwd: str) -> tuple[Answer, Risk]:
     layout = home
     if layout is None:
         for place in [*risk.git_dirs, *targets, *deletes]:
-            top = worktree_top(os.path.join(place, "x"))
-            layout = gov.layout_of(top) if top else None
+            for top in worktree_tops(os.path.join(place, "x")):
+                layout = gov.layout_of(top)
+                if layout is not None:
+                    break
             if layout is not None:
                 break
     short = command if len(command) <= 120 else command[:117] + "..."
