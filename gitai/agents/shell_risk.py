@@ -262,13 +262,16 @@ class _Walker:
         if depth > MAX_DEPTH:
             self.risk.doubt("shell nested deeper than gitai analyses")
             return
-        tree = _parser().parse(text.encode("utf-8", "surrogateescape"))
+        source = text.encode("utf-8", "surrogateescape")
+        tree = _parser().parse(source)
         if tree.root_node.has_error:
             self.risk.doubt("the command does not parse as shell, so what it does cannot be told")
-        saved = self.depth
-        self.depth = depth
+        saved = self.depth, self.source
+        self.depth, self.source = depth, source
         self._visit(tree.root_node, None)
-        self.depth = saved
+        self.depth, self.source = saved
+
+    source = b""
 
     def _visit(self, node: Any, stdin: str | None) -> None:
         self.nodes += 1
@@ -306,9 +309,7 @@ class _Walker:
         feed = stdin
         for child in node.children:
             if child.type == "heredoc_redirect":
-                for part in child.children:
-                    if part.type == "heredoc_body":
-                        feed = part.text.decode("utf-8", "surrogateescape")
+                feed = self._heredoc(child)
             elif child.type == "herestring_redirect":
                 feed = self._herestring(child)
             elif child.type == "file_redirect" and any(c.type == "<" for c in child.children):
@@ -321,6 +322,22 @@ class _Walker:
                 self._visit(child, feed)
             else:
                 self._visit(child, None)
+
+    def _heredoc(self, node: Any) -> str:
+        """A here-document's body, from the source between its first line and its end marker: the
+        grammar misreads some bodies (a line that starts with a backslash becomes words), and then
+        the command is unsure as well."""
+        parts = {c.type: c for c in node.children}
+        start, end = parts.get("heredoc_start"), parts.get("heredoc_end")
+        if start is None or end is None:
+            self.risk.doubt("a here-document gitai cannot delimit")
+            return UNKNOWN_INPUT
+        line_end = self.source.find(b"\n", start.end_byte)
+        body = self.source[line_end + 1:end.start_byte] if 0 <= line_end < end.start_byte else b""
+        parsed = parts["heredoc_body"].text if "heredoc_body" in parts else b""
+        if parsed != body and body.strip() and (not parsed or parsed not in body):
+            self.risk.doubt("a here-document the shell grammar misreads")
+        return body.decode("utf-8", "surrogateescape")
 
     def _herestring(self, node: Any) -> str:
         for part in node.children:
