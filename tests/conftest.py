@@ -48,9 +48,9 @@ active_intents:
 def _agent_variables() -> set[str]:
     """The variables by which gitai recognises an agent, from gitai's own list (a suite run inside
     an agent must not look like one)."""
-    from gitai.trace.contributor import KNOWN_AGENT_VARIABLES
+    from gitai.intents.approval import AGENT_VARIABLES
 
-    return set(KNOWN_AGENT_VARIABLES) | {"CODEX_HOME"}
+    return set(AGENT_VARIABLES) | {"CODEX_HOME"}
 
 
 def _hermetic(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:

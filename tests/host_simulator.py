@@ -5,8 +5,11 @@ and matcher fit (the host's matcher rules), runs each configured command with th
 stdin under the host's timeout (in the host's unit), and reads the answer by the host's rules:
 exit 2 blocks; exit 1 does not block on Claude Code; Cursor lets a failing hook through unless
 `failClosed`; Codex treats exit 2 with an empty stderr as a hook failure and proceeds; Copilot
-blocks on any non-zero exit; Gemini wants nothing but JSON on stdout.
-So installer, entry point and protocol are tested together.
+blocks on any non-zero exit; Gemini wants nothing but JSON on stdout; Qwen Code reads Claude Code's
+answers and falls back to a top-level `decision`.
+So installer, entry point and protocol are tested together. Names (events, tools, config paths,
+timeout units) come from the host registry; how each host reads an answer is written here, apart
+from gitai/agents/protocol.py, so that the two check each other.
 """
 
 from __future__ import annotations
@@ -14,9 +17,22 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from gitai.agents.hosts import (
+    BY_NAME,
+    MILLISECONDS,
+    NAMES,
+    POST_TOOL,
+    PRE_TOOL,
+    PROMPT_SUBMIT,
+    SESSION_END,
+    SESSION_START,
+    Host,
+)
 
 RANK = {"allow": 0, "ask": 1, "deny": 2}
 SIMPLE_MATCHER = re.compile(r"^[A-Za-z0-9_|, -]*$")
@@ -35,7 +51,7 @@ class Outcome:
             self.decision, self.reason = decision, reason
 
 
-TOOL_EVENTS = {"PreToolUse", "PostToolUse", "BeforeTool", "AfterTool", "preToolUse", "postToolUse"}
+TOOL_EVENTS = {name for host in BY_NAME.values() for name, kind in host.events if kind in (PRE_TOOL, POST_TOOL)}
 
 
 class HostSimulator:
@@ -48,14 +64,15 @@ class HostSimulator:
     def hooks_for(self, event: str, tool: str | None) -> list[dict[str, Any]]:
         """The hook entries (command, timeout in seconds, fail_closed) that run for this call."""
         found: list[dict[str, Any]] = []
-        if self.host in ("claude-code", "gemini", "codex"):
+        if self.host in ("claude-code", "gemini", "codex", "qwen"):
             config = self._config()
+            in_ms = BY_NAME[self.host].timeout_unit == MILLISECONDS
             for group in config.get("hooks", {}).get(event, []):
                 if event in TOOL_EVENTS and not self._matches(group.get("matcher"), tool):
                     continue
                 for hook in group.get("hooks", []):
-                    timeout = hook.get("timeout", 60 if self.host != "gemini" else 60000)
-                    seconds = timeout / 1000 if self.host == "gemini" else timeout
+                    timeout = hook.get("timeout", 60000 if in_ms else 60)
+                    seconds = timeout / 1000 if in_ms else timeout
                     found.append({"command": hook["command"], "timeout": seconds, "fail_closed": False})
         elif self.host == "cursor":
             config = json.loads((self.root / ".cursor/hooks.json").read_text())
@@ -75,9 +92,8 @@ class HostSimulator:
         if self.host == "codex":
             import tomllib
 
-            return tomllib.loads((self.root / ".codex/config.toml").read_text())
-        path = {"claude-code": ".claude/settings.json", "gemini": ".gemini/settings.json"}[self.host]
-        return json.loads((self.root / path).read_text())
+            return tomllib.loads((self.root / BY_NAME["codex"].project_configs[0]).read_text())
+        return json.loads((self.root / BY_NAME[self.host].project_configs[0]).read_text())
 
     def _matches(self, matcher: str | None, tool: str | None) -> bool:
         if matcher in (None, "", "*"):
@@ -85,6 +101,8 @@ class HostSimulator:
         tool = tool or ""
         if self.host in ("claude-code", "cursor") and SIMPLE_MATCHER.match(matcher):
             return tool in [m.strip() for m in re.split(r"[|,]", matcher)]
+        if self.host == "qwen" and not matcher.startswith(("^", "(")):  # a |-list of exact names, else a regex
+            return tool in [m.strip() for m in matcher.split("|")]
         return re.search(matcher, tool) is not None
 
     # -- one call -----------------------------------------------------------------------
@@ -131,9 +149,12 @@ class HostSimulator:
             else:
                 outcome.notes.append(f"stdout is not JSON: {out[:80]!r}")
             return
-        if host in ("claude-code", "codex"):
+        if host in ("claude-code", "codex", "qwen"):
             specific = data.get("hookSpecificOutput", {})
             decision = specific.get("permissionDecision")
+            if host == "qwen" and decision is None and data.get("decision") in ("deny", "block", "ask"):
+                decision = "deny" if data["decision"] == "block" else data["decision"]
+                specific = {**specific, "permissionDecisionReason": data.get("reason", "")}
             if decision in ("deny", "ask", "allow"):
                 outcome.merge(decision, specific.get("permissionDecisionReason", ""))
             if specific.get("additionalContext"):
@@ -160,23 +181,32 @@ class HostSimulator:
 
 # -- payloads as each host sends them (PROTOCOLS.md) ------------------------------------------
 
-HOSTS = ("claude-code", "cursor", "gemini", "codex", "copilot")
-PRE = {"claude-code": "PreToolUse", "cursor": "preToolUse", "gemini": "BeforeTool", "codex": "PreToolUse",
-       "copilot": "preToolUse"}
-POST = {"claude-code": "PostToolUse", "cursor": "postToolUse", "gemini": "AfterTool", "codex": "PostToolUse",
-        "copilot": "postToolUse"}
-START = {"claude-code": "SessionStart", "cursor": "sessionStart", "gemini": "SessionStart", "codex": "SessionStart",
-         "copilot": "sessionStart"}
-PROMPT = {"claude-code": "UserPromptSubmit", "cursor": "beforeSubmitPrompt", "gemini": "BeforeAgent",
-          "codex": "UserPromptSubmit", "copilot": "userPromptSubmitted"}
-END = {"claude-code": "SessionEnd", "cursor": "sessionEnd", "gemini": "SessionEnd", "copilot": "sessionEnd"}
-WRITE_TOOL = {"claude-code": "Write", "cursor": "Write", "gemini": "write_file", "codex": "apply_patch",
-              "copilot": "create"}
-EDIT_TOOL = {"claude-code": "Edit", "cursor": "StrReplace", "gemini": "replace", "codex": "apply_patch",
-             "copilot": "edit"}
-SHELL_TOOL = {"claude-code": "Bash", "cursor": "Shell", "gemini": "run_shell_command", "codex": "Bash",
-              "copilot": "bash"}
-READ_TOOL = {"claude-code": "Read", "cursor": "Read", "gemini": "read_file", "copilot": "view"}
+HOSTS = NAMES
+
+
+def _event(kind: str) -> dict[str, str]:
+    return {h.name: name for h in BY_NAME.values() if (name := h.event(kind))}
+
+
+def _tool(*choices: Callable[[Host], tuple[str, ...]]) -> dict[str, str]:
+    """Per host, its first tool of the first kind it has among `choices`."""
+    found = {}
+    for host in BY_NAME.values():
+        tools = next((t for t in (choice(host) for choice in choices) if t), ())
+        if tools:
+            found[host.name] = tools[0]
+    return found
+
+
+PRE = _event(PRE_TOOL)
+POST = _event(POST_TOOL)
+START = _event(SESSION_START)
+PROMPT = _event(PROMPT_SUBMIT)
+END = _event(SESSION_END)
+WRITE_TOOL = _tool(lambda h: h.write_tools, lambda h: h.patch_tools)
+EDIT_TOOL = _tool(lambda h: h.edit_tools, lambda h: h.patch_tools)
+SHELL_TOOL = _tool(lambda h: h.shell_tools)
+READ_TOOL = _tool(lambda h: h.read_tools)
 
 
 class Agent:

@@ -11,9 +11,10 @@ import pytest
 from conftest import commit, git, gitai, gitai_json, write
 from host_simulator import HOSTS, Agent, HostSimulator
 
+from gitai.agents.hosts import BY_NAME
 from gitai.agents.install import install_host, uninstall_host
 
-ASKING = ("claude-code", "cursor")
+ASKING = tuple(name for name, host in BY_NAME.items() if host.asks)
 
 
 def agent_env(repo: Path) -> dict[str, str]:

@@ -14,7 +14,8 @@ from conftest import CATALOGUE, commit, git, gitai, gitai_json, new_repo, write
 
 from gitai.agents import normalize as ev
 from gitai.agents.hook_entry import run
-from gitai.agents.install import HOSTS, host_status, install_host, uninstall_host
+from gitai.agents.hosts import NAMES as HOSTS
+from gitai.agents.install import host_status, install_host, uninstall_host
 from gitai.agents.shell_risk import classify
 
 FIXTURES = Path(__file__).parent / "data" / "agent_payloads"
@@ -34,9 +35,11 @@ def denial(host: str, out: str, err: str, code: int) -> str | None:
     if not out:
         return None
     data = json.loads(out)  # stdout is one JSON object and nothing else (Gemini requires it)
-    if host in ("claude-code", "codex"):
+    if host in ("claude-code", "codex") or host == "qwen" and "hookSpecificOutput" in data:
         spec = data.get("hookSpecificOutput", {})
         return spec.get("permissionDecisionReason") if spec.get("permissionDecision") in ("deny", "ask") else None
+    if host == "qwen":  # Qwen Code also reads a top-level decision, as Gemini CLI does
+        return data.get("reason") if data.get("decision") == "deny" else None
     if host == "cursor":
         return data.get("agent_message") if data.get("permission") in ("deny", "ask") else None
     if host == "gemini":
@@ -214,8 +217,7 @@ def test_agents_commands(repo: Path) -> None:
     text = gitai(repo, "agents", "install", "codex").stdout
     assert "trust" in text and "/hooks" in text
     status = {r["host"]: r["state"] for r in gitai_json(repo, "agents", "status")}
-    assert status == {"claude-code": "installed", "cursor": "missing", "gemini": "missing", "codex": "installed",
-                      "copilot": "missing"}
+    assert status == {host: "installed" if host in ("claude-code", "codex") else "missing" for host in HOSTS}
     assert gitai(repo, "agents", "uninstall", env={"CLAUDECODE": "1"}).returncode == 2
     assert gitai(repo, "agents", "uninstall").returncode == 0
     assert gitai(repo, "agents", "install", "vim").returncode == 2

@@ -7,14 +7,11 @@ from __future__ import annotations
 
 import os
 
+from gitai.agents.hosts import PROJECT_CONFIGS as AGENT_CONFIG_FILES  # an agent that edits them can switch gitai off
 from gitai.agents.protocol import ALLOW, ASK, DENY, Answer
 from gitai.intents.patterns import is_exempt
 from gitai.intents.statuses import CLOSED
 from gitai.util.text import display_path
-
-# Hook configuration files: an agent that edits them can switch gitai off.
-AGENT_CONFIG_FILES = (".claude/settings.json", ".claude/settings.local.json", ".cursor/hooks.json",
-                      ".gemini/settings.json", ".codex/config.toml", ".codex/hooks.json", ".github/hooks/gitai.json")
 
 MAX_DELETED = 20_000  # files under a recursive delete checked one by one; more is asked
 

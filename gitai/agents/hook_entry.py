@@ -15,6 +15,7 @@ import os
 import sys
 
 from gitai.agents import normalize as ev
+from gitai.agents.hosts import BY_NAME, NAMES, PER_EVENT
 from gitai.agents.protocol import ALLOW, ASK, DENY, Answer, render, render_failure
 
 USAGE = """\
@@ -22,8 +23,8 @@ usage: gitai hook HOST [EVENT]
 
 The command the agent hosts' hook configurations call (`gitai agents install` writes them).
 Reads the host's hook payload (JSON) on stdin and answers in the host's protocol.
-HOST: claude-code, cursor, gemini, codex, copilot. EVENT: the host's event name, for hosts
-whose payload does not carry it (Copilot).
+HOST: %(hosts)s. EVENT: the host's event name, for hosts
+whose payload does not carry it (%(per_event)s).
 
 Example: echo '{"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"x"}}' | gitai hook claude-code
 """
@@ -39,11 +40,12 @@ if TYPE_CHECKING:
 
 def main(argv: list[str]) -> int:
     if not argv or argv[0] in ("-h", "--help"):
-        sys.stdout.write(USAGE)
+        per_event = ", ".join(h.title for h in BY_NAME.values() if h.config_style == PER_EVENT)
+        sys.stdout.write(USAGE % {"hosts": ", ".join(NAMES), "per_event": per_event})
         return 0 if argv else 2
     host = argv[0]
-    if host not in ev.HOSTS:
-        sys.stderr.write(f"gitai: error: unknown host {host!r} (known: {', '.join(ev.HOSTS)})\n")
+    if host not in BY_NAME:
+        sys.stderr.write(f"gitai: error: unknown host {host!r} (known: {', '.join(NAMES)})\n")
         return 2
     event_arg = argv[1] if len(argv) > 1 else None
     out, err, code = run(host, event_arg, sys.stdin.buffer.read(MAX_PAYLOAD + 1))
@@ -118,9 +120,9 @@ def _handled_elsewhere(payload: dict[str, object]) -> bool:
     hooks are installed, leave the call to them so that it is not handled twice."""
     transcript = str(payload.get("transcript_path") or "")
     if "cursor_version" in payload or "/.cursor/" in transcript:
-        config = ".cursor/hooks.json"
+        config = BY_NAME["cursor"].project_configs[0]
     elif "github.copilot" in transcript:
-        config = ".github/hooks/gitai.json"
+        config = BY_NAME["copilot"].project_configs[0]
     else:
         return False
     roots = payload.get("workspace_roots")

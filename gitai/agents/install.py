@@ -14,11 +14,10 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from gitai.agents.hosts import BY_NAME, FLAT, NAMED_GROUPS, NAMES, PER_EVENT, PRE_TOOL, Host
 from gitai.errors import GitaiError
 
 COMMAND = "gitai hook"
-CLAUDE_WRITE = "Write|Edit|MultiEdit|NotebookEdit"
-HOSTS = ("claude-code", "cursor", "gemini", "codex", "copilot")
 
 
 def _is_ours(entry: Any) -> bool:
@@ -32,67 +31,36 @@ def _is_ours(entry: Any) -> bool:
     return isinstance(hooks, list) and bool(hooks) and all(_is_ours(h) for h in hooks)
 
 
-def _group(matcher: str | None, command: str, timeout: int, **extra: Any) -> dict[str, Any]:
-    hook = {"type": "command", "command": command, "timeout": timeout, **extra}
+def _host(name: str) -> Host:
+    host = BY_NAME.get(name)
+    if host is None:
+        raise GitaiError(f"unknown host {name!r} (known: {', '.join(NAMES)})")
+    return host
+
+
+def _entry(host: Host, event: str, matcher: str | None) -> dict[str, Any]:
+    """gitai's entry for one event, in the host's configuration style."""
+    cmd = f"{COMMAND} {host.name}"
+    if host.config_style == FLAT:
+        entry: dict[str, Any] = {"command": cmd}
+        if matcher is not None:
+            entry["matcher"] = matcher
+        entry["timeout"] = host.timeout
+        if dict(host.events).get(event) == PRE_TOOL:
+            entry["failClosed"] = True  # else a hook that fails lets the call through
+        return entry
+    if host.config_style == PER_EVENT:
+        line = f"{cmd} {event}"
+        return {"type": "command", "bash": line, "powershell": line, "cwd": ".", "timeoutSec": host.timeout}
+    named = {"name": "gitai"} if host.config_style == NAMED_GROUPS else {}
+    hook = {**named, "type": "command", "command": cmd, "timeout": host.timeout}
     return {"matcher": matcher, "hooks": [hook]} if matcher is not None else {"hooks": [hook]}
 
 
-def desired(host: str) -> dict[str, list[dict[str, Any]]]:
+def desired(name: str) -> dict[str, list[dict[str, Any]]]:
     """gitai's entries per host event, in the host's own shape and timeout unit."""
-    cmd = f"{COMMAND} {host}"
-    if host == "claude-code":
-        return {
-            "PreToolUse": [_group(f"{CLAUDE_WRITE}|Bash", cmd, 10)],
-            "PostToolUse": [_group(f"{CLAUDE_WRITE}|Bash|Read", cmd, 10)],
-            "SessionStart": [_group(None, cmd, 10)],
-            "UserPromptSubmit": [_group(None, cmd, 10)],
-            "SessionEnd": [_group(None, cmd, 10)],
-        }
-    if host == "codex":
-        tools = "^(Bash|apply_patch|functions\\.apply_patch|exec_command|shell)$"
-        return {
-            "PreToolUse": [_group(tools, cmd, 30)],
-            "PostToolUse": [_group(tools, cmd, 30)],
-            "SessionStart": [_group(None, cmd, 30)],
-            "UserPromptSubmit": [_group(None, cmd, 30)],
-        }
-    if host == "gemini":
-        def gemini(matcher: str | None) -> dict[str, Any]:
-            hook = {"name": "gitai", "type": "command", "command": cmd, "timeout": 10000}  # milliseconds
-            return {"matcher": matcher, "hooks": [hook]} if matcher else {"hooks": [hook]}
-        return {
-            "BeforeTool": [gemini("write_file|replace|run_shell_command")],
-            "AfterTool": [gemini("write_file|replace|run_shell_command|read_file|read_many_files")],
-            "SessionStart": [gemini(None)],
-            "BeforeAgent": [gemini(None)],
-            "SessionEnd": [gemini(None)],
-        }
-    if host == "cursor":
-        tools = "Write|StrReplace|Delete|ApplyPatch|Edit|Shell"
-        return {
-            "preToolUse": [{"command": cmd, "matcher": tools, "timeout": 10, "failClosed": True}],
-            "postToolUse": [{"command": cmd, "matcher": tools + "|Read", "timeout": 10}],
-            "sessionStart": [{"command": cmd, "timeout": 10}],
-            "beforeSubmitPrompt": [{"command": cmd, "timeout": 10}],
-            "sessionEnd": [{"command": cmd, "timeout": 10}],
-        }
-    if host == "copilot":
-        def copilot(event: str) -> dict[str, Any]:
-            line = f"{cmd} {event}"
-            return {"type": "command", "bash": line, "powershell": line, "cwd": ".", "timeoutSec": 30}
-        return {event: [copilot(event)] for event in ("preToolUse", "postToolUse", "sessionStart",
-                                                      "userPromptSubmitted", "sessionEnd")}
-    raise GitaiError(f"unknown host {host!r} (known: {', '.join(HOSTS)})")
-
-
-MANUAL = {
-    "claude-code": "restart Claude Code (or open /hooks) so that it reads the new hooks",
-    "cursor": "restart Cursor so that it reads .cursor/hooks.json",
-    "gemini": "Gemini CLI versions that still need it: set \"tools\": {\"enableHooks\": true} in the same settings.json",
-    "codex": ("Codex loads project hooks only for a trusted project: trust this folder when Codex asks, then approve "
-              "each gitai hook in Codex's /hooks screen (gitai does not forge that trust)"),
-    "copilot": "commit .github/hooks/gitai.json: the cloud coding agent reads it from the default branch",
-}
+    host = _host(name)
+    return {event: [_entry(host, event, matcher)] for event, matcher in host.install_events}
 
 
 @dataclass(frozen=True)
@@ -106,14 +74,22 @@ class HostState:
         return {"host": self.host, "path": self.path, "state": self.state, "manual": self.manual}
 
 
-def config_path(host: str, root: str, user: bool) -> str:
-    base = os.path.expanduser("~") if user else root
-    if host == "copilot" and user:
-        raise GitaiError("Copilot reads hooks from the repository only (.github/hooks/): install it without --user")
-    return os.path.join(base, {
-        "claude-code": ".claude/settings.json", "cursor": ".cursor/hooks.json", "gemini": ".gemini/settings.json",
-        "codex": ".codex/config.toml", "copilot": ".github/hooks/gitai.json",
-    }[host])
+def config_path(name: str, root: str, user: bool) -> str:
+    host = _host(name)
+    if user and not host.user_configs:
+        raise GitaiError(f"{host.title} reads hooks from the repository only ({host.project_configs[0]}): "
+                         "install it without --user")
+    base, configs = (os.path.expanduser("~"), host.user_configs) if user else (root, host.project_configs)
+    return os.path.join(base, configs[0])
+
+
+def _is_toml(path: str) -> bool:
+    return path.endswith(".toml")
+
+
+def _versioned(host: str) -> bool:
+    """Cursor's and Copilot's hook files carry `"version": 1`."""
+    return BY_NAME[host].config_style in (FLAT, PER_EVENT)
 
 
 # -- JSON hosts ---------------------------------------------------------------------------
@@ -192,7 +168,7 @@ def _write_text(path: str, text: str, old: str | None) -> bool:
 
 def _install_json(host: str, path: str) -> bool:
     data, old = _read_json(path)
-    if host in ("cursor", "copilot"):
+    if _versioned(host):
         data.setdefault("version", 1)
     hooks = data.get("hooks")
     if not isinstance(hooks, dict):
@@ -210,7 +186,7 @@ def _uninstall_json(host: str, path: str) -> bool:
         _strip(hooks)
         if not hooks:
             del data["hooks"]
-    if not data or (host in ("cursor", "copilot") and set(data) <= {"version"}):
+    if not data or (_versioned(host) and set(data) <= {"version"}):
         os.unlink(path)
         return True
     return _write_text(path, json.dumps(data, indent=_indent(old), ensure_ascii=False) + "\n", old)
@@ -234,7 +210,7 @@ def _read_toml(path: str) -> tuple[Any, str | None]:
         raise GitaiError(f"{path} is not valid TOML ({exc}); fix it by hand, gitai will not overwrite it") from None
 
 
-def _install_toml(path: str) -> bool:
+def _install_toml(host: str, path: str) -> bool:
     import tomlkit
 
     doc, old = _read_toml(path)
@@ -247,7 +223,7 @@ def _install_toml(path: str) -> bool:
     if hooks is None:
         doc["hooks"] = tomlkit.table(is_super_table=True)
         hooks = doc["hooks"]
-    for event, groups in desired("codex").items():
+    for event, groups in desired(host).items():
         current = hooks.get(event)
         if current is None:
             array = tomlkit.aot()
@@ -287,7 +263,7 @@ def _uninstall_toml(path: str) -> bool:
     return _write_text(path, __import__("tomlkit").dumps(doc), old)
 
 
-def _toml_state(path: str) -> str:
+def _toml_state(host: str, path: str) -> str:
     doc, old = _read_toml(path)
     if old is None:
         return "missing"
@@ -299,33 +275,33 @@ def _toml_state(path: str) -> str:
         return "missing"
     features = doc.get("features")
     enabled = bool(features is not None and features.get("hooks"))
-    return "installed" if ours == desired("codex") and enabled else "stale"
+    return "installed" if ours == desired(host) and enabled else "stale"
 
 
 # -- the three operations ------------------------------------------------------------------
 
 def host_status(host: str, root: str, user: bool = False) -> HostState:
     path = config_path(host, root, user)
-    if host == "codex":
-        state = _toml_state(path)
+    if _is_toml(path):
+        state = _toml_state(host, path)
     else:
         data, old = _read_json(path)
         state = "missing" if old is None else _json_state(data, desired(host))
-    return HostState(host, path, state, MANUAL[host])
+    return HostState(host, path, state, BY_NAME[host].trust)
 
 
 def install_host(host: str, root: str, user: bool = False) -> tuple[HostState, bool]:
     """Install gitai's hooks for `host`; returns its state and whether a file changed."""
     path = config_path(host, root, user)
     _no_links(root, path, user)
-    changed = _install_toml(path) if host == "codex" else _install_json(host, path)
+    changed = _install_toml(host, path) if _is_toml(path) else _install_json(host, path)
     return host_status(host, root, user), changed
 
 
 def uninstall_host(host: str, root: str, user: bool = False) -> tuple[HostState, bool]:
     path = config_path(host, root, user)
     _no_links(root, path, user)
-    changed = _uninstall_toml(path) if host == "codex" else _uninstall_json(host, path)
+    changed = _uninstall_toml(path) if _is_toml(path) else _uninstall_json(host, path)
     return host_status(host, root, user), changed
 
 
@@ -339,8 +315,8 @@ def _no_links(root: str, path: str, user: bool) -> None:
 
 def resolve_hosts(names: tuple[str, ...], all_hosts: bool) -> list[str]:
     if all_hosts or not names:
-        return list(HOSTS)
-    unknown = [n for n in names if n not in HOSTS]
+        return list(NAMES)
+    unknown = [n for n in names if n not in BY_NAME]
     if unknown:
-        raise GitaiError(f"unknown host {unknown[0]!r} (known: {', '.join(HOSTS)})")
+        raise GitaiError(f"unknown host {unknown[0]!r} (known: {', '.join(NAMES)})")
     return list(dict.fromkeys(names))

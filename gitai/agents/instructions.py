@@ -1,10 +1,13 @@
-"""The gitai section `gitai init` writes into AGENTS.md (and CLAUDE.md when the project has one):
-the loop an agent follows, in a few lines. Idempotent: the section sits between two markers and is
+"""The gitai section `gitai init` writes into AGENTS.md (and into the instructions file of each
+other host, CLAUDE.md, GEMINI.md, QWEN.md, when the project has one): the loop an agent follows,
+in a few lines. Idempotent: the section sits between two markers and is
 replaced in place when it changed, never duplicated; the rest of the file is left as it is."""
 
 from __future__ import annotations
 
 import os
+
+from gitai.agents.hosts import INSTRUCTIONS
 
 BEGIN = "<!-- gitai:begin (written by `gitai init`; edits inside are replaced) -->"
 END = "<!-- gitai:end -->"
@@ -23,7 +26,8 @@ Every change here serves an intent (a work item with an owned scope, `.orchestra
 def write_instructions(root: str) -> list[str]:
     """Write or refresh the section; returns the files (relative to `root`) that changed."""
     changed = []
-    for name, always in (("AGENTS.md", True), ("CLAUDE.md", False)):
+    for name in INSTRUCTIONS:
+        always = name == "AGENTS.md"
         path = os.path.join(root, name)
         try:
             with open(path, encoding="utf-8", errors="replace") as handle:

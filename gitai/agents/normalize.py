@@ -1,8 +1,10 @@
 """Each host's hook payload mapped onto a few normalized events (docs/agents.md).
 
-Tolerant on purpose: hosts rename keys between versions, so several spellings are accepted,
-unknown tools and keys pass through (kind OTHER), and a payload that is not what we expect
-never raises here except for one that is not a JSON object at all. Lean: runs on every tool call.
+Tolerant on purpose: hosts rename keys between versions, so several spellings are accepted and
+unknown keys pass through. Not lenient: an unknown tool whose input names a path or content is
+asked about (BEFORE_UNKNOWN), a file tool or shell command whose target cannot be read is marked
+`unreadable` (denied), and nothing here raises except for a payload that is not a JSON object at
+all. Lean: runs on every tool call.
 """
 
 from __future__ import annotations
@@ -11,33 +13,29 @@ import json
 import os
 import re
 
-BEFORE_WRITE = "before-write"
-BEFORE_SHELL = "before-shell"
-AFTER_WRITE = "after-write"
-AFTER_READ = "after-read"
-AFTER_SHELL = "after-shell"
-SESSION_START = "session-start"
-PROMPT_SUBMIT = "prompt-submit"
-SESSION_END = "session-end"
+from gitai.agents.hosts import AFTER_READ as AFTER_READ
+from gitai.agents.hosts import AFTER_SHELL as AFTER_SHELL
+from gitai.agents.hosts import AFTER_WRITE as AFTER_WRITE
+from gitai.agents.hosts import BEFORE_SHELL as BEFORE_SHELL
+from gitai.agents.hosts import BEFORE_WRITE as BEFORE_WRITE
+from gitai.agents.hosts import HOSTS, POST_TOOL, PRE_TOOL
+from gitai.agents.hosts import OTHER as OTHER
+from gitai.agents.hosts import PROMPT_SUBMIT as PROMPT_SUBMIT
+from gitai.agents.hosts import SESSION_END as SESSION_END
+from gitai.agents.hosts import SESSION_START as SESSION_START
+
+# Every host's tool and event names (gitai/agents/hosts.py), lower-cased and pooled: a payload is
+# read by its names whichever host sent it (Cursor and VS Code also run Claude Code's hooks). Codex
+# may prefix a tool with "functions.".
+WRITE_TOOLS = {tool.lower() for host in HOSTS for tool in host.file_tools()}
+SHELL_TOOLS = {tool.lower() for host in HOSTS for tool in host.shell_tools}
+READ_TOOLS = {tool.lower() for host in HOSTS for tool in host.read_tools}
+KINDS = {name.lower(): kind for host in HOSTS for name, kind in host.events}
 BEFORE_UNKNOWN = "before-unknown-tool"  # a tool gitai does not know, whose input names a path or content
 BEFORE_STDIN = "before-stdin"  # text typed into a running process (Codex `write_stdin`): nothing to read
-OTHER = "other"  # an event or tool gitai does not govern: answered with "allow", untouched
-
-HOSTS = ("claude-code", "cursor", "gemini", "codex", "copilot")
-
-# Tool names by host (PROTOCOLS.md "Tool names by host"), lower-cased; Codex may prefix "functions.".
-WRITE_TOOLS = {
-    "write", "edit", "multiedit", "notebookedit",  # Claude Code
-    "strreplace", "delete", "applypatch",  # Cursor
-    "write_file", "replace",  # Gemini CLI
-    "apply_patch",  # Codex CLI, Copilot
-    "create", "str_replace", "create_file", "replace_string_in_file", "delete_file", "rename_file",  # Copilot
-    "insert_edit_into_file", "edit_file", "edit_notebook_file", "multi_replace_string_in_file",  # VS Code
-}
-SHELL_TOOLS = {"bash", "shell", "run_shell_command", "exec_command", "powershell", "run_in_terminal", "local_shell"}
-READ_TOOLS = {"read", "read_file", "read_many_files", "view", "notebookread", "readfile"}
-STDIN_TOOLS = {"write_stdin", "write_bash", "send_to_terminal"}
-# Tools that only read, search, plan or talk: a path in their input is never written.
+STDIN_TOOLS = {tool.lower() for host in HOSTS for tool in host.stdin_tools}
+# Tools that only read, search, plan or talk: a path in their input is never written. Any other tool
+# whose input names a path or content is asked about (the host registry lists no such tools yet).
 HARMLESS_TOOLS = READ_TOOLS | {
     "glob", "grep", "ls", "webfetch", "websearch", "task", "agent", "todowrite", "todoread", "exitplanmode",
     "bashoutput", "killshell", "killbash", "skill", "slashcommand", "askuserquestion", "listmcpresourcestool",
@@ -52,23 +50,11 @@ HARMLESS_TOOLS = READ_TOOLS | {
 CONTENT_KEYS = ("content", "contents", "new_string", "newString", "new_str", "text", "patch", "input", "chars",
                 "edits", "replacements", "code", "source", "data")
 
-# Host event name (lower-cased) -> (event for a pre/post tool call, or a fixed kind).
-PRE_TOOL = {"pretooluse", "beforetool"}
-POST_TOOL = {"posttooluse", "aftertool"}
-FIXED = {
-    "sessionstart": SESSION_START,
-    "userpromptsubmit": PROMPT_SUBMIT, "beforesubmitprompt": PROMPT_SUBMIT, "beforeagent": PROMPT_SUBMIT,
-    "userpromptsubmitted": PROMPT_SUBMIT,
-    "sessionend": SESSION_END,
-    "beforeshellexecution": BEFORE_SHELL,
-    "aftershellexecution": AFTER_SHELL,
-    "afterfileedit": AFTER_WRITE,
-    "beforereadfile": AFTER_READ,  # the read returns the content as it is now: remember it
-}
-
 PATH_KEYS = ("file_path", "path", "filePath", "notebook_path", "target_file", "targetFile", "filepath",
              "absolute_path", "new_path", "newPath", "old_path", "oldPath")
 LIST_KEYS = ("paths", "file_paths", "files", "absolute_paths")
+MODEL_KEYS = ("model", "model_id", "modelId")
+TRANSCRIPT_KEYS = ("transcript_path", "transcriptPath")
 # Codex trims each line of a patch before reading it, so headers led by spaces or tabs count.
 PATCH_HEADER = re.compile(r"^[ \t]*\*\*\* (?:Add|Update|Delete) File: (.+?)\s*$|^[ \t]*\*\*\* Move to: (.+?)\s*$", re.M)
 DIFF_HEADER = re.compile(r"^diff --git (\S+) (\S+)\s*$|^(?:---|\+\+\+) ([^\t\n]+?)(?:\t.*)?$|"
@@ -255,17 +241,14 @@ def normalize(host: str, data: dict[str, Any], event_arg: str | None = None, pro
     tool = _first_str(data, "tool_name", "toolName", "tool") or ""
     bare_tool = tool.lower().rsplit(".", 1)[-1]  # "functions.apply_patch"
     tool_input, misshapen = _tool_input(data)
-    if name in FIXED:
-        kind = FIXED[name]
-    elif name in PRE_TOOL:
+    kind = KINDS.get(name, OTHER)
+    if kind == PRE_TOOL:
         kind = (BEFORE_WRITE if bare_tool in WRITE_TOOLS else BEFORE_SHELL if bare_tool in SHELL_TOOLS
                 else BEFORE_STDIN if bare_tool in STDIN_TOOLS else OTHER if bare_tool in HARMLESS_TOOLS
                 else BEFORE_UNKNOWN if misshapen or _names_path_or_content(tool_input) else OTHER)
-    elif name in POST_TOOL:
+    elif kind == POST_TOOL:
         kind = (AFTER_WRITE if bare_tool in WRITE_TOOLS else AFTER_SHELL if bare_tool in SHELL_TOOLS
                 else AFTER_READ if bare_tool in READ_TOOLS else OTHER)
-    else:
-        kind = OTHER
     event = AgentEvent(host, kind, hook_event, data)
     event.tool = tool
     event.tool_input = tool_input
@@ -274,8 +257,8 @@ def normalize(host: str, data: dict[str, Any], event_arg: str | None = None, pro
     cwd = _first_str(data, "cwd") or root or process_cwd or os.getcwd()
     event.cwd = fix_path(cwd, process_cwd or os.getcwd())
     event.session_id = _first_str(data, "session_id", "sessionId", "conversation_id", "conversationId") or ""
-    event.model = _first_str(data, "model", "model_id", "modelId")
-    event.transcript_path = _first_str(data, "transcript_path", "transcriptPath")
+    event.model = _first_str(data, *MODEL_KEYS)
+    event.transcript_path = _first_str(data, *TRANSCRIPT_KEYS)
     event.tool_use_id = _first_str(data, "tool_use_id", "toolUseId", "tool_call_id")
     event.prompt = _first_str(data, "prompt", "userPrompt")
     if kind in (BEFORE_SHELL, AFTER_SHELL):

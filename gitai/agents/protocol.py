@@ -9,13 +9,19 @@ from __future__ import annotations
 
 import json
 
-from gitai.agents.normalize import PROMPT_SUBMIT, SESSION_START
+from gitai.agents.hosts import (
+    ADDITIONAL_CONTEXT,
+    BY_NAME,
+    CURSOR,
+    DECISION,
+    PERMISSION_DECISION,
+    PROMPT_SUBMIT,
+    SESSION_START,
+)
 
 ALLOW = "allow"
 ASK = "ask"
 DENY = "deny"
-# Hosts with a real "ask the person" answer; elsewhere an ask is a deny that says so.
-ASKING_HOSTS = ("claude-code", "cursor")
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -35,20 +41,20 @@ class Answer:
 
 def render(event: AgentEvent, answer: Answer) -> tuple[str, str, int]:
     """stdout, stderr and exit code for `answer` to `event`, in `event.host`'s protocol."""
-    host = event.host
+    host = BY_NAME[event.host]
     decision = answer.decision
     reason = answer.reason
-    if decision == ASK and host not in ASKING_HOSTS:
+    if decision == ASK and not host.asks:
         decision = DENY
         reason = f"{reason}\n(this host cannot ask the person from a hook: ask them to run it, or to allow it)"
     if decision == DENY and not reason.strip():
         reason = "gitai: refused"  # a deny never goes out without a reason (Codex would fail open)
     if decision in (DENY, ASK):
-        return _dumps(_refusal(event, decision, reason)), "", 0
+        return _dumps(_refusal(host.refusal, event, decision, reason)), "", 0
     if answer.context and event.kind in (SESSION_START, PROMPT_SUBMIT):
-        return _dumps(_context(event, answer.context)), "", 0
-    if host == "cursor" and event.kind not in (SESSION_START, PROMPT_SUBMIT) and event.hook_event.startswith(("pre", "before")):
-        return _dumps({"permission": "allow"}), "", 0
+        return _dumps(_context(host.context, event, answer.context)), "", 0
+    if host.refusal == CURSOR and event.kind not in (SESSION_START, PROMPT_SUBMIT) and event.hook_event.startswith(("pre", "before")):
+        return _dumps({"permission": "allow"}), "", 0  # Cursor wants its allow said
     return "", "", 0
 
 
@@ -56,40 +62,36 @@ def _dumps(data: object) -> str:
     return json.dumps(data, ensure_ascii=False) + "\n"
 
 
-def _refusal(event: AgentEvent, decision: str, reason: str) -> dict[str, object]:
-    host = event.host
-    if host == "cursor":
+def _refusal(shape: str, event: AgentEvent, decision: str, reason: str) -> dict[str, object]:
+    if shape == CURSOR:
         if event.kind == PROMPT_SUBMIT:
             return {"continue": False, "user_message": reason}
         return {"permission": decision, "user_message": reason.split("\n", 1)[0], "agent_message": reason}
-    if host == "gemini":
+    if shape == DECISION:
         return {"decision": decision, "reason": reason}
-    if host == "copilot":
+    if shape == PERMISSION_DECISION:
         return {"permissionDecision": decision, "permissionDecisionReason": reason}
-    # Claude Code and Codex
     return {"hookSpecificOutput": {"hookEventName": event.hook_event or "PreToolUse", "permissionDecision": decision,
                                    "permissionDecisionReason": reason}}
 
 
-def _context(event: AgentEvent, text: str) -> dict[str, object]:
-    host = event.host
-    if host == "cursor":
+def _context(shape: str, event: AgentEvent, text: str) -> dict[str, object]:
+    if shape == CURSOR:
         return {"additional_context": text} if event.kind == SESSION_START else {"continue": True}
-    if host == "gemini":
-        return {"hookSpecificOutput": {"hookEventName": event.hook_event, "additionalContext": text}}
-    if host == "copilot":
+    if shape == ADDITIONAL_CONTEXT:
         return {"additionalContext": text}
     return {"hookSpecificOutput": {"hookEventName": event.hook_event, "additionalContext": text}}
 
 
 def render_failure(host: str, hook_event: str, reason: str) -> tuple[str, str, int]:
-    """Fail closed when the payload could not even be read: the host's deny JSON and, for the
-    hosts that read it, exit 2 with the reason on stderr as well."""
+    """Fail closed when the payload could not even be read: the host's deny JSON, or exit 2 with
+    the reason on stderr for the hosts where that blocks any event."""
     reason = reason or "gitai: internal error"
-    if host == "cursor":
+    shape = BY_NAME[host].failure
+    if shape == CURSOR:
         return _dumps({"permission": DENY, "user_message": reason, "agent_message": reason}), "", 0
-    if host == "gemini":
+    if shape == DECISION:
         return _dumps({"decision": DENY, "reason": reason}), "", 0
-    if host == "copilot":
+    if shape == PERMISSION_DECISION:
         return _dumps({"permissionDecision": DENY, "permissionDecisionReason": reason}), "", 0
-    return "", reason + "\n", 2  # Claude Code / Codex: exit 2 + non-empty stderr blocks any event
+    return "", reason + "\n", 2  # EXIT_2: with a non-empty stderr it blocks any event

@@ -17,6 +17,7 @@ import os
 import posixpath
 
 from gitai.agents import budget
+from gitai.agents.hosts import PROJECT_CONFIGS as CONFIG_FILES
 
 READ_ONLY = "read_only"
 WRITES = "writes"
@@ -75,8 +76,6 @@ HOOK_SWITCHES = {"HUSKY": ("0", "false"), "GITAI_HOOKS": None, "SKIP": None, "PR
 GIT_CONFIG_VARIABLES = ("GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG", "GIT_CONFIG_GLOBAL",
                         "GIT_CONFIG_SYSTEM", "GIT_NOTES_REF", "GIT_EXEC_PATH", "GIT_TEMPLATE_DIR")
 GIT_REPOSITORY_VARIABLES = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY")
-CONFIG_FILES = (".claude/settings.json", ".claude/settings.local.json", ".cursor/hooks.json", ".gemini/settings.json",
-                ".codex/config.toml", ".codex/hooks.json", ".github/hooks/gitai.json")
 # git configuration keys (lower case; `*` = any middle part) that switch gitai's hooks or notes off,
 # or pull configuration from elsewhere.
 GIT_CIRCUMVENTING_KEYS = ("core.hookspath", "include.path", "includeif.*", "core.notesref", "notes.rewriteref",

@@ -6,15 +6,17 @@ from typing import Any
 
 import click
 
+from gitai.agents.hosts import BY_NAME, HOSTS
 from gitai.commands.output import emit_json, json_option, layout
 from gitai.errors import EXIT_OK
 
-HOST_HELP = "HOSTS: claude-code cursor gemini codex copilot (default: all)."
+HOST_HELP = f"HOSTS: {' '.join(BY_NAME)} (default: all)."
 
 
-@click.group(epilog="Example: gitai agents status")
+@click.group(epilog="Example: gitai agents status",
+             help=f"Install, inspect or remove the agent hooks ({', '.join(h.title for h in HOSTS)}).")
 def agents() -> None:
-    """Install, inspect or remove the agent hooks (Claude Code, Cursor, Gemini CLI, Codex, Copilot)."""
+    pass
 
 
 def _report(rows: list[dict[str, Any]], as_json: bool, manual: bool) -> None:
@@ -27,18 +29,18 @@ def _report(rows: list[dict[str, Any]], as_json: bool, manual: bool) -> None:
     if manual:
         todo = [row for row in rows if row["state"] == "installed"]
         if todo:
-            click.echo("Still to do by hand:")
+            click.echo("For the hooks to run:")
             for row in todo:
                 click.echo(f"  {row['host']}: {row['manual']}")
 
 
-@agents.command("install", epilog="Example: gitai agents install claude-code codex")
+@agents.command("install", epilog="Example: gitai agents install claude-code codex",
+                help=f"Write gitai's hooks into each host's configuration, keeping everything else in it. {HOST_HELP}")
 @click.argument("hosts", nargs=-1)
 @click.option("--all", "all_hosts", is_flag=True, help="Every supported host.")
 @click.option("--user", is_flag=True, help="Your user-level configuration (~/...) instead of this project's.")
 @json_option
 def agents_install(hosts: tuple[str, ...], all_hosts: bool, user: bool, as_json: bool) -> int:
-    """Write gitai's hooks into each host's configuration, keeping everything else in it. HOSTS: claude-code cursor gemini codex copilot (default: all)."""
     from gitai.agents.install import install_host, resolve_hosts
 
     root = layout().root
@@ -60,8 +62,8 @@ def agents_status(hosts: tuple[str, ...], user: bool, as_json: bool) -> int:
 
     root = layout().root
     names = resolve_hosts(hosts, False)
-    rows = [host_status(h, root, user).to_json() for h in names if not (user and h == "copilot")]
-    _report(rows, as_json, manual=False)
+    rows = [host_status(h, root, user).to_json() for h in names if not (user and not BY_NAME[h].user_configs)]
+    _report(rows, as_json, manual=True)
     return EXIT_OK
 
 
@@ -78,7 +80,7 @@ def agents_uninstall(hosts: tuple[str, ...], user: bool, as_json: bool) -> int:
     root = layout().root
     rows = []
     for host in resolve_hosts(hosts, False):
-        if user and host == "copilot":
+        if user and not BY_NAME[host].user_configs:
             continue
         state, changed = uninstall_host(host, root, user)
         rows.append({**state.to_json(), "changed": changed})

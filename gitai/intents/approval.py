@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import os
 
+from gitai.agents.hosts import AGENT_VARIABLES as HOST_VARIABLES
 from gitai.layout import Layout
 
-# Variables a coding agent sets in its hooks' and shells' environments (see also
-# gitai/trace/contributor.py KNOWN_AGENT_VARIABLES, which identifies commits' authors).
-AGENT_VARIABLES = ("GITAI_AGENT", "CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "CLAUDE_PROJECT_DIR", "GEMINI_CLI",
-                   "GEMINI_PROJECT_DIR", "CODEX_SANDBOX", "CODEX_SANDBOX_NETWORK_DISABLED", "CODEX_THREAD_ID",
-                   "CURSOR_AGENT", "CURSOR_TRACE_ID", "COPILOT_AGENT", "COPILOT_CLI", "AIDER_MODEL",
-                   "GITAI_HOOK_HOST")
+# Variables that mark a process as running inside a coding agent: gitai's own and the hosts'
+# (gitai/agents/hosts.py, which also says which of them make a commit the agent's).
+AGENT_VARIABLES = ("GITAI_AGENT", *HOST_VARIABLES, "GITAI_HOOK_HOST")
 
 
 def agent_variable(environ: dict[str, str] | None = None) -> str | None:

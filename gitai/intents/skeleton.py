@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from gitai.agents.hosts import INSTRUCTIONS
 from gitai.errors import GitaiError
 from gitai.layout import (
     CATALOGUE,
@@ -41,9 +42,8 @@ active_intents: []
 INTENTIGNORE_TEMPLATE = """\
 # Paths no intent needs to own (gitignore syntax): commits may touch them under any intent.
 # .orchestration/** is always exempt.
-# The agent instructions `gitai init` writes (its section in AGENTS.md, CLAUDE.md):
-AGENTS.md
-CLAUDE.md
+# The agent instructions `gitai init` writes (its section in each host's file):
+""" + "".join(f"{name}\n" for name in INSTRUCTIONS) + """\
 # Examples:
 # *.lock
 # docs/changelog.md

@@ -5,22 +5,14 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
+from gitai.agents.hosts import COMMIT_VARIABLES
 from gitai.trace.record import Contributor
-
-# Environment variables that coding agents set in the shells they run commands in.
-KNOWN_AGENT_VARIABLES = {
-    "CLAUDECODE": "Claude Code",
-    "GEMINI_CLI": "Gemini CLI",
-    "CODEX_SANDBOX": "OpenAI Codex CLI",
-    "CURSOR_AGENT": "Cursor agent",
-    "AIDER_MODEL": "Aider",
-}
 
 
 def detect_contributor(environ: Mapping[str, str] = os.environ, session_model: str | None = None) -> Contributor:
     """`{"type": "ai", "model_id": ...}` under an agent, else `{"type": "human"}`. `session_model`: the
     model the agent hooks saw for the session that is committing (gitai/agents/sessions.py)."""
-    is_agent = bool(environ.get("GITAI_AGENT")) or any(environ.get(name) for name in KNOWN_AGENT_VARIABLES)
+    is_agent = bool(environ.get("GITAI_AGENT")) or any(environ.get(name) for name in COMMIT_VARIABLES)
     if not is_agent:
         return {"type": "human"}
     contributor: Contributor = {"type": "ai"}

@@ -1,0 +1,254 @@
+"""Every fact gitai knows about each coding-agent host, in one place (docs/agents.md, "Hosts").
+
+A new host goes here. The payload normalizer, the answers (protocol), the installer, `gitai hook`,
+`gitai agents`, the agent-variable checks and the tests all read this table. Pure data that
+imports nothing: `gitai hook` loads it on every tool call, and every layer may read it
+(docs/development.md, "Layout"). Facts come from the hosts' documentation and sources and
+from running them; what a real host does wins over what its documentation says.
+"""
+
+from __future__ import annotations
+
+# What a host event means to gitai (gitai/agents/normalize.py turns payloads into these).
+BEFORE_WRITE = "before-write"
+BEFORE_SHELL = "before-shell"
+AFTER_WRITE = "after-write"
+AFTER_READ = "after-read"
+AFTER_SHELL = "after-shell"
+SESSION_START = "session-start"
+PROMPT_SUBMIT = "prompt-submit"
+SESSION_END = "session-end"
+OTHER = "other"  # an event or tool gitai does not govern: answered with "allow", untouched
+# A host event around any tool call: the tool's kind decides which of the above it is.
+PRE_TOOL = "pre-tool"
+POST_TOOL = "post-tool"
+
+# How an answer is expressed (gitai/agents/protocol.py renders each shape).
+HOOK_SPECIFIC = "hook-specific"  # {"hookSpecificOutput": {"hookEventName", "permissionDecision"/"additionalContext"}}
+CURSOR = "cursor"  # {"permission", "user_message", "agent_message"}; context as "additional_context"
+DECISION = "decision"  # {"decision": "deny", "reason"}
+PERMISSION_DECISION = "permission-decision"  # {"permissionDecision", "permissionDecisionReason"}
+ADDITIONAL_CONTEXT = "additional-context"  # {"additionalContext"} at the top level
+EXIT_2 = "exit-2"  # exit 2 with the reason on stderr: blocks any event, even one whose payload was unreadable
+
+# How the installer writes gitai's entries (gitai/agents/install.py).
+GROUPS = "groups"  # {"matcher", "hooks": [{"type": "command", "command", "timeout"}]} per event
+NAMED_GROUPS = "named-groups"  # the same, each hook named "gitai"
+FLAT = "flat"  # {"command", "matcher", "timeout"} per event, "failClosed" before a tool; "version": 1
+PER_EVENT = "per-event"  # {"type", "bash", "powershell", "cwd", "timeoutSec"}, the event named on the command
+# line (the payload does not carry it); "version": 1
+
+SECONDS = "seconds"
+MILLISECONDS = "milliseconds"
+
+# Agents with no hooks, known only by a variable they set in the shells they run.
+UNHOOKED_AGENT_VARIABLES = ("AIDER_MODEL",)
+
+
+class Host:
+    """One host's facts. Immutable: the table is shared by every caller in the process."""
+
+    __slots__ = ("name", "title", "project_configs", "user_configs", "events", "write_tools", "edit_tools",
+                 "patch_tools", "delete_tools", "shell_tools", "read_tools", "stdin_tools", "install_events",
+                 "config_style", "timeout", "timeout_unit", "refusal", "context", "failure", "asks",
+                 "shell_variables", "hook_variables", "model_keys", "transcript_key", "transcript_names_model",
+                 "trust", "instructions")
+
+    name: str  # on the command line: `gitai hook NAME`, `gitai agents install NAME`
+    title: str
+    project_configs: tuple[str, ...]  # relative to the worktree; the first is the one gitai writes
+    user_configs: tuple[str, ...]  # relative to the home directory; () when hooks are read from the project only
+    events: tuple[tuple[str, str], ...]  # (host event name, kind): every event gitai understands
+    write_tools: tuple[str, ...]  # create or overwrite a file
+    edit_tools: tuple[str, ...]  # change part of a file
+    patch_tools: tuple[str, ...]  # a patch text naming its files (`*** Update File: path`)
+    delete_tools: tuple[str, ...]  # remove or rename a file
+    shell_tools: tuple[str, ...]  # run a command line
+    read_tools: tuple[str, ...]  # read a file (remembered for the stale-write lock)
+    stdin_tools: tuple[str, ...]  # type into a shell that is already running: no command line to check
+    install_events: tuple[tuple[str, str | None], ...]  # (event, tool matcher or None) the installer hooks
+    config_style: str  # GROUPS, NAMED_GROUPS, FLAT or PER_EVENT
+    timeout: int  # per hook call, in `timeout_unit`
+    timeout_unit: str
+    refusal: str  # how a deny or an ask is expressed
+    context: str  # how context is added at session start and prompt submit
+    failure: str  # how a payload that could not be read is refused
+    asks: bool  # a hook can ask the person; elsewhere an ask is a deny that says so
+    shell_variables: tuple[str, ...]  # set in the shells it runs commands in: a commit made there is the agent's
+    hook_variables: tuple[str, ...]  # also mark its processes (hooks, the host itself), not its commits
+    model_keys: tuple[str, ...]  # payload keys that name the model; () when its payloads never do
+    transcript_key: str | None  # payload key of the session transcript's path
+    transcript_names_model: bool  # the transcript says which model answered
+    trust: str  # what a person does for the hooks to run (trust, approval, restart)
+    instructions: tuple[str, ...]  # the instructions files it reads, in the repository root
+
+    def __init__(self, *, name: str, title: str, project_configs: tuple[str, ...], user_configs: tuple[str, ...],
+                 events: tuple[tuple[str, str], ...], write_tools: tuple[str, ...], edit_tools: tuple[str, ...],
+                 patch_tools: tuple[str, ...], delete_tools: tuple[str, ...], shell_tools: tuple[str, ...],
+                 read_tools: tuple[str, ...], stdin_tools: tuple[str, ...],
+                 install_events: tuple[tuple[str, str | None], ...], config_style: str, timeout: int,
+                 timeout_unit: str, refusal: str, context: str, failure: str, asks: bool,
+                 shell_variables: tuple[str, ...], hook_variables: tuple[str, ...], model_keys: tuple[str, ...],
+                 transcript_key: str | None, transcript_names_model: bool, trust: str,
+                 instructions: tuple[str, ...]) -> None:
+        values = {"name": name, "title": title, "project_configs": project_configs, "user_configs": user_configs,
+                  "events": events, "write_tools": write_tools, "edit_tools": edit_tools, "patch_tools": patch_tools,
+                  "delete_tools": delete_tools, "shell_tools": shell_tools, "read_tools": read_tools,
+                  "stdin_tools": stdin_tools, "install_events": install_events, "config_style": config_style,
+                  "timeout": timeout, "timeout_unit": timeout_unit, "refusal": refusal, "context": context,
+                  "failure": failure, "asks": asks, "shell_variables": shell_variables,
+                  "hook_variables": hook_variables, "model_keys": model_keys, "transcript_key": transcript_key,
+                  "transcript_names_model": transcript_names_model, "trust": trust, "instructions": instructions}
+        for key, value in values.items():
+            object.__setattr__(self, key, value)
+
+    def __setattr__(self, key: str, value: object) -> None:
+        raise AttributeError(f"host facts are read-only ({self.name}.{key})")
+
+    def __repr__(self) -> str:
+        return f"Host({self.name!r})"
+
+    def event(self, kind: str) -> str | None:
+        """The host's first event of `kind`, or None."""
+        return next((name for name, k in self.events if k == kind), None)
+
+    def file_tools(self) -> tuple[str, ...]:
+        """Every tool that changes files: the scope gate checks the paths each one names."""
+        return self.write_tools + self.edit_tools + self.patch_tools + self.delete_tools
+
+
+HOSTS = (
+    Host(
+        name="claude-code", title="Claude Code",
+        project_configs=(".claude/settings.json", ".claude/settings.local.json"),
+        user_configs=(".claude/settings.json",),
+        events=(("PreToolUse", PRE_TOOL), ("PostToolUse", POST_TOOL), ("SessionStart", SESSION_START),
+                ("UserPromptSubmit", PROMPT_SUBMIT), ("SessionEnd", SESSION_END)),
+        write_tools=("Write",), edit_tools=("Edit", "MultiEdit", "NotebookEdit"), patch_tools=(), delete_tools=(),
+        shell_tools=("Bash",), read_tools=("Read", "NotebookRead"), stdin_tools=(),
+        install_events=(("PreToolUse", "Write|Edit|MultiEdit|NotebookEdit|Bash"),
+                        ("PostToolUse", "Write|Edit|MultiEdit|NotebookEdit|Bash|Read"),
+                        ("SessionStart", None), ("UserPromptSubmit", None), ("SessionEnd", None)),
+        config_style=GROUPS, timeout=10, timeout_unit=SECONDS,
+        refusal=HOOK_SPECIFIC, context=HOOK_SPECIFIC, failure=EXIT_2, asks=True,
+        shell_variables=("CLAUDECODE",), hook_variables=("CLAUDE_CODE_ENTRYPOINT", "CLAUDE_PROJECT_DIR"),
+        model_keys=("model",),  # at SessionStart, and only in interactive sessions (`claude -p` sends none)
+        transcript_key="transcript_path", transcript_names_model=True,
+        trust="restart Claude Code (or open /hooks) so that it reads the new hooks",
+        instructions=("CLAUDE.md",),
+    ),
+    Host(
+        name="cursor", title="Cursor",
+        project_configs=(".cursor/hooks.json",), user_configs=(".cursor/hooks.json",),
+        events=(("preToolUse", PRE_TOOL), ("postToolUse", POST_TOOL), ("sessionStart", SESSION_START),
+                ("beforeSubmitPrompt", PROMPT_SUBMIT), ("sessionEnd", SESSION_END),
+                ("beforeShellExecution", BEFORE_SHELL), ("afterShellExecution", AFTER_SHELL),
+                ("afterFileEdit", AFTER_WRITE),
+                ("beforeReadFile", AFTER_READ)),  # the read returns the content as it is now: remember it
+        write_tools=("Write",), edit_tools=("StrReplace", "Edit"), patch_tools=("ApplyPatch",),
+        delete_tools=("Delete",), shell_tools=("Shell",), read_tools=("Read",), stdin_tools=(),
+        install_events=(("preToolUse", "Write|StrReplace|Delete|ApplyPatch|Edit|Shell"),
+                        ("postToolUse", "Write|StrReplace|Delete|ApplyPatch|Edit|Shell|Read"),
+                        ("sessionStart", None), ("beforeSubmitPrompt", None), ("sessionEnd", None)),
+        config_style=FLAT, timeout=10, timeout_unit=SECONDS,
+        refusal=CURSOR, context=CURSOR, failure=CURSOR, asks=True,
+        shell_variables=("CURSOR_AGENT",), hook_variables=("CURSOR_TRACE_ID",),
+        model_keys=("model",), transcript_key=None, transcript_names_model=False,
+        trust="restart Cursor so that it reads .cursor/hooks.json",
+        instructions=("AGENTS.md",),
+    ),
+    Host(
+        name="gemini", title="Gemini CLI",
+        project_configs=(".gemini/settings.json",), user_configs=(".gemini/settings.json",),
+        events=(("BeforeTool", PRE_TOOL), ("AfterTool", POST_TOOL), ("SessionStart", SESSION_START),
+                ("BeforeAgent", PROMPT_SUBMIT), ("SessionEnd", SESSION_END)),
+        write_tools=("write_file",), edit_tools=("replace",), patch_tools=(), delete_tools=(),
+        shell_tools=("run_shell_command",), read_tools=("read_file", "read_many_files"), stdin_tools=(),
+        install_events=(("BeforeTool", "write_file|replace|run_shell_command"),
+                        ("AfterTool", "write_file|replace|run_shell_command|read_file|read_many_files"),
+                        ("SessionStart", None), ("BeforeAgent", None), ("SessionEnd", None)),
+        config_style=NAMED_GROUPS, timeout=10000, timeout_unit=MILLISECONDS,
+        refusal=DECISION, context=HOOK_SPECIFIC, failure=DECISION, asks=False,
+        shell_variables=("GEMINI_CLI",), hook_variables=("GEMINI_PROJECT_DIR",),
+        model_keys=(), transcript_key="transcript_path", transcript_names_model=True,
+        trust=("Gemini CLI loads project hooks only in a trusted folder (trust it when Gemini asks, or list it in "
+               "~/.gemini/trustedFolders.json; GEMINI_CLI_TRUST_WORKSPACE=true in CI; `--skip-trust` runs without "
+               "them); versions that still need it: set \"tools\": {\"enableHooks\": true} in the same settings.json"),
+        instructions=("GEMINI.md",),
+    ),
+    Host(
+        name="codex", title="Codex CLI",
+        project_configs=(".codex/config.toml", ".codex/hooks.json"), user_configs=(".codex/config.toml",),
+        events=(("PreToolUse", PRE_TOOL), ("PostToolUse", POST_TOOL), ("SessionStart", SESSION_START),
+                ("UserPromptSubmit", PROMPT_SUBMIT)),
+        write_tools=(), edit_tools=(), patch_tools=("apply_patch",), delete_tools=(),
+        shell_tools=("Bash", "exec_command", "shell", "local_shell"), read_tools=(), stdin_tools=("write_stdin",),
+        install_events=tuple((event, "^(Bash|apply_patch|functions\\.apply_patch|exec_command|shell)$")
+                             for event in ("PreToolUse", "PostToolUse")) + (("SessionStart", None),
+                                                                            ("UserPromptSubmit", None)),
+        config_style=GROUPS, timeout=30, timeout_unit=SECONDS,
+        refusal=HOOK_SPECIFIC, context=HOOK_SPECIFIC, failure=EXIT_2, asks=False,
+        shell_variables=("CODEX_SANDBOX",), hook_variables=("CODEX_SANDBOX_NETWORK_DISABLED", "CODEX_THREAD_ID"),
+        model_keys=("model",), transcript_key="transcript_path", transcript_names_model=False,
+        trust=("Codex loads project hooks only for a trusted project: trust this folder when Codex asks, then approve "
+               "each gitai hook in Codex's /hooks screen (kept under [hooks.state...] in $CODEX_HOME/config.toml; "
+               "`codex exec --dangerously-bypass-hook-trust` in CI); gitai does not forge that trust"),
+        instructions=("AGENTS.md",),
+    ),
+    Host(
+        name="copilot", title="Copilot CLI",
+        project_configs=(".github/hooks/gitai.json",), user_configs=(),
+        events=(("preToolUse", PRE_TOOL), ("postToolUse", POST_TOOL), ("sessionStart", SESSION_START),
+                ("userPromptSubmitted", PROMPT_SUBMIT), ("sessionEnd", SESSION_END)),
+        write_tools=("create", "create_file"),
+        edit_tools=("edit", "str_replace", "replace_string_in_file", "insert_edit_into_file", "edit_file",
+                    "edit_notebook_file"),
+        patch_tools=("apply_patch",), delete_tools=("delete_file", "rename_file"),
+        shell_tools=("bash", "powershell", "run_in_terminal"), read_tools=("view", "readFile"), stdin_tools=(),
+        install_events=tuple((event, None) for event in ("preToolUse", "postToolUse", "sessionStart",
+                                                         "userPromptSubmitted", "sessionEnd")),
+        config_style=PER_EVENT, timeout=30, timeout_unit=SECONDS,
+        refusal=PERMISSION_DECISION, context=ADDITIONAL_CONTEXT, failure=PERMISSION_DECISION, asks=False,
+        shell_variables=(), hook_variables=("COPILOT_AGENT", "COPILOT_CLI"),
+        model_keys=(), transcript_key=None, transcript_names_model=False,
+        trust=("commit .github/hooks/gitai.json: the cloud coding agent reads it from the default branch; the CLI "
+               "loads it only in a trusted folder (trust it when asked, or `--trust-folder`; kept in "
+               "~/.copilot/config.json)"),
+        instructions=("AGENTS.md",),
+    ),
+    Host(
+        name="qwen", title="Qwen Code",
+        project_configs=(".qwen/settings.json",), user_configs=(".qwen/settings.json",),
+        events=(("PreToolUse", PRE_TOOL), ("PostToolUse", POST_TOOL), ("SessionStart", SESSION_START),
+                ("UserPromptSubmit", PROMPT_SUBMIT), ("SessionEnd", SESSION_END)),
+        write_tools=("write_file",), edit_tools=("edit", "replace"), patch_tools=(), delete_tools=(),
+        shell_tools=("run_shell_command",), read_tools=("read_file",), stdin_tools=(),
+        install_events=(("PreToolUse", "write_file|edit|replace|run_shell_command"),
+                        ("PostToolUse", "write_file|edit|replace|run_shell_command|read_file"),
+                        ("SessionStart", None), ("UserPromptSubmit", None), ("SessionEnd", None)),
+        # Milliseconds: older versions read every timeout so, newer ones read seconds but still take a
+        # value of 1000 or more as milliseconds.
+        config_style=GROUPS, timeout=10000, timeout_unit=MILLISECONDS,
+        # "ask" exists in its hook protocol, but what it does headless is unverified: gitai denies instead.
+        refusal=HOOK_SPECIFIC, context=HOOK_SPECIFIC, failure=DECISION, asks=False,
+        shell_variables=("QWEN_CODE",), hook_variables=("QWEN_PROJECT_DIR",),
+        model_keys=("model",),  # at SessionStart
+        transcript_key="transcript_path", transcript_names_model=False,
+        trust=("restart Qwen Code so that it reads the new hooks; with folder trust on "
+               "(security.folderTrust.enabled) it loads project hooks only in a trusted folder "
+               "(~/.qwen/trustedFolders.json)"),
+        instructions=("QWEN.md", "AGENTS.md"),
+    ),
+)
+
+BY_NAME = {host.name: host for host in HOSTS}
+NAMES = tuple(BY_NAME)
+
+# The variables that mark a process as running inside an agent, and the narrower set that makes a
+# commit the agent's (a host's own hook variables may also be set for a person's commands).
+COMMIT_VARIABLES = tuple(v for host in HOSTS for v in host.shell_variables) + UNHOOKED_AGENT_VARIABLES
+AGENT_VARIABLES = tuple(v for host in HOSTS for v in host.shell_variables + host.hook_variables) + UNHOOKED_AGENT_VARIABLES
+# Every project file whose edit could switch an agent's hooks off.
+PROJECT_CONFIGS = tuple(dict.fromkeys(path for host in HOSTS for path in host.project_configs))
+# The instructions files the hosts read; AGENTS.md is the one every project gets.
+INSTRUCTIONS = tuple(dict.fromkeys(["AGENTS.md", *(name for host in HOSTS for name in host.instructions)]))
