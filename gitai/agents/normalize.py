@@ -72,7 +72,7 @@ class PayloadError(ValueError):
 
 class AgentEvent:
     """One host call, normalized. `paths` are absolute (resolved against the payload's cwd);
-    `raw` is the payload as received, for extensions (issue 12's checkpoints)."""
+    `raw` is the payload as received, for extensions (the line-level checkpoints)."""
 
     __slots__ = ("host", "kind", "hook_event", "session_id", "model", "cwd", "tool", "tool_input", "paths",
                  "command", "transcript_path", "prompt", "tool_use_id", "raw", "exit_code", "unreadable")

@@ -298,8 +298,6 @@ class _Walker:
             self._declaration(node)
         elif kind == "variable_assignment":
             self._assignment(node)
-        elif kind == "unset_command":
-            pass
         for child in node.children:
             self._visit(child, None)
 
@@ -704,7 +702,7 @@ class _Walker:
         if operand is None and self.git_dir_words:
             self.risk.raise_to(CIRCUMVENTION, "deletes inside the git directory: hooks and refs are not for agents")
         if operand is None or not targets:
-            if operand not in ("/dev/null",):
+            if operand != "/dev/null":
                 self.risk.raise_to(DESTRUCTIVE, f"{what} of a path that cannot be resolved")
             return
         for target in targets:
@@ -892,9 +890,8 @@ class _Walker:
                 while end < len(args) and args[end] not in (";", "+"):
                     end += 1
                 command = args[index + 1:end]
-                for root in roots:
-                    here = root if root is not None else None
-                    placeholder = None if here is None else posixpath.join(here, "{}")
+                for root in roots:  # `{}` stands for a path under the root
+                    placeholder = None if root is None else posixpath.join(root, "{}")
                     self._argv([placeholder if w == "{}" else w for w in command])
                 index = end
             elif arg in ("-fprint", "-fprint0", "-fprintf", "-fls"):
@@ -1068,7 +1065,7 @@ class _Walker:
                 self.risk.raise_to(DESTRUCTIVE, f"git stash {words[0]} deletes stashed work")
         elif sub in ("rm", "mv"):
             self.risk.raise_to(WRITES, f"git {sub} changes files")
-            operands = self._git_paths(rest, ("--pathspec-from-file",))
+            operands = self._git_paths(rest)
             if sub == "rm" and ("r" in short):
                 for operand in operands:
                     self._recursive_delete(operand, "git rm -r")
@@ -1080,7 +1077,7 @@ class _Walker:
         elif sub == "submodule":
             words = [a for a in rest if a is None or not a.startswith("-")]
             if words and words[0] == "foreach":
-                text = [w for w in words[1:]]
+                text = words[1:]
                 if any(w is None for w in text):
                     self.risk.doubt("git submodule foreach with a command that is not a literal")
                 elif text:
@@ -1113,7 +1110,7 @@ class _Walker:
                 else:
                     self.walk_text(value, self.depth + 1)
 
-    def _git_paths(self, rest: list[str | None], value_options: tuple[str, ...] = ()) -> list[str | None]:
+    def _git_paths(self, rest: list[str | None]) -> list[str | None]:
         paths: list[str | None] = []
         after = False
         for arg in rest:
