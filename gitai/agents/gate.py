@@ -83,13 +83,15 @@ class Governor:
     session's repository (`home`, None when the cwd is in none that gitai governs), nested
     repositories and submodules inside it, and any other repository gitai governs."""
 
-    def __init__(self, home: Layout | None, host: str, session_id: str) -> None:
+    def __init__(self, home: Layout | None, host: str, session_id: str, home_intent: str | None = None) -> None:
         self.home = home
         self.host = host
         self.session_id = session_id
         self.layouts: dict[str, Layout | None] = {}
+        self.intents: dict[str, str | None] = {}
         if home is not None:
             self.layouts[home.root] = home
+            self.intents[home.root] = home_intent
 
     def layout_of(self, top: str) -> Layout | None:
         """The governed layout whose work tree is `top` (None: a repository gitai does not govern)."""
@@ -108,10 +110,13 @@ class Governor:
         return layout
 
     def intent_in(self, layout: Layout) -> str | None:
-        from gitai.agents.hook_entry import session_intent
-        from gitai.agents.sessions import Session
+        """The session's intent in `layout` (its own session file there, else that worktree's selection)."""
+        if layout.root not in self.intents:
+            from gitai.agents.hook_entry import session_intent
+            from gitai.agents.sessions import Session
 
-        return session_intent(layout, Session(layout, self.host, self.session_id))
+            self.intents[layout.root] = session_intent(layout, Session(layout, self.host, self.session_id))
+        return self.intents[layout.root]
 
     def protected(self, path: str) -> str | None:
         """Why `path` (one resolved form) is never for an agent, or None."""

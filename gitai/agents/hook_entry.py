@@ -159,7 +159,7 @@ def handle(layout: Layout, event: ev.AgentEvent) -> Answer:
     if kind == ev.BEFORE_SHELL:
         return _before_shell(layout, event, session)
     if kind in (ev.BEFORE_UNKNOWN, ev.BEFORE_STDIN):
-        answer = _unknown_tool(_governor(layout, event), event)
+        answer = _unknown_tool(_governor(layout, event, session_intent(layout, session)), event)
         return answer if answer.decision == ALLOW else _denied(layout, event, session, session_intent(layout, session),
                                                                  answer, paths=event.paths)
     if kind == ev.AFTER_WRITE:
@@ -216,10 +216,10 @@ def _denied(layout: Layout, event: ev.AgentEvent, session: Session, intent_id: s
     return answer
 
 
-def _governor(layout: Layout | None, event: ev.AgentEvent) -> Governor:
+def _governor(layout: Layout | None, event: ev.AgentEvent, intent_id: str | None = None) -> Governor:
     from gitai.agents.gate import Governor
 
-    return Governor(layout, event.host, event.session_id)
+    return Governor(layout, event.host, event.session_id, intent_id)
 
 
 def _foreign(event: ev.AgentEvent) -> Answer:
@@ -256,7 +256,7 @@ def _before_write(layout: Layout, event: ev.AgentEvent, session: Session) -> Ans
 
     rel_paths = [r for r in (repo_relative(layout, p) for p in event.paths) if r is not None]
     intent_id = session_intent(layout, session)
-    answer = _governor(layout, event).check(event.paths)
+    answer = _governor(layout, event, intent_id).check(event.paths)
     if answer.decision == ALLOW:
         answer = check_stale(layout, session, rel_paths)
     if answer.decision != ALLOW:
@@ -268,7 +268,7 @@ def _before_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> Ans
     from gitai.agents.gate import check_shell
 
     intent_id = session_intent(layout, session)
-    gov = _governor(layout, event)
+    gov = _governor(layout, event, intent_id)
     if event.paths:  # a shell command carrying a patch: the patch's paths, then the command itself
         answer = gov.check(event.paths, what="patch")
         if answer.decision != ALLOW:
