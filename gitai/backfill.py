@@ -79,6 +79,18 @@ def infer_by_scope(policy: Policy, files: list[str], deleted: list[str]) -> tupl
     return (owners.pop() if len(owners) == 1 else None), per_file
 
 
+def refuse_while_unmerged(layout: Layout) -> None:
+    """Backfill writes a record only for a commit no record it can see covers: notes fetched
+    from a remote and not merged yet are records it cannot see, so it refuses until they are."""
+    from gitai.errors import GitaiError
+    from gitai.trace.travel import remote_of, sync_command, unmerged_refs
+
+    unmerged = unmerged_refs(layout)
+    if unmerged:
+        raise GitaiError(f"the records fetched from {remote_of(unmerged[0])} are not merged yet (backfill would "
+                         f"duplicate them); run '{sync_command(unmerged[0])}' first")
+
+
 def backfill(
     layout: Layout,
     policy: Policy | None,
@@ -92,6 +104,7 @@ def backfill(
     A record is stored only if its commit is still untraced when its batch is written (under the
     trace lock), so concurrent runs never duplicate. `jobs`: processes classifying (None: one per
     core for a long history; 1: none besides this one), see `Classifiers`."""
+    refuse_while_unmerged(layout)
     commits = commits_in(layout, revision_range, every_ref)
     notes = notes_of(layout, commits)
     untraced = [c for c in commits if not own_records(notes.get(c, []), c)]

@@ -31,6 +31,7 @@ from gitai.trace.record import (
     Conversation,
     Record,
     Related,
+    choose_record,
     conversation_intent,
     file_entries,
     intent_related,
@@ -40,7 +41,6 @@ from gitai.trace.record import (
     with_conversations,
 )
 from gitai.trace.store import store_record
-from gitai.trace.summary_index import choose_record
 from gitai.util.lines import content_hash, merge_ranges, split_lines
 
 UNKNOWN: Contributor = {"type": "unknown"}

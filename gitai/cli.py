@@ -22,6 +22,7 @@ from gitai.commands.check import check
 from gitai.commands.ci import ci_cmd
 from gitai.commands.classify import classify_cmd
 from gitai.commands.context import context
+from gitai.commands.coverage import coverage
 from gitai.commands.export import export_cmd
 from gitai.commands.gc import gc_cmd
 from gitai.commands.help import help_cmd
@@ -35,6 +36,7 @@ from gitai.commands.log import log_cmd
 from gitai.commands.map import map_cmd
 from gitai.commands.owners import owners
 from gitai.commands.report import report_cmd
+from gitai.commands.sandbox import exec_cmd, run_cmd
 from gitai.commands.select import clear, select
 from gitai.commands.show import show
 from gitai.commands.stats import stats_cmd
@@ -60,8 +62,8 @@ def cli() -> None:
 
 
 for _command in (init, hooks, intents, select, clear, status, check, show, log_cmd, backfill, trace, sync, classify_cmd,
-                 map_cmd, blame_intent_cmd, carry_cmd, ci_cmd, gc_cmd, help_cmd, agents, hook, owners, intent,
-                 context, lesson, approve, done, block, stats_cmd, export_cmd, report_cmd):
+                 map_cmd, blame_intent_cmd, carry_cmd, ci_cmd, gc_cmd, help_cmd, agents, hook, owners, coverage,
+                 intent, context, lesson, approve, done, block, stats_cmd, export_cmd, report_cmd, exec_cmd, run_cmd):
     cli.add_command(_command)
 
 

@@ -20,6 +20,7 @@ LOCAL_FILES_GITIGNORE = """\
 # Rebuildable from refs/notes/gitai ('gitai trace rebuild'); local logs.
 agent_trace.jsonl
 events.jsonl
+approvals.jsonl
 .*.tmp
 """
 # Written when a hook has to create the directory itself (the checked-out branch has no

@@ -98,6 +98,32 @@ def gitai(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subproces
                           env={**os.environ, **(env or {})}, stdin=subprocess.DEVNULL)
 
 
+def as_person(cwd: Path, *args: str, answer: str = "yes", env: dict[str, str] | None = None,
+              code: int | None = 0) -> subprocess.CompletedProcess[str]:
+    """gitai run as a person in a terminal: a new session whose controlling terminal is a real pty,
+    on which `answer` is typed (person-only commands ask there); stdin and stdout stay pipes."""
+    master, slave = os.openpty()
+    name = os.ttyname(slave)
+    try:
+        os.write(master, (answer + "\n").encode())
+        proc = subprocess.run([GITAI, *args], cwd=cwd, capture_output=True, text=True, env={**os.environ, **(env or {})},
+                              stdin=subprocess.DEVNULL, start_new_session=True,
+                              preexec_fn=lambda: os.close(os.open(name, os.O_RDWR)))  # becomes the controlling tty
+    finally:
+        os.close(master)
+        os.close(slave)
+    if code is not None and proc.returncode != code:
+        raise AssertionError(f"gitai {' '.join(args)} as a person: {proc.returncode}\n{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
+def as_agent(cwd: Path, *args: str, env: dict[str, str] | None = None,
+             command: list[str] | None = None) -> subprocess.CompletedProcess[str]:
+    """A command as an agent's tool call runs it: no controlling terminal, stdin not a terminal."""
+    return subprocess.run(command or [GITAI, *args], cwd=cwd, capture_output=True, text=True,
+                          env={**os.environ, **(env or {})}, stdin=subprocess.DEVNULL, start_new_session=True)
+
+
 def gitai_ok(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """A setup step through gitai: it must succeed."""
     proc = gitai(cwd, *args, env=env)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import CATALOGUE, commit, git, gitai_ok, new_repo, write
+from conftest import CATALOGUE, as_person, commit, git, gitai_ok, new_repo, write
 
 AGENT = {"GITAI_AGENT": "claude", "GITAI_MODEL": "claude-sonnet-4"}
 SHARED_CATALOGUE = CATALOGUE.replace('    owned_scope:\n      - "src/auth/**"\n',
@@ -43,7 +43,7 @@ def make_history(repo: Path) -> None:
     git(repo, "merge", "-q", "--no-ff", "-m", "merge side", "side")
     write(repo, "misc/notes.txt", "nobody owns this\n")
     commit(repo, "unowned file", extra=("--no-verify",))
-    gitai_ok(repo, "approve", "INT-003")  # a person's approval: an event
+    as_person(repo, "approve", "INT-003")  # a person's approval: an event
 
 
 def history_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:

@@ -32,6 +32,7 @@ RUNS: list[tuple[list[str], tuple[int, ...]]] = [
     (["blame-intent", "src/auth/login.py"], (0,)),
     (["classify"], (0,)),
     (["owners", "src/auth/login.py", "docs/a.md"], (0,)),
+    (["coverage"], (0, 1)),
     (["stats"], (0,)),
     (["map"], (0,)),
     (["report", "-o", "report.html"], (0,)),
@@ -57,7 +58,11 @@ RUNS: list[tuple[list[str], tuple[int, ...]]] = [
     (["approve", "INT-002"], (0,)),
     (["block", "INT-002", "--reason", "waiting"], (0,)),
     (["done", "INT-001"], (0,)),
+    (["run", "INT-002", "--", "true"], (0,)),
+    (["exec", "--session", "claude-code-smoke", "--", "true"], (0,)),
 ]
+# Person-only commands ask for a confirmation on the controlling terminal: a pty, answered "yes".
+PERSON_ONLY = (["approve"], ["block"], ["done"], ["hooks", "uninstall"], ["agents", "uninstall"])
 CATALOGUE = """\
 active_intents:
   - id: INT-001
@@ -68,6 +73,22 @@ active_intents:
     name: Docs
     owned_scope: ["docs/**"]
 """
+
+
+def _run(gitai: str, argv: list[str], repo: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    if not any(argv[:len(words)] == list(words) for words in PERSON_ONLY):
+        return subprocess.run([gitai, *argv], cwd=repo, env=env, capture_output=True, text=True,
+                              input=PAYLOAD if argv[0] == "hook" else "", timeout=120)
+    master, slave = os.openpty()
+    name = os.ttyname(slave)
+    try:
+        os.write(master, b"yes\n")
+        return subprocess.run([gitai, *argv], cwd=repo, env=env, capture_output=True, text=True, timeout=120,
+                              stdin=subprocess.DEVNULL, start_new_session=True,
+                              preexec_fn=lambda: os.close(os.open(name, os.O_RDWR)))
+    finally:
+        os.close(master)
+        os.close(slave)
 
 
 def main(gitai: str) -> int:
@@ -109,8 +130,7 @@ def main(gitai: str) -> int:
                 git("commit", "-qm", "login")
                 git("push", "-q", "origin", "main")
                 continue
-            done = subprocess.run([gitai, *argv], cwd=repo, env=env, capture_output=True, text=True,
-                                  input=PAYLOAD if argv[0] == "hook" else "", timeout=120)
+            done = _run(gitai, argv, repo, env)
             broken = "Traceback" in done.stdout + done.stderr or "internal error" in done.stderr
             if done.returncode not in allowed or broken:
                 failures.append(f"gitai {' '.join(argv)}: exit {done.returncode}: "

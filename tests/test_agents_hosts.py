@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import commit, git, gitai, gitai_json, write
+from conftest import as_person, commit, git, gitai, gitai_json, write
 from host_simulator import HOSTS, Agent, HostSimulator
 
 from gitai.agents.hosts import BY_NAME
@@ -163,7 +163,7 @@ def test_approval_is_for_people(repo: Path, install) -> None:  # type: ignore[no
     inside = gitai(repo, "select", "INT-002", env={"CLAUDECODE": "1"})
     assert inside.returncode == 2 and "approval" in inside.stderr
     assert gitai(repo, "approve", "INT-002", env={"CLAUDECODE": "1"}).returncode == 2
-    assert gitai(repo, "approve", "INT-002").returncode == 0
+    as_person(repo, "approve", "INT-002")
     assert agent.shell("gitai select INT-002").decision == "allow"
     assert gitai(repo, "select", "INT-002", env={"CLAUDECODE": "1"}).returncode == 0
     events = [json.loads(line)["event"] for line in (repo / ".orchestration/events.jsonl").read_text().splitlines()]

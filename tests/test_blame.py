@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import commit, git, gitai, gitai_json, gitai_ok, head, write
+from conftest import as_person, commit, git, gitai, gitai_json, gitai_ok, head, write
 
 CATALOGUE = """\
 active_intents:
@@ -111,7 +111,7 @@ def test_function_moved_to_another_file_keeps_its_intent(history: Path) -> None:
 
 
 def test_trailer_only_commits_and_untraced_history(history: Path) -> None:
-    gitai_ok(history, "hooks", "uninstall")
+    as_person(history, "hooks", "uninstall")
     write(history, "src/auth.py", (history / "src/auth.py").read_text() + "\nEXTRA = 1\n")
     commit(history, "plain git, with trailer\n\nIntent: B")
     write(history, "src/auth.py", (history / "src/auth.py").read_text() + "OTHER = 2\n")

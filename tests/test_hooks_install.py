@@ -6,7 +6,7 @@ import os
 import stat
 from pathlib import Path
 
-from conftest import commit, git, gitai, gitai_json, gitai_ok, write
+from conftest import as_person, commit, git, gitai, gitai_json, gitai_ok, write
 
 FOREIGN = "#!/bin/sh\necho foreign-hook-ran >> \"$(git rev-parse --git-dir)/foreign.log\"\nexit ${FOREIGN_EXIT:-0}\n"
 
@@ -31,7 +31,7 @@ def test_foreign_hook_is_chained_and_restored_byte_for_byte(bare_repo: Path) -> 
     # installing twice does not chain gitai to itself
     gitai_ok(bare_repo, "hooks", "install")
     assert (hooks / "pre-commit.gitai-chained").read_text() == FOREIGN
-    gitai_ok(bare_repo, "hooks", "uninstall")
+    as_person(bare_repo, "hooks", "uninstall")
     assert foreign.read_text() == FOREIGN
     assert stat.S_IMODE(foreign.stat().st_mode) == 0o750
     assert not (hooks / "pre-commit.gitai-chained").exists()
@@ -47,7 +47,7 @@ def test_force_replaces_foreign_hook_and_uninstall_restores_it(bare_repo: Path) 
     gitai_ok(bare_repo, "hooks", "install", "--force")
     assert (hooks / "commit-msg.gitai-replaced").read_text() == FOREIGN
     assert not (hooks / "commit-msg.gitai-chained").exists()
-    gitai_ok(bare_repo, "hooks", "uninstall")
+    as_person(bare_repo, "hooks", "uninstall")
     assert (hooks / "commit-msg").read_text() == FOREIGN
 
 
@@ -68,7 +68,7 @@ def test_core_hooks_path_is_honoured(bare_repo: Path) -> None:
 def test_install_from_linked_worktree_installs_for_all(repo: Path, tmp_path: Path) -> None:
     other = tmp_path / "wt"
     git(repo, "worktree", "add", "-q", "--detach", str(other))
-    gitai_ok(repo, "hooks", "uninstall")
+    as_person(repo, "hooks", "uninstall")
     assert gitai(other, "hooks", "install").returncode == 0
     assert (repo / ".git" / "hooks" / "pre-commit").exists()
     write(other, "src/auth/x.py", "x\n")

@@ -123,9 +123,9 @@ COMMANDS = [["init"], ["hooks", "install"], ["hooks", "status"], ["hooks", "unin
             ["trace", "recover"], ["sync"], ["classify"], ["map"], ["blame-intent", "src/auth/login.py"], ["help"],
             ["carry", "HEAD~1..HEAD", "--to", "HEAD"], ["ci", "github"], ["gc"],
             ["agents", "install"], ["agents", "status"], ["agents", "uninstall"], ["owners", "src/x"],
-            ["intent", "show", "INT-001"], ["context"], ["lesson", "x"], ["approve", "INT-001"], ["done", "INT-001"],
+            ["coverage"], ["intent", "show", "INT-001"], ["context"], ["lesson", "x"], ["approve", "INT-001"], ["done", "INT-001"],
             ["block", "INT-001", "--reason", "x"],
-            ["stats"], ["export", "-o", "t.sqlite"], ["report"]]
+            ["stats"], ["export", "-o", "t.sqlite"], ["report"], ["exec"], ["run"]]
 
 BAD_ARGUMENTS = [
     *[[*command, "--no-such-option"] for command in COMMANDS],
@@ -152,11 +152,14 @@ BAD_ARGUMENTS = [
     ["classify", "nope"], ["classify", "HEAD~1..HEAD"], ["classify", "--staged", "HEAD"],
     ["agents", "install", "vim"], ["agents", "install", "copilot", "--user"], ["agents", "status", "emacs"],
     ["hook", "vim"], ["hook", "--no-such-option"], ["owners", "../outside.txt"], ["owners"], ["intent", "show", "NOPE"],
+    ["coverage", "src/x"],
     ["context", "--intent"], ["lesson", ""], ["lesson", "x", "--intent", "NOPE"], ["approve", "NOPE"],
     ["done", "NOPE"], ["block", "INT-001"], ["block", "NOPE", "--reason", "x"],
     ["carry", "HEAD", "--to", "HEAD"], ["carry", "nope..HEAD", "--to", "HEAD"], ["carry", "-x..HEAD", "--to", "HEAD"],
     ["carry", "HEAD~1..HEAD", "--to", "--upload-pack=x"], ["carry", "HEAD~1..HEAD"], ["carry", "HEAD..HEAD", "--to", "HEAD"],
     ["ci", "bitbucket"], ["ci"], ["gc", "--max-size", "lots"], ["gc", "--max-size", "-1"], ["gc", "--max-size", ""],
+    ["run", "NOPE", "--", "true"], ["run", "INT-001", "INT-002", "--", "true"], ["run", "--"], ["run", "INT-001"],
+    ["run", "INT-004", "--", "true"], ["exec", "--session", "x"], ["exec", "--", "true"],
     ["trace"], ["hooks"], ["agents"], ["intent"], ["no-such-command"], ["help", "no-such-command"], ["help", "trace", "bogus"],
 ]
 
@@ -221,7 +224,7 @@ CATALOGUES: dict[str, Damage] = {
     "tab-indent": _catalogue("active_intents:\n\t- id: INT-001\n"),
     "id-with-newline": _catalogue('active_intents:\n  - id: "INT\\n001"\n    name: x\n    owned_scope: ["a/**"]\n'),
 }
-READERS = [["intents"], ["select", "INT-001"], ["status"], ["check", "src/auth/x.py"], ["backfill"]]
+READERS = [["intents"], ["select", "INT-001"], ["status"], ["check", "src/auth/x.py"], ["backfill"], ["coverage"]]
 
 
 @pytest.mark.parametrize("command", READERS, ids=[" ".join(c) for c in READERS])

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import gitai, gitai_json
+from conftest import as_person, gitai, gitai_json
 from host_simulator import Agent, HostSimulator
 
 from gitai.agents import hosts as registry
@@ -187,5 +187,5 @@ def test_agents_install_qwen(repo: Path) -> None:
     refused = agent.write(str(repo / "src/auth/login.py"))
     assert refused.decision == "deny" and "gitai select" in refused.reason
     assert agent.write(str(repo / ".qwen/settings.json")).decision == "deny"
-    assert gitai(repo, "agents", "uninstall", "qwen").returncode == 0
+    as_person(repo, "agents", "uninstall", "qwen")
     assert json.loads(settings.read_text()) == {"model": {"name": "qwen3-coder-plus"}}

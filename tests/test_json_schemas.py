@@ -9,7 +9,7 @@ from typing import Any
 import click
 import jsonschema
 import pytest
-from conftest import commit, git, gitai, gitai_json, gitai_ok, new_repo, write
+from conftest import as_person, commit, git, gitai, gitai_json, gitai_ok, new_repo, write
 from referencing import Registry, Resource
 
 from gitai.cli import cli
@@ -75,6 +75,13 @@ def _hook(repo: Path, host: str, payload: dict[str, Any], event: str | None = No
     return json.loads(proc.stdout)
 
 
+def _coverage(repo: Path) -> Any:
+    proc = gitai(repo, "coverage", "--json")
+    output = json.loads(proc.stdout)
+    assert proc.returncode == (0 if output["complete"] else 1), proc.stderr
+    return output
+
+
 def test_every_command_output_matches_its_schema(traced: Path) -> None:
     repo = traced
     head = git(repo, "rev-parse", "HEAD").stdout.strip()
@@ -104,14 +111,15 @@ def test_every_command_output_matches_its_schema(traced: Path) -> None:
         "blame-intent": [gitai_json(repo, "blame-intent", "src/auth/a.py")],
         "blame-intent-summary": [gitai_json(repo, "blame-intent", "src/auth/a.py", "--summary")],
         "agents": [gitai_json(repo, "agents", "install", "claude-code"), gitai_json(repo, "agents", "status"),
-                   gitai_json(repo, "agents", "uninstall", "claude-code")],
+                   json.loads(as_person(repo, "agents", "uninstall", "claude-code", "--json").stdout)],
         "owners": [gitai_json(repo, "owners", "src/auth/a.py", ".orchestration/AGENT.md")],
+        "coverage": [_coverage(repo)],
         "intent-show": [gitai_json(repo, "intent", "show", "INT-001")],
         "context": [gitai_json(repo, "context"), gitai_json(repo, "context", "--intent", "INT-001")],
         "lesson": [gitai_json(repo, "lesson", "Keep login() stable")],
-        "approve": [gitai_json(repo, "approve", "INT-003")],
-        "block": [gitai_json(repo, "block", "INT-003", "--reason", "waiting")],
-        "done": [gitai_json(repo, "done", "INT-003")],
+        "approve": [json.loads(as_person(repo, "approve", "INT-003", "--json").stdout)],
+        "block": [json.loads(as_person(repo, "block", "INT-003", "--reason", "waiting", "--json").stdout)],
+        "done": [json.loads(as_person(repo, "done", "INT-003", "--json").stdout)],
         "hook": [_hook(repo, "claude-code", {"hook_event_name": "PreToolUse", "tool_name": "Write",
                                              "tool_input": {"file_path": "docs/x.md"}}),
                  _hook(repo, "claude-code", {"hook_event_name": "SessionStart"}),
@@ -132,9 +140,13 @@ def test_every_command_output_matches_its_schema(traced: Path) -> None:
         "agent-trace-0.1.0.strict"}
 
 
+# Commands that become another program (exec): they have no output of their own, nor --json.
+BECOME_ANOTHER_PROGRAM = {"exec", "run"}
+
+
 def test_every_command_has_a_schema() -> None:
     """A new command comes with the schema of its --json output."""
-    names = {p.name.removesuffix(".schema.json") for p in SCHEMAS.glob("*.schema.json")}
+    names = {p.name.removesuffix(".schema.json") for p in SCHEMAS.glob("*.schema.json")} | BECOME_ANOTHER_PROGRAM
     grouped = {"hooks install": "hooks", "hooks uninstall": "hooks", "hooks status": "hooks",
                "agents install": "agents", "agents uninstall": "agents", "agents status": "agents"}
     missing = [name for name in leaf_commands(cli) if grouped.get(name, name.replace(" ", "-")) not in names]

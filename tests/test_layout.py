@@ -14,7 +14,7 @@ LAYERS: dict[str, int] = {
     "layout": 2,
     "intents": 3,
     "gate": 4,
-    "syntax": 5, "agents": 5,
+    "syntax": 5, "agents": 5, "sandbox": 5,
     "trace": 6,
     "blame": 7,
     "recording": 8, "backfill": 8, "carry": 8, "gc": 8, "ci": 8, "report": 8,

@@ -145,3 +145,89 @@ def test_open_hands_the_page_to_the_browser(history: Path, tmp_path: Path) -> No
     proc = gitai(history, "report", "-o", str(out), "--open", env={"BROWSER": str(browser)})
     assert proc.returncode == 0, proc.stderr
     assert opened.read_text().strip() == out.as_uri()
+
+
+def _weekly_repository(tmp_path: Path) -> Path:
+    """What a lead adopting gitai has: a history made before gitai, then backfilled (intents inferred
+    per file, contributors unknown), two files named client.py, a deleted file, an unowned file."""
+    from conftest import CATALOGUE, commit, gitai_ok, new_repo, write
+
+    repo = new_repo(tmp_path / "weekly")
+    write(repo, ".orchestration/active_intents.yaml", CATALOGUE)
+    commit(repo, "catalogue")
+    write(repo, "src/auth/old.py", "def old():\n    return 0\n")
+    write(repo, "src/auth/client.py", "def connect():\n    return 1\n")
+    write(repo, "src/billing/client.py", "def charge():\n    return 2\n")
+    commit(repo, "two clients")
+    for n in range(3):  # src/auth/client.py: the most changed code file
+        write(repo, "src/auth/client.py", f"def connect():\n    return {n + 10}\n\n\ndef retry():\n    return {n}\n")
+        write(repo, ".orchestration/active_intents.yaml", CATALOGUE + f"# revision {n}\n")
+        commit(repo, f"auth client {n}")
+    write(repo, "src/billing/client.py", "def charge():\n    return 20\n\n\ndef refund():\n    return 21\n")
+    (repo / "src/auth/old.py").unlink()
+    commit(repo, "billing client; old auth code gone")
+    write(repo, "misc/notes.txt", "nobody owns this\n")
+    commit(repo, "unowned")
+    gitai_ok(repo, "init")
+    gitai_ok(repo, "backfill")
+    return repo
+
+
+def test_weekly_report_shows_the_code_at_head_full_paths_and_inferred_marks(tmp_path: Path) -> None:
+    repo = _weekly_repository(tmp_path)
+    out = tmp_path / "weekly.html"
+    gitai_json(repo, "report", "-o", str(out))
+    shots = ("report-head.png", "report-history.png", "report-file.png")
+    with chromium() as driver:
+        driver.get(out.as_uri())
+        for _ in range(50):
+            if driver.find_element("tag name", "body").get_attribute("data-ready") == "true":
+                break
+            time.sleep(0.1)
+        assert [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "WARNING")] == []
+        css = driver.find_elements
+
+        def tiles() -> dict[str, str]:
+            return {e.get_attribute("data-path"): e.get_attribute("data-inferred")
+                    for e in css("css selector", "#treemap rect.tm-file")}
+
+        # the code as it is: the deleted file is out, gitai's own files are out, both client.py told apart
+        assert driver.find_element("id", "view-head").get_attribute("aria-pressed") == "true"
+        assert tiles() == {"src/auth/client.py": "true", "src/billing/client.py": "true", "misc/notes.txt": "false"}
+        labels = [e.text for e in css("css selector", "#treemap text.tm-path")]
+        assert {"~ src/auth/client.py", "~ src/billing/client.py"} <= set(labels)
+        assert all(any(p.endswith(label[1:]) for p in tiles()) for label in labels if label.startswith("\u2026"))
+        files = [r.find_element("tag name", "code").text for r in css("css selector", "#prov-files tr.prov-row")]
+        assert files and not [f for f in files if f.startswith(".orchestration/") or f == "src/auth/old.py"]
+        # "(no intent)" and "unknown" (backfill's contributor) in two colours
+        no_intent = driver.find_element("css selector", '#intent-filter .chip[data-intent="-1"] i')
+        unknown = [e for e in css("css selector", "#prov-legend span") if e.text == "unknown"][0]
+        assert no_intent.value_of_css_property("background-color") != \
+            unknown.find_element("tag name", "i").value_of_css_property("background-color")
+        # per intent its commits, a commit whose files serve two intents under each ("(no intent)": the commits
+        # touching the catalogue or misc/notes.txt, and the one deleting src/auth/old.py, whose deleted row
+        # carries the commit's own intent, none)
+        attribution = {r.find_elements("tag name", "td")[0].text: [td.text for td in r.find_elements("tag name", "td")[1:]]
+                       for r in css("css selector", "#prov-attribution tr") if r.find_elements("tag name", "td")}
+        assert attribution == {"(no intent)": ["0", "6"], "INT-001": ["0", "4"], "INT-003": ["0", "2"]}
+        driver.set_window_size(1366, 1400)
+        driver.save_screenshot(str(tmp_path / shots[0]))
+
+        driver.find_element("id", "view-history").click()  # history: the deleted file is back
+        assert tiles() == {"src/auth/client.py": "true", "src/billing/client.py": "true", "misc/notes.txt": "false",
+                           "src/auth/old.py": "true"}
+        driver.save_screenshot(str(tmp_path / shots[1]))
+
+        # the file view opens on the most changed code file, its lines marked as inferred
+        assert driver.find_element("css selector", "#file-select option:checked").text == "src/auth/client.py"
+        options = [e.text for e in css("css selector", "#file-select option")]
+        assert not [o for o in options if o.startswith(".orchestration/")]
+        marks = {e.text for e in css("css selector", "#blame div.bl b")}
+        assert marks == {"~INT-001"}
+        assert {e.text for e in css("css selector", "#blame-legend span")} == {"~INT-001 6 lines"}
+        driver.execute_script("document.getElementById('file').scrollIntoView()")
+        driver.save_screenshot(str(tmp_path / shots[2]))
+        assert driver.get_log("browser") == []
+    ARTIFACTS.mkdir(exist_ok=True)
+    for name in shots:
+        shutil.copyfile(tmp_path / name, ARTIFACTS / name)

@@ -305,7 +305,9 @@ def test_sync_with_divergent_clones_loses_nothing(repo: Path, tmp_path: Path) ->
     assert gitai(repo, "sync").returncode == 0
     a_notes, b_notes = notes(repo), notes(other)
     assert set(b_notes) <= set(a_notes) and set(a_notes) <= set(b_notes)
-    assert len(a_notes[shared]) == 2 and a_notes[shared] == b_notes[shared]  # both versions, same order
+    # one record per commit, the same in both clones: A's (made at commit time) over B's backfill
+    assert len(a_notes[shared]) == 1 and a_notes[shared] == b_notes[shared]
+    assert "backfilled" not in a_notes[shared][0]["metadata"]["dev.gitai"]
     assert b_only in a_notes
     ids = {r["id"] for rs in a_notes.values() for r in rs}
     assert {r["id"] for r in ledger(repo)} == ids and {r["id"] for r in ledger(other)} == ids

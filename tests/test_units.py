@@ -176,3 +176,18 @@ def test_attribution_opcodes_rebuild_the_new_lines() -> None:
                 assert old[i1:i2] == new[j1:j2]
             position = i2
         assert position == len(old) and rebuilt == new
+
+
+def test_one_record_per_commit_prefers_the_declared_then_the_earliest() -> None:
+    from gitai.trace.record import choose_record
+
+    def record(rid: str, stamp: str, **meta: object) -> dict[str, object]:
+        return {"id": rid, "timestamp": stamp, "metadata": {"dev.gitai": {"intent_id": "INT-001", **meta}}}
+
+    hook = record("b", "2026-01-02T00:00:00Z", intent_source="active")
+    backfilled = record("a", "2026-01-01T00:00:00Z", intent_source="trailer", backfilled=True)
+    inferred = record("c", "2026-01-01T00:00:00Z", intent_source="scope")
+    assert choose_record([backfilled, inferred, hook]) is hook  # declared at commit time, though later
+    assert choose_record([inferred, backfilled]) is backfilled  # both guesses: the earlier, then the smaller id
+    assert choose_record([record("z", "2026-01-03T00:00:00Z"), record("y", "2026-01-03T00:00:00Z")])["id"] == "y"
+    assert choose_record([]) is None

@@ -27,7 +27,7 @@ def add_lesson(layout: Layout, text: str, intent_id: str | None = None) -> dict[
         from gitai.gate.policy import load_policy
 
         load_policy(layout).require(intent_id)
-    author = actor()
+    author = actor(layout.root)
     model = os.environ.get("GITAI_MODEL")
     if model:
         author += f" ({model})"

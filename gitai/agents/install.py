@@ -3,12 +3,13 @@ merged into the file that may already be there.
 
 Other tools' hooks and the user's settings are kept in place (JSON key order is kept; Codex's
 TOML is edited with tomlkit, comments and layout included). gitai's entries are recognised by
-their command (`gitai hook ...`), so installing twice changes nothing and uninstalling removes only
+their exact command (`gitai hook HOST`, as written), so installing twice changes nothing and uninstalling removes only
 them. A file is written only when its content changes.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from dataclasses import dataclass
@@ -20,12 +21,24 @@ from gitai.errors import GitaiError
 COMMAND = "gitai hook"
 
 
+@functools.cache
+def _our_commands() -> frozenset[str]:
+    """Every command line install writes, exactly (a user's own `gitai hook ...` is not ours)."""
+    found = set()
+    for host in NAMES:
+        for entries in desired(host).values():
+            for entry in entries:
+                for hook in [entry, *entry.get("hooks", [])]:
+                    found |= {hook[k] for k in ("command", "bash", "powershell") if isinstance(hook.get(k), str)}
+    return frozenset(found)
+
+
 def _is_ours(entry: Any) -> bool:
     if not isinstance(entry, dict):
         return False
     for key in ("command", "bash", "powershell"):
         value = entry.get(key)
-        if isinstance(value, str) and value.strip().startswith(COMMAND):
+        if isinstance(value, str) and value.strip() in _our_commands():
             return True
     hooks = entry.get("hooks")
     return isinstance(hooks, list) and bool(hooks) and all(_is_ours(h) for h in hooks)
@@ -111,12 +124,17 @@ def _read_json(path: str) -> tuple[dict[str, Any], str | None]:
     return data, text
 
 
-def _indent(text: str | None) -> int:
+def _indent(text: str | None) -> int | str:
+    """The file's own indentation unit: the shallowest indented line's (a deeper first line, a
+    continuation, must not set it), or a tab."""
+    widths = []
     for line in (text or "").splitlines()[1:]:
-        stripped = line.lstrip(" ")
+        stripped = line.lstrip(" \t")
         if stripped and len(stripped) < len(line):
-            return len(line) - len(stripped)
-    return 2
+            if line.startswith("\t"):
+                return "\t"
+            widths.append(len(line) - len(stripped))
+    return min(widths) if widths else 2
 
 
 def _merge(hooks: dict[str, Any], wanted: dict[str, list[dict[str, Any]]]) -> None:

@@ -76,8 +76,8 @@ def agents_uninstall(hosts: tuple[str, ...], user: bool, as_json: bool) -> int:
     from gitai.agents.install import resolve_hosts, uninstall_host
     from gitai.intents.approval import require_person
 
-    require_person("agents uninstall")
     root = layout().root
+    require_person("agents uninstall", " ".join(hosts) or "(every host)")
     rows = []
     for host in resolve_hosts(hosts, False):
         if user and not BY_NAME[host].user_configs:

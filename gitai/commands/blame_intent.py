@@ -8,9 +8,9 @@ from typing import Any
 
 import click
 
-from gitai.commands.output import emit_json, emit_json_rows, json_option, layout
+from gitai.commands.output import emit_json, emit_json_rows, json_option, reader_layout
 from gitai.errors import EXIT_OK, GitaiError
-from gitai.util.text import NO_INTENT
+from gitai.util.text import NO_INTENT, printable
 
 INTENT_COLOURS = ("cyan", "green", "yellow", "magenta", "blue", "bright_cyan", "bright_green", "bright_magenta")
 
@@ -30,7 +30,7 @@ def blame_intent_cmd(file: str, line_range: str | None, rev: str | None, porcela
 
     if porcelain and as_json:
         raise GitaiError("use one of --json or --porcelain")
-    lay = layout()
+    lay = reader_layout()
     lines = blame_intent(lay, lay.repo_path(file), rev, line_range, declared_only)
     if summary:
         rows = summarize(lines)
@@ -41,7 +41,8 @@ def blame_intent_cmd(file: str, line_range: str | None, rev: str | None, porcela
                 mark = "~" if row["inferred"] else ""
                 label = (mark + row["intent_id"] if row["intent_id"] else NO_INTENT) + (
                     " (uncommitted)" if row["uncommitted"] else "")
-                click.echo(f"{label:<32} {row['contributor'] or '-':<8} {row['lines']:>7}  {row['share'] * 100:5.1f}%")
+                click.echo(printable(f"{label:<32} {row['contributor'] or '-':<8} {row['lines']:>7}  "
+                                     f"{row['share'] * 100:5.1f}%"))
         return EXIT_OK
     if as_json:
         emit_json_rows([line.to_json() for line in lines])
@@ -52,15 +53,16 @@ def blame_intent_cmd(file: str, line_range: str | None, rev: str | None, porcela
             for line in lines))
         return EXIT_OK
     colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-    width = max((len(_label(line)) for line in lines), default=1)
-    whos = [_who_label(line.contributor) for line in lines]
+    labels = [printable(_label(line)) for line in lines]  # escaped before colour: the colour is gitai's own
+    width = max((len(label) for label in labels), default=1)
+    whos = [printable(_who_label(line.contributor)) for line in lines]
     who_width = max((len(w) for w in whos), default=1)
     digits = len(str(lines[-1].line)) if lines else 1
     palette: dict[str, str] = {}
     out: list[str] = []
-    for line, who in zip(lines, whos):
+    for line, label, who in zip(lines, labels, whos):
         intent = line.intent_id or NO_INTENT
-        cell = f"{_label(line):<{width}}"
+        cell = f"{label:<{width}}"
         if colour and line.intent_id:
             palette.setdefault(intent, INTENT_COLOURS[len(palette) % len(INTENT_COLOURS)])
             cell = click.style(cell, fg=palette[intent])

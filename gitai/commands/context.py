@@ -24,5 +24,7 @@ def context(intent_id: str | None, as_json: bool) -> int:
     if as_json:
         emit_json(data)
     else:
-        click.echo(render_text(data))
+        from gitai.util.text import printable
+
+        click.echo(printable(render_text(data)))
     return EXIT_OK

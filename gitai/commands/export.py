@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from gitai.commands.output import emit_json, json_option, layout
+from gitai.commands.output import emit_json, json_option, reader_layout
 from gitai.errors import EXIT_OK
 
 
@@ -18,7 +18,7 @@ def export_cmd(fmt: str, output: str, as_json: bool) -> int:
     from gitai.report.export import export
     from gitai.report.model import build_tables
 
-    counts = export(build_tables(layout()), fmt, output)
+    counts = export(build_tables(reader_layout()), fmt, output)
     if as_json:
         emit_json({"path": output, "format": fmt, "tables": counts})
     else:

@@ -69,8 +69,10 @@ def hooks_install(force: bool, server: bool, as_json: bool) -> int:
 def hooks_uninstall(as_json: bool) -> int:
     """Remove gitai's hooks and restore the ones they replaced."""
     from gitai.hooks.install import uninstall_hooks
+    from gitai.intents.approval import require_person
 
     lay = layout()
+    require_person("hooks uninstall", lay.root)
     _print_hooks(uninstall_hooks(lay), as_json, lay)
     return EXIT_OK
 

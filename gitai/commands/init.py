@@ -27,15 +27,18 @@ def init(no_hooks: bool, no_notes_travel: bool, as_json: bool) -> int:
     created = init_orchestration(lay)
     instructions = write_instructions(lay.root)
     travel = None
+    received = 0
     if hooks and not no_notes_travel:
-        from gitai.trace.travel import enable
+        from gitai.trace.travel import enable, fetch_team_notes
 
         travel = enable(lay)
+        received = fetch_team_notes(lay)  # a clone: the team's records, before any reader needs them
     if hooks:
         warn_shared_hooks(lay)
     if as_json:
         emit_json({"created": [os.path.relpath(p, lay.root) for p in created], "hooks": [h.to_json() for h in hooks],
-                   "notes_travel": travel is not None, "agent_instructions": instructions})
+                   "notes_travel": travel is not None, "records_received": received,
+                   "agent_instructions": instructions})
         return EXIT_OK
     for path in created:
         click.echo(f"created {os.path.relpath(path, lay.root)}")
@@ -48,6 +51,8 @@ def init(no_hooks: bool, no_notes_travel: bool, as_json: bool) -> int:
     if travel is not None:
         click.echo("notes travel with git push and git pull" + (f" ({', '.join(travel)})" if travel else "")
                    + "; 'gitai init --no-notes-travel' next time to opt out")
+    if received:
+        click.echo(f"merged {received} records from the remotes' notes")
     click.echo("next: add intents to .orchestration/active_intents.yaml, then 'gitai select INT-ID'")
     return EXIT_OK
 

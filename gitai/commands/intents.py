@@ -6,6 +6,7 @@ import click
 
 from gitai.commands.output import emit_json, json_option, layout
 from gitai.errors import EXIT_OK
+from gitai.util.text import printable
 
 
 @click.command(epilog="Example: gitai intents --json")
@@ -29,6 +30,6 @@ def intents(as_json: bool) -> int:
     width_name = max(len(i.name) for i in catalogue.intents)
     for i in catalogue.intents:
         mark = "*" if i.id == active_id else " "
-        click.echo(f"{mark} {i.id:<{width_id}}{i.status:<12}{i.name:<{width_name}}  {', '.join(i.owned_scope)}")
+        click.echo(printable(f"{mark} {i.id:<{width_id}}{i.status:<12}{i.name:<{width_name}}  {', '.join(i.owned_scope)}"))
     return EXIT_OK
 

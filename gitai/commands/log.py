@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from gitai.commands.output import emit_json, json_option, layout
+from gitai.commands.output import emit_json, json_option, reader_layout
 from gitai.errors import EXIT_OK
 from gitai.util.text import NO_INTENT
 
@@ -25,9 +25,9 @@ def log_cmd(intent_id: str | None, limit: int | None, path: str | None, no_merge
     """Commits traced to an intent (or to any), newest first, with the files they touched."""
     from gitai.git.pager import show
     from gitai.trace.log import LogFilter, traced_log
-    from gitai.util.text import display_path
+    from gitai.util.text import display_path, printable
 
-    lay = layout()
+    lay = reader_layout()
     where = LogFilter(intent_id=intent_id, path=lay.repo_path(path) if path is not None else None,
                       no_merges=no_merges, since=_since(lay.root, since) if since else None, limit=limit,
                       fold_merges=not (show_merges or as_json), declared_only=declared_only)
@@ -60,7 +60,7 @@ def log_cmd(intent_id: str | None, limit: int | None, path: str | None, no_merge
             out.append(f"    {display_path(path)}" + (f"  {mark}{per_file}" if per_file else ""))
     if not entries:
         out.append("no traced commits" + (f" for {intent_id}" if intent_id else ""))
-    show("".join(line + "\n" for line in out), lay.root, use_pager=not no_pager)
+    show(printable("".join(line + "\n" for line in out)), lay.root, use_pager=not no_pager)
     return EXIT_OK
 
 

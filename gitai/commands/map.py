@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from gitai.commands.output import emit_json, json_option, layout
+from gitai.commands.output import emit_json, json_option, reader_layout
 from gitai.errors import EXIT_OK
 
 
@@ -24,7 +24,7 @@ def map_cmd(fmt: str | None, declared_only: bool, as_json: bool) -> int:
         write_map,
     )
 
-    lay = layout()
+    lay = reader_layout()
     intents = build_map(lay, declared_only)
     if fmt == "json" or (fmt is not None and as_json):
         emit_json({"intents": map_json(intents)})

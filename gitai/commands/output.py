@@ -41,3 +41,13 @@ def _utf8_or_ascii(render: Callable[[bool], str]) -> str:
 def layout() -> Layout:
     return find_layout()
 
+
+
+def reader_layout() -> Layout:
+    """The layout of a command that reads the trace, once the notes a `git fetch` brought from the
+    team are merged (`trace.travel.catch_up`): a fresh clone sees its teammates' records."""
+    from gitai.trace.travel import catch_up
+
+    lay = find_layout()
+    catch_up(lay)
+    return lay

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from gitai.commands.output import emit_json, json_option, layout
+from gitai.commands.output import emit_json, json_option, reader_layout
 from gitai.errors import EXIT_OK, GitaiError
 
 
@@ -22,7 +22,7 @@ def report_cmd(output: str, revision_range: str | None, open_browser: bool, as_j
     from gitai.report.build import build_report
     from gitai.util.files import write_atomic
 
-    lay = layout()
+    lay = reader_layout()
     if revision_range is not None and not revision_range.strip():
         raise GitaiError("--range: empty revision range")
     if os.path.isdir(output):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from gitai.commands.output import emit_json, json_option, layout
+from gitai.commands.output import emit_json, json_option, reader_layout
 from gitai.errors import EXIT_OK, EXIT_PROBLEM
 
 
@@ -14,13 +14,17 @@ from gitai.errors import EXIT_OK, EXIT_PROBLEM
 def show(rev: str, as_json: bool) -> int:
     """Show the trace record of a commit (default HEAD). JSON: a list of records."""
     from gitai.trace.log import commit_records, describe_record
+    from gitai.trace.travel import missing_record_advice
 
-    sha, records = commit_records(layout(), rev)
+    lay = reader_layout()
+    sha, records = commit_records(lay, rev)
     if as_json:
         emit_json(records)
     elif not records:
-        click.echo(f"commit {sha} has no trace record (run 'gitai backfill')")
+        click.echo(f"commit {sha} has no trace record ({missing_record_advice(lay)})")
     else:
-        click.echo("\n\n".join("\n".join(describe_record(r)) for r in records))
+        from gitai.util.text import printable
+
+        click.echo(printable("\n\n".join("\n".join(describe_record(r)) for r in records)))
     return EXIT_OK if records else EXIT_PROBLEM
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from gitai.commands.output import emit_json, json_option, layout
+from gitai.commands.output import emit_json, json_option, reader_layout
 from gitai.errors import EXIT_OK
 
 
@@ -23,7 +23,7 @@ def stats_cmd(rev: str | None, by: str, as_json: bool) -> int:
     from gitai.trace.stats import TYPES, compute_stats
     from gitai.util.text import NO_INTENT
 
-    result = compute_stats(layout(), rev, by)
+    result = compute_stats(reader_layout(), rev, by)
     if as_json:
         emit_json(result.to_json())
         return EXIT_OK

@@ -17,7 +17,7 @@ def status(as_json: bool) -> int:
     from gitai.gate.check import check_paths, staged_paths
     from gitai.gate.policy import load_policy
     from gitai.intents.active import active_intent
-    from gitai.util.text import display_path
+    from gitai.util.text import display_path, printable
 
     lay = layout()
     active = active_intent(lay)
@@ -39,7 +39,7 @@ def status(as_json: bool) -> int:
     else:
         known = "" if intent_id else "  (not in the catalogue!)"
         name = policy.intents[intent_id].name if intent_id else ""
-        click.echo(f"active intent: {active.id} {name} [{'GITAI_INTENT' if active.source == 'env' else 'this worktree'}]{known}")
+        click.echo(printable(f"active intent: {active.id} {name} [{'GITAI_INTENT' if active.source == 'env' else 'this worktree'}]{known}"))
     if not rows:
         click.echo("nothing staged")
     for row in rows:

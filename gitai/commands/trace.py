@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from gitai.commands.output import emit_json, json_option, layout
+from gitai.commands.output import emit_json, json_option, layout, reader_layout
 from gitai.errors import EXIT_OK, EXIT_PROBLEM
 
 
@@ -19,8 +19,10 @@ def trace() -> None:
 def trace_verify(list_missing: bool, as_json: bool) -> int:
     """Recompute every range hash from git and compare notes with the ledger (exit 1 on mismatch)."""
     from gitai.trace.audit import verify
+    from gitai.trace.travel import missing_record_advice
 
-    result = verify(layout())
+    lay = reader_layout()
+    result = verify(lay)
     if as_json:
         emit_json(result.to_json())
         return EXIT_OK if result.ok else EXIT_PROBLEM
@@ -35,7 +37,7 @@ def trace_verify(list_missing: bool, as_json: bool) -> int:
                f"{result.ledger_lines} ledger lines" + (f", {len(result.orphaned)} orphaned notes" if result.orphaned else ""))
     if result.missing:
         click.echo(f"{len(result.missing)} commits reachable from HEAD have no record (list them with --missing; "
-                   "trace them with 'gitai backfill')")
+                   f"{missing_record_advice(lay)})")
     return EXIT_OK if result.ok else EXIT_PROBLEM
 
 

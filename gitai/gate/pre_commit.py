@@ -41,6 +41,10 @@ def run_gate(layout: Layout, out: TextIO = sys.stderr, piped: bytes | None = Non
         return EXIT_OK  # e.g. the team's first commit of its catalogue
     policy = load_policy(layout)
     active = active_intent(layout)
+    unapproved = _unapproved(layout, policy, active.id if active else None)
+    if unapproved:
+        out.write(unapproved)
+        return EXIT_PROBLEM
     result = check_paths(policy, active.id if active else None, paths)
     if result.ok:
         return EXIT_OK
@@ -54,6 +58,20 @@ def run_gate(layout: Layout, out: TextIO = sys.stderr, piped: bytes | None = Non
         violations=[v.to_json() for v in result.violations],
     )
     return EXIT_PROBLEM
+
+
+def _unapproved(layout: Layout, policy: Policy, intent_id: str | None) -> str | None:
+    """Refuse work under an intent that requires a person's approval before it has one, however the
+    intent was named (GITAI_INTENT, `gitai select`, an `Intent:` trailer)."""
+    intent = policy.intents.get(intent_id or "")
+    if intent is None or not intent.requires_approval:
+        return None
+    from gitai.intents.approval import is_approved
+
+    if is_approved(layout, intent.id):
+        return None
+    return (f"gitai: commit refused: intent {intent.id} ({intent.name}) requires a person's approval first\n"
+            f"How to fix: a person runs, in their own terminal: gitai approve {intent.id}\n")
 
 
 def _scope_self_change(layout: Layout) -> str | None:

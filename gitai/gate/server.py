@@ -3,8 +3,9 @@
 Every pushed branch is checked like `gitai check --range`: each commit new to the repository
 against the intent of its `Intent:` trailer. The scopes are the catalogue of the branch as it
 was before the push (for a new branch: the default branch's), never the pushed one, so a push
-cannot widen its own scope: a scope change is pushed (and reviewed) first. A repository with no
-catalogue yet accepts everything (the team's first push brings it). Lean: no repository layout
+cannot widen its own scope: a scope change is pushed (and reviewed) first. A branch whose base has
+no catalogue accepts only `.orchestration/` changes (the catalogue comes first); an empty
+repository judges its first push by the catalogue that push brings. Lean: no repository layout
 (a bare repository has no work tree), no pygit2.
 """
 
@@ -47,25 +48,46 @@ def policy_at(root: str, commit: str) -> Policy | None:
     return Policy(intents, ignored)
 
 
-def _base_of(root: str, old: str) -> str | None:
-    """The commit whose catalogue rules a push: the branch before it, else the default branch."""
+class UnbornHead(Exception):
+    """The repository has branches but HEAD names none of them: a new branch has no base to judge it by."""
+
+
+def _base_of(root: str, old: str, new: str, has_branches: bool) -> str:
+    """The commit whose catalogue rules a push: the branch before it, else the default branch
+    (HEAD); in an empty repository, the pushed commit itself (the team's first push brings the
+    catalogue)."""
     if old.strip("0"):
         return old
-    head = git_process(["rev-parse", "-q", "--verify", "HEAD^{commit}"], root)
-    return head.stdout.decode().strip() or None
+    head = git_process(["rev-parse", "-q", "--verify", "HEAD^{commit}"], root).stdout.decode().strip()
+    if head:
+        return head
+    if has_branches:
+        raise _unborn_head(root)
+    return new
+
+
+def _unborn_head(root: str) -> UnbornHead:
+    name = git_process(["symbolic-ref", "-q", "HEAD"], root).stdout.decode().strip() or "HEAD"
+    return UnbornHead(f"gitai: push refused: the server's HEAD names {name}, which does not exist, so a new branch "
+                      "has no catalogue to be checked against\nHow to fix (on the server): git symbolic-ref HEAD "
+                      "refs/heads/<the default branch>\n")
 
 
 def check_push(root: str, updates: list[tuple[str, str, str]]) -> list[tuple[str, CheckResult]]:
-    """(ref, result) per pushed branch that has commits new to the repository."""
+    """(ref, result) per pushed branch that has commits no branch holds yet.
+
+    Every commit that becomes reachable from a branch is checked, however it reached the repository
+    first (a tag, another ref, the parent of a notes commit): only what the branches already hold
+    was checked before. A base with no catalogue has no intents, so only `.orchestration/` passes.
+    Raises UnbornHead when a new branch has no default branch to be judged by."""
+    has_branches = bool(run_git(["for-each-ref", "--count=1", "--format=%(refname)", "refs/heads/"], root).strip())
     results = []
     for old, new, ref in updates:
         if not ref.startswith("refs/heads/") or not new.strip("0"):
-            continue  # tags, notes (refs/notes/gitai), deletions
-        base = _base_of(root, old)
-        policy = policy_at(root, base) if base else None
-        if policy is None:
-            continue  # no catalogue yet: nothing to check against
-        commits = run_git(["rev-list", "--reverse", "--topo-order", "--parents", new, "--not", "--all"],
+            continue  # tags, notes (refs/notes/gitai), deletions: checked when a branch takes their commits
+        base = _base_of(root, old, new, has_branches)
+        policy = policy_at(root, base) or Policy([], [])
+        commits = run_git(["rev-list", "--reverse", "--topo-order", "--parents", new, "--not", "--branches"],
                           root).decode().splitlines()
         if commits:
             results.append((ref, check_commits(root, policy, commits)))
@@ -97,7 +119,11 @@ def refusal_message(results: list[tuple[str, CheckResult]]) -> str:
 
 def run_pre_receive(root: str, stdin: str, out: TextIO = sys.stderr) -> int:
     updates = [tuple(line.split()[:3]) for line in stdin.splitlines() if len(line.split()) >= 3]
-    results = [(ref, r) for ref, r in check_push(root, updates) if not r.ok]  # type: ignore[arg-type]
+    try:
+        results = [(ref, r) for ref, r in check_push(root, updates) if not r.ok]  # type: ignore[arg-type]
+    except UnbornHead as exc:
+        out.write(str(exc))
+        return EXIT_PROBLEM
     if not results:
         return EXIT_OK
     out.write(refusal_message(results))

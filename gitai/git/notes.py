@@ -31,18 +31,19 @@ def add_note(root: str, ref: str, commit: str, body: bytes) -> None:
         proc = git_process(["notes", "--ref", ref, "add", "-f", "-F", "-", "--end-of-options", commit], root, body)
         if proc.returncode == 0:
             return
-        found = _LOCK_FILE.search(proc.stderr.decode("utf-8", "replace"))
-        lock = found.group(1) if found else None
-        if lock is None:
+        error = proc.stderr.decode("utf-8", "replace")
+        found = _LOCK_FILE.search(error)
+        # only a lock another process holds is worth waiting for; one that cannot be made (a
+        # read-only or full disk, an immutable directory) will not get better by retrying
+        lock = found.group(1) if found and "File exists" in error else None
+        if lock is None or time.monotonic() > deadline:
             break
         try:
             if time.time() - os.stat(lock).st_mtime > STALE_LOCK_SECONDS:
                 os.unlink(lock)
                 continue
         except FileNotFoundError:
-            continue
-        if time.monotonic() > deadline:
-            break
+            continue  # released meanwhile: try again at once (the deadline above still holds)
         time.sleep(0.02)
     if lock is not None:
         raise GitCommandError(f"{ref} is locked by {lock} (a git process is updating it, or one was killed); "
@@ -86,13 +87,14 @@ def changed_notes(root: str, old: str | None, new: str) -> list[tuple[str, str |
             if before.get(c) != after.get(c)]
 
 
-def write_notes(root: str, ref: str, notes: list[tuple[str, bytes]]) -> None:
+def write_notes(root: str, ref: str, notes: list[tuple[str, bytes]],
+                subject: str = "Notes added by 'gitai backfill'") -> None:
     """Replace the notes of many commits with one notes commit, through one `git fast-import`
     (it keeps git's note fan-out). The caller holds the lock that serialises writers of `ref`."""
     tip = git_process(["rev-parse", "-q", "--verify", ref], root).stdout.decode().strip()
     ident = git_process(["var", "GIT_COMMITTER_IDENT"], root).stdout.decode().strip()
     who = ident.rsplit(" ", 2)[0] if ident else "gitai <gitai@localhost>"
-    message = b"Notes added by 'gitai backfill'\n"
+    message = f"{subject}\n".encode()
     stream = [f"commit {ref}\ncommitter {who} {int(time.time())} +0000\n".encode(),
               b"data %d\n" % len(message), message]
     if tip:

@@ -9,12 +9,25 @@ from gitai.util.jsonl import append_lines, dumps
 from gitai.util.time import utc_now
 
 
-def actor() -> str:
-    """Who acts: the agent named by GITAI_AGENT, else the login name."""
+def actor(root: str) -> str:
+    """Who acts: the agent named by GITAI_AGENT, else the login name, else (an environment with
+    neither: a container, a CI job) the person git commits as in the repository at `root`."""
     agent = os.environ.get("GITAI_AGENT")
     if agent:
         return f"agent:{agent}"
-    return "user:" + (os.environ.get("USER") or os.environ.get("LOGNAME") or "unknown")
+    return "user:" + (os.environ.get("USER") or os.environ.get("LOGNAME") or git_person(root) or "unknown")
+
+
+def git_person(root: str) -> str | None:
+    """`NAME <EMAIL>` from git's user.name and user.email (either alone when only one is set)."""
+    from gitai.git.runner import git_process
+
+    proc = git_process(["config", "--get-regexp", r"^user\.(name|email)$"], root)
+    values = dict(line.partition(" ")[::2] for line in proc.stdout.decode("utf-8", "replace").splitlines())
+    name, email = values.get("user.name", "").strip(), values.get("user.email", "").strip()
+    if name and email:
+        return f"{name} <{email}>"
+    return name or email or None
 
 
 def check_events_writable(layout: Layout) -> None:
@@ -28,7 +41,8 @@ def check_events_writable(layout: Layout) -> None:
 def record_event(layout: Layout, event: str, strict: bool = False, **fields: object) -> None:
     """Append one governance event. Hooks pass strict=False: there a log never breaks the commit.
     Commands check `check_events_writable` first and pass strict=True: an event is never dropped silently."""
-    entry = {"timestamp": utc_now(), "event": event, "worktree": layout.root, "actor": actor(), **fields}
+    entry = {"timestamp": utc_now(), "event": event, "worktree": layout.root, "actor": actor(layout.root),
+             **fields}
     try:
         layout.ensure_local_dir()
         append_lines(layout.events, [dumps(entry)])

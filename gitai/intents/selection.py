@@ -32,12 +32,11 @@ def select_intent(layout: Layout, intent_id: str) -> Selection:
         reason = f": {intent.blocked_reason}" if intent.blocked_reason else ""
         raise GitaiError(f"intent {intent.id} is {intent.status}{reason}; only DRAFT or IN_PROGRESS intents can be selected")
     if intent.requires_approval:
-        from gitai.intents.approval import agent_variable, is_approved
+        from gitai.intents.approval import is_approved
 
-        variable = agent_variable()
-        if variable and not is_approved(layout, intent.id):
-            raise GitaiError(f"intent {intent.id} requires a person's approval before an agent selects it "
-                             f"({variable} is set); ask a person to run: gitai approve {intent.id}")
+        if not is_approved(layout, intent.id):  # whoever asks: who runs a process is not provable here
+            raise GitaiError(f"intent {intent.id} requires a person's approval before work goes under it; "
+                             f"a person runs, in their own terminal: gitai approve {intent.id}")
     previous = selected_intent(layout)
     check_events_writable(layout)
     status_changed = status_written = False

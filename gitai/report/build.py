@@ -14,6 +14,7 @@ from typing import Any
 
 from gitai.layout import Layout
 from gitai.report.model import Tables, build_tables
+from gitai.trace.record import INFERRED
 
 CLASS_CODES = {None: 0, "AST_REFACTOR": 1, "INTENT_EVOLUTION": 2}
 BLAME_FILES = 8  # files whose blame-intent the report precomputes
@@ -62,10 +63,12 @@ def report_data(layout: Layout, tables: Tables, blame_files: int = BLAME_FILES) 
     paths, contributors = _Interned(), _Interned()
     commits: list[list[Any]] = []
     position: dict[tuple[str, str], int] = {}
+    inferred: list[int] = []  # per commit row: 1 when backfill inferred its intents from scopes
     for row in sorted(tables.dicts("commits"), key=lambda r: (r["committed_at"] or "", r["commit_id"])):
         if row["stale"] or not row["reachable"]:
             continue  # the report shows HEAD's history; the export keeps everything
         position[(row["commit_id"], row["record_id"])] = len(commits)
+        inferred.append(int(row["intent_source"] == INFERRED))
         served = intent_ids(row["intent_id"]) if row["intent_id"] else -1
         commits.append([row["commit_id"][:12], _epoch(row["committed_at"]), served,
                         CLASS_CODES.get(row["classification"], 0), row["backfilled"], row["is_merge"],
@@ -79,12 +82,12 @@ def report_data(layout: Layout, tables: Tables, blame_files: int = BLAME_FILES) 
         file = files.get((row["commit_id"], row["record_id"], row["path"]), {})
         changes.append([at, paths(row["path"]), row["lines"], CLASS_CODES.get(file.get("classification"), 0),
                         contributors(contributor_label(row["contributor_type"], row["model_id"])),
-                        intent_ids(file["intent_id"]) if file.get("intent_id") else -1])
+                        intent_ids(file["intent_id"]) if file.get("intent_id") else -1, inferred[at]])
     for row in files.values():
         at = position.get((row["commit_id"], row["record_id"]))
         if at is not None and row["change"] == "deleted":
-            changes.append([at, paths(row["path"]), 0, 3, -1,
-                            intent_ids(row["intent_id"]) if row["intent_id"] else -1])  # class 3: deleted
+            changes.append([at, paths(row["path"]), 0, 3, -1, intent_ids(row["intent_id"]) if row["intent_id"] else -1,
+                            inferred[at]])  # class 3: deleted
     for change in changes:  # a commit whose files serve several intents answers to each of them
         if change[5] not in commits[change[0]][7]:
             commits[change[0]][7].append(change[5])
@@ -119,15 +122,22 @@ def report_data(layout: Layout, tables: Tables, blame_files: int = BLAME_FILES) 
 
 def _blame(layout: Layout, head: str | None, tables: Tables, paths: _Interned, intent_ids: _Interned,
            limit: int) -> list[dict[str, Any]]:
-    """blame-intent of the text files at HEAD that most traced commits touched (a bounded few)."""
+    """blame-intent of the code files at HEAD (not gitai's own, not exempt) that most traced commits
+    touched, then with most lines changed (a bounded few; the page opens on the first)."""
     if head is None or limit <= 0:
         return []
     from gitai.blame.blame_intent import blame_intent
     from gitai.errors import GitaiError
 
-    sizes = {r["path"]: r["lines"] for r in tables.dicts("tree_files")}
-    touched = Counter(r["path"] for r in tables.dicts("files") if r["change"] == "changed")
-    chosen = [p for p, _ in touched.most_common() if 0 < (sizes.get(p) or 0) <= BLAME_MAX_LINES][:limit]
+    sizes = {r["path"]: r["lines"] for r in tables.dicts("tree_files") if not r["exempt"]}
+    touched: Counter[str] = Counter()
+    changed: Counter[str] = Counter()
+    for r in tables.dicts("files"):
+        if r["change"] == "changed":
+            touched[r["path"]] += 1
+            changed[r["path"]] += r["lines"] or 0
+    ranked = sorted(touched, key=lambda p: (-touched[p], -changed[p], p))
+    chosen = [p for p in ranked if 0 < (sizes.get(p) or 0) <= BLAME_MAX_LINES][:limit]
     out = []
     for path in chosen:  # most touched first
         try:
@@ -135,7 +145,8 @@ def _blame(layout: Layout, head: str | None, tables: Tables, paths: _Interned, i
         except GitaiError:
             continue
         out.append({"path": paths(path), "lines": [
-            [intent_ids(line.intent_id) if line.intent_id else -1, (line.commit or "")[:12], line.content[:200]]
+            [intent_ids(line.intent_id) if line.intent_id else -1, (line.commit or "")[:12], line.content[:200],
+             int(line.inferred)]
             for line in lines]})
     return out
 

@@ -1,6 +1,7 @@
 """The trace as relational tables: what `gitai export` writes and what `gitai report` reads.
 
-One row per record in the notes (a note copied by a rewrite included, flagged `stale`), with its
+One row per traced commit (when two clones' records of a commit met, the one `choose_record`
+keeps) and per record copied by a rewrite (flagged `stale`), with its
 files, conversations (contributors) and ranges beneath it; the catalogue's intents and scopes; the
 governance events; the files at HEAD with their owners. Every row carries `repo_id`, the id of the
 repository's root commit, so exports of many repositories load into one database without clashes.
@@ -23,6 +24,7 @@ from gitai.git.runner import git_process, head_commit, split_z
 from gitai.layout import Layout
 from gitai.trace.notes_reader import each_note
 from gitai.trace.record import (
+    choose_record,
     classification_of,
     conversation_contributor,
     conversation_ranges,
@@ -35,6 +37,7 @@ from gitai.trace.record import (
     intent_of_file,
     intent_source_of,
     is_backfilled,
+    own_records,
     range_lines,
     record_id,
     recorded_at,
@@ -130,7 +133,7 @@ TABLES: dict[str, list[Column]] = {
         ("line", "INTEGER", "line number in .orchestration/events.jsonl; with repo_id, the row's key"),
         ("timestamp", "TEXT", "when, RFC 3339 UTC"),
         ("event", "TEXT", "select, clear, refusal, ..."),
-        ("actor", "TEXT", "agent:NAME or user:LOGIN"),
+        ("actor", "TEXT", "agent:NAME, user:LOGIN, or user:NAME <EMAIL> (git's identity when the environment names no login)"),
         ("intent_id", "TEXT", "the intent concerned (null: none)"),
         ("data", "TEXT", "the whole event as JSON"),
     ],
@@ -217,7 +220,8 @@ def build_tables(layout: Layout, only: set[str] | None = None) -> Tables:
             if only is not None and commit not in only:
                 continue
             info = commit_info(reader, commit)
-            for record in records:
+            kept = choose_record(own_records(records, commit))  # one record per commit, as every reader counts
+            for record in [r for r in records if r is kept or revision(r) != commit]:
                 _add_record(tables, repo_id, commit, record, commit in reachable,
                             _rfc3339(info.time) if info else None, info.subject if info else None,
                             int(info is not None and info.parents > 1))

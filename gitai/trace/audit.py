@@ -3,8 +3,9 @@
 verify: every note's records against git's content (each range hash recomputed from the blob at
 the record's revision) and against the ledger (same records, byte-for-byte equal JSON), plus the
 ledger's own health (a partial last line left by a crash is reported, never rewritten).
-rebuild: write the ledger the hooks would have written, from the notes, in the order the
-records were made (record timestamp, then commit order). It never drops a ledger record that no
+rebuild: keep one record per commit in the notes (`remove_duplicates`), then write the ledger the
+hooks would have written, from the notes, in the order the records were made (record timestamp,
+then commit order). It never drops a ledger record that no
 note holds: it refuses (unless --force) and points to recover.
 recover: put back into the notes every record that only the ledger or the reflog of
 refs/notes/gitai still holds (after a forced fetch or push replaced the notes), then append to
@@ -14,21 +15,30 @@ the ledger the notes' records it lacks. Nothing is removed.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from gitai.errors import GitaiError
-from gitai.git.notes import add_note
+from gitai.git.notes import add_note, write_notes
 from gitai.git.objects import ObjectReader
 from gitai.git.runner import git_process
 from gitai.layout import NOTES_REF, Layout
-from gitai.trace.notes_reader import all_notes, each_note_checked, notes_at
+from gitai.trace.notes_reader import (
+    all_notes,
+    each_note,
+    each_note_checked,
+    notes_at,
+    notes_of,
+)
 from gitai.trace.record import (
     Record,
+    choose_record,
     file_entries,
     file_ranges_of,
     is_record,
+    load_record,
     own_records,
     record_id,
     revision,
@@ -123,6 +133,11 @@ def verify(layout: Layout) -> VerifyResult:
                 result.problems.append(Problem(
                     "bad_record", f"{malformed} malformed record line(s) in the note (not read; "
                     "'gitai trace recover' restores records the ledger or the notes reflog still hold)", commit_id))
+            own = own_records(records, commit_id)
+            if len({record_id(r) for r in own}) > 1:
+                result.problems.append(Problem(
+                    "duplicate_record", f"{len(own)} records for one commit (two clones traced it); "
+                    "'gitai trace rebuild' or 'gitai sync' keeps one", commit_id))
             for record in records:
                 result.records += 1
                 if revision(record) != commit_id:
@@ -213,8 +228,10 @@ def rebuild(layout: Layout, force: bool = False) -> int:
     the ledger holds records no note has (their last copy), unless `force`."""
     layout.guard(layout.ledger)
     with trace_lock(layout):
+        duplicates = {record_id(r) for r in remove_duplicates(layout, ledger=False)}
         records = _note_records(layout)
-        lost = ledger_only_records(layout, {record_id(r) for r in records})
+        lost = [r for r in ledger_only_records(layout, {record_id(r) for r in records})
+                if record_id(r) not in duplicates]
         if lost and not force:
             raise GitaiError(f"the ledger holds {len(lost)} record(s) that no note has (e.g. {record_id(lost[0])}); "
                              "run 'gitai trace recover' to put them back into the notes first, or "
@@ -223,6 +240,46 @@ def rebuild(layout: Layout, force: bool = False) -> int:
         records.sort(key=lambda r: (r.get("timestamp", ""), order.get(revision(r), len(order)), record_id(r)))
         write_atomic(layout.ledger, "".join(dumps(r) + "\n" for r in records))
     return len(records)
+
+
+def remove_duplicates(layout: Layout, commits: set[str] | None = None, ledger: bool = True) -> list[Record]:
+    """Keep one record per commit (`record.choose_record`: the one made at commit time over a
+    backfilled or inferred one, then the earliest) in the notes of `commits` (None: every note);
+    a note's copies of other commits' records stay. The others leave the notes in one notes
+    commit and, with `ledger`, the ledger. Returns the records removed. The caller holds the
+    trace lock."""
+    notes = each_note(layout) if commits is None else iter(sorted(notes_of(layout, sorted(commits)).items()))
+    rewritten: list[tuple[str, bytes]] = []
+    removed: list[Record] = []
+    kept_ids: set[str] = set()
+    for commit_id, records in notes:
+        own = own_records(records, commit_id)
+        keep = choose_record(own)
+        if keep is None or len({record_id(r) for r in own}) < 2:
+            continue
+        kept_ids.add(record_id(keep))
+        removed += [r for r in own if record_id(r) != record_id(keep)]
+        body = [r for r in records if revision(r) != commit_id] + [keep]
+        rewritten.append((commit_id, note_body(body).encode("utf-8")))
+    if rewritten:
+        write_notes(layout.root, NOTES_REF, rewritten, "Duplicate records removed by gitai (one record per commit)")
+        if ledger:
+            _drop_from_ledger(layout, {record_id(r) for r in removed} - kept_ids)
+    return removed
+
+
+def _drop_from_ledger(layout: Layout, ids: set[str]) -> None:
+    """Rewrite the ledger without the records of `ids` (a line that is no record stays as it is)."""
+    if not ids or not os.path.exists(layout.ledger):
+        return
+    layout.guard(layout.ledger)
+    kept: list[str] = []
+    with open(layout.ledger, encoding="utf-8", errors="surrogateescape", newline="") as handle:
+        for line in handle:
+            record = load_record(line)
+            if record is None or record_id(record) not in ids:
+                kept.append(line)
+    write_atomic(layout.ledger, "".join(kept))
 
 
 def _commit_order(layout: Layout) -> list[str]:
@@ -254,6 +311,7 @@ def recover(layout: Layout) -> RecoverResult:
         candidates: dict[str, Record] = {}
         for record in ledger_only_records(layout, note_ids):
             candidates[record_id(record)] = record
+        traced = {commit_id for commit_id, records in current.items() if own_records(records, commit_id)}
         in_ledger_only = set(candidates)
         for notes_commit in _notes_reflog(layout):
             for commit_id, records in notes_at(layout, notes_commit).items():
@@ -265,6 +323,8 @@ def recover(layout: Layout) -> RecoverResult:
             for record in candidates.values():
                 if not COMMIT_ID.fullmatch(revision(record)):
                     continue  # a ledger line's revision is text: never let it reach cat-file as an expression
+                if revision(record) in traced:
+                    continue  # the commit has its record (one per commit: a removed duplicate stays removed)
                 try:
                     reader.read_at_most(revision(record), 0)  # the commit must still exist
                 except KeyError:

@@ -349,6 +349,15 @@ def own_records(records: list[Record], commit: str) -> list[Record]:
     return [r for r in records if revision(r) == commit]
 
 
+def choose_record(records: list[Record]) -> Record | None:
+    """The one record a commit keeps when it has several (two clones traced it, their notes met in
+    a merge): one made when the commit was made before one backfilled or inferred later, then the
+    earliest, then the smallest id (so every clone chooses the same)."""
+    if not records:
+        return None
+    return min(records, key=lambda r: (is_backfilled(r) or is_inferred(r), r.get("timestamp", ""), record_id(r)))
+
+
 # --- reading untrusted records ----------------------------------------------------------------
 
 

@@ -1,5 +1,6 @@
 """`gitai stats`: lines added by ai / mixed / human / unknown over a commit, a range or a branch,
-grouped by intent, contributor, model or file. Read from the notes index (one `git rev-list`, and
+grouped by intent (each file's own: a commit whose files serve several intents counts each file's
+lines under its intent, as the report and the export do), contributor, model or file. Read from the notes index (one `git rev-list`, and
 the cached summary of every note: no process per commit)."""
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ def scope_commits(layout: Layout, rev: str | None) -> list[str]:
 
 
 def compute_stats(layout: Layout, rev: str | None, by: str) -> Stats:
-    from gitai.trace.summary_index import load_index
+    from gitai.trace.summary_index import info_intent, load_index
 
     commits = scope_commits(layout, rev)
     index = load_index(layout).commits
@@ -77,6 +78,6 @@ def compute_stats(layout: Layout, rev: str | None, by: str) -> Stats:
         for path, entry in info.get("files", {}).items():
             for kind, model, _session, n in entry.get("who", []):
                 totals.add(kind, n, commit)
-                key = {"intent": info.get("intent"), "contributor": kind, "model": model, "file": path}[by]
+                key = {"intent": info_intent(info, path), "contributor": kind, "model": model, "file": path}[by]
                 groups.setdefault(key, Tally()).add(kind, n, commit)
     return Stats(rev or "HEAD (whole branch)", by, len(commits), traced, totals, groups)

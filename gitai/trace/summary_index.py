@@ -28,6 +28,7 @@ from gitai.trace.record import (
     FileMeta,
     Record,
     attributed_ranges,
+    choose_record,
     classification_of,
     deleted_paths,
     file_entries,
@@ -36,10 +37,8 @@ from gitai.trace.record import (
     intent_of,
     intent_source_of,
     intent_spans,
-    is_backfilled,
     own_records,
     parse_note,
-    record_id,
 )
 
 INDEX_NAME = "notes-index.sqlite"
@@ -50,13 +49,6 @@ CommitInfo = dict[str, Any]
 """{"intent": str|None, "source": str|None, "class": str|None, "files": {path: {"class": str, ...}},
 "intents": {path: str|None} (only when the files serve different intents)}; a file's "who":
 [[contributor type, model_id|None, session|None, lines], ...] from its ranges (gitai stats, blame)."""
-
-
-def choose_record(records: list[Record]) -> Record | None:
-    """One record per commit: a hook-made record before a backfilled one, then the earliest."""
-    if not records:
-        return None
-    return sorted(records, key=lambda r: (is_backfilled(r), r.get("timestamp", ""), record_id(r)))[0]
 
 
 def summarize(record: Record) -> tuple[CommitInfo, dict[str, dict[str, Any]]]:

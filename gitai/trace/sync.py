@@ -20,6 +20,7 @@ from gitai.git.notes import changed_notes
 from gitai.git.objects import ObjectReader
 from gitai.git.runner import git_process, run_git
 from gitai.layout import NOTES_REF, Layout
+from gitai.trace.audit import remove_duplicates
 from gitai.trace.notes_reader import each_note, read_records
 from gitai.trace.record import Record, record_id, revision
 from gitai.trace.store import trace_lock
@@ -74,8 +75,8 @@ def check_remote(layout: Layout, remote: str) -> tuple[str, str]:
     return address, "url-" + hashlib.sha1(address.encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
 
-def _fetch_and_merge(layout: Layout, remote: str, name: str) -> bool:
-    """Fetch the remote's notes into gitai's namespace and merge them; False when it has none."""
+def fetch_notes(layout: Layout, remote: str, name: str) -> bool:
+    """Fetch the remote's notes into gitai's tracking ref for `name`; False when it has none."""
     tracking = f"refs/gitai/remotes/{name}/notes"
     run_git(["update-ref", "-d", tracking], layout.root, check=False)
     fetch = git_process(["fetch", "-q", "--", remote, f"+{NOTES_REF}:{tracking}"], layout.root)
@@ -86,7 +87,14 @@ def _fetch_and_merge(layout: Layout, remote: str, name: str) -> bool:
         lines = [line for line in message.strip().splitlines() if line.strip()]
         first = next((line for line in lines if line.startswith("fatal:")), lines[0] if lines else f"exit {fetch.returncode}")
         raise GitaiError(f"cannot fetch from {remote}: {first}")
-    merge_notes(layout, tracking)
+    return True
+
+
+def _fetch_and_merge(layout: Layout, remote: str, name: str) -> bool:
+    """Fetch the remote's notes into gitai's namespace and merge them; False when it has none."""
+    if not fetch_notes(layout, remote, name):
+        return False
+    merge_notes(layout, f"refs/gitai/remotes/{name}/notes")
     return True
 
 
@@ -154,6 +162,7 @@ def sync(layout: Layout, remote: str = "origin") -> SyncResult:
     for _ in range(ATTEMPTS):
         with trace_lock(layout):
             fetched = _fetch_and_merge(layout, address, name)
+            remove_duplicates(layout)
             received = append_new_records(layout)
         if not _has_ref(layout, NOTES_REF):
             return SyncResult(remote, fetched, received, False)

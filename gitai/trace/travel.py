@@ -78,19 +78,93 @@ def before_push(layout: Layout, remote: str) -> None:
 
 def after_pull(layout: Layout) -> int:
     """post-merge / post-rewrite: merge every fetched tracking ref with news; returns records received."""
+    return merge_fetched(layout) if is_on(layout) else 0
+
+
+def fetched_refs(layout: Layout) -> list[str]:
+    """The tracking refs holding notes fetched from remotes (one per remote whose notes were fetched)."""
+    listing = run_git(["for-each-ref", "--format=%(refname)", "refs/gitai/remotes/"], layout.root, check=False)
+    return [ref for ref in listing.decode("utf-8", "replace").split() if ref.endswith("/notes")]
+
+
+def unmerged_refs(layout: Layout) -> list[str]:
+    """The fetched tracking refs whose notes refs/notes/gitai does not hold yet."""
+    return [ref for ref in fetched_refs(layout)
+            if git_process(["merge-base", "--is-ancestor", ref, NOTES_REF], layout.root).returncode != 0]
+
+
+def remote_of(ref: str) -> str:
+    """The remote a tracking ref was fetched from (`url-...` for a URL given to `gitai sync`)."""
+    return ref.removeprefix("refs/gitai/remotes/").removesuffix("/notes")
+
+
+def sync_command(ref: str) -> str:
+    """The `gitai sync` that brings a tracking ref up to date (a URL's ref keeps only its digest)."""
+    remote = remote_of(ref)
+    return "gitai sync URL (the address synced with before)" if remote.startswith("url-") else f"gitai sync {remote}"
+
+
+def merge_fetched(layout: Layout) -> int:
+    """Merge every fetched tracking ref with news into refs/notes/gitai (nothing is lost: both
+    records are kept where both sides annotated a commit, then one is chosen, see
+    `audit.remove_duplicates`) and append what arrived to the ledger; returns records received."""
+    from gitai.git.notes import changed_notes
+    from gitai.trace.audit import remove_duplicates
     from gitai.trace.store import trace_lock
     from gitai.trace.sync import append_new_records, merge_notes
 
-    if not is_on(layout):
-        return 0
-    listing = run_git(["for-each-ref", "--format=%(refname)", "refs/gitai/remotes/"], layout.root, check=False)
-    fresh = [ref for ref in listing.decode("utf-8", "replace").split()
-             if ref.endswith("/notes") and git_process(["merge-base", "--is-ancestor", ref, NOTES_REF],
-                                                       layout.root).returncode != 0]
+    fresh = unmerged_refs(layout)
     if not fresh:
         return 0
     with trace_lock(layout):
         before = run_git(["rev-parse", "-q", "--verify", NOTES_REF], layout.root, check=False).decode().strip()
         for ref in fresh:
             merge_notes(layout, ref)
+        head = run_git(["rev-parse", "-q", "--verify", NOTES_REF], layout.root, check=False).decode().strip()
+        changed = changed_notes(layout.root, before or None, head)
+        remove_duplicates(layout, None if changed is None else {commit for commit, _, _ in changed})
         return append_new_records(layout, before or None)
+
+
+def catch_up(layout: Layout) -> None:
+    """Before a reader answers: merge the notes a `git fetch` or `git pull` brought but no hook
+    merged (a pull with nothing new runs no post-merge), so a teammate's records are seen. A
+    failure (a read-only repository) only warns: the reader answers from what is merged."""
+    from gitai.errors import GitaiError
+
+    try:
+        merge_fetched(layout)
+    except (GitaiError, OSError) as exc:
+        print(f"gitai: warning: the fetched notes are not merged ({exc}); the team's records may be missing",
+              file=sys.stderr)
+
+
+def fetch_team_notes(layout: Layout) -> int:
+    """`gitai init` in a clone: fetch every remote's notes into its tracking ref and merge them;
+    returns the records received. A remote that cannot be reached only warns."""
+    from gitai.errors import GitaiError
+    from gitai.trace.sync import fetch_notes
+
+    for remote in remotes(layout):
+        try:
+            fetch_notes(layout, remote, remote)
+        except GitaiError as exc:
+            print(f"gitai: warning: {exc}; later: gitai sync {remote}", file=sys.stderr)
+    return merge_fetched(layout)
+
+
+def missing_record_advice(layout: Layout) -> str:
+    """What to do about commits that have no record. Backfill is advised only while no remote is
+    known to hold records: otherwise its records would duplicate the team's (a teammate may not
+    have pushed theirs yet)."""
+    unmerged = unmerged_refs(layout)
+    if unmerged:
+        return f"the records fetched from {remote_of(unmerged[0])} are not merged yet: run '{sync_command(unmerged[0])}'"
+    fetched = fetched_refs(layout)
+    if fetched:
+        return (f"{remote_of(fetched[0])} holds the team's records and not this one: '{sync_command(fetched[0])}' "
+                "fetches records pushed since")
+    configured = remotes(layout)
+    if configured:
+        return f"run 'gitai sync {configured[0]}' to fetch the team's records; if no remote holds any, 'gitai backfill'"
+    return "run 'gitai backfill'"

@@ -1,28 +1,36 @@
 "use strict";
 // gitai report: renders the data embedded in #gitai-data (built by gitai/report/build.py).
 // Rows: commits [sha12, epoch, intent, class(0 none,1 AST_REFACTOR,2 INTENT_EVOLUTION), backfilled, merge, subject,
-// [intents its files serve]]; changes [commit, path, lines, class(3: deleted), contributor, the file's intent];
-// tree [path, lines, [owners], exempt];
-// events [epoch, event, intent, actor]; blame [{path, lines: [[intent, sha12, text]]}]; exempt [path]. Intent -1: none.
+// [intents its files serve]]; changes [commit, path, lines, class(3: deleted), contributor, the file's intent,
+// inferred (1: backfill inferred the intent from scopes)]; tree [path, lines, [owners], exempt];
+// events [epoch, event, intent, actor]; blame [{path, lines: [[intent, sha12, text, inferred]]}]; exempt [path].
+// Intent -1: none. An inferred intent is shown `~INT-ID`, as blame-intent, log and map print it.
 (function () {
   const D = JSON.parse(document.getElementById("gitai-data").textContent);
   const SVGNS = "http://www.w3.org/2000/svg";
   const PALETTE = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7",
     "#9c755f", "#86bcb6", "#d37295", "#8cd17d"];
   const AI = ["#6a3d9a", "#8e6cc4", "#b39ddb", "#4a148c"];
-  const state = { intents: new Set(), from: null, to: null };
-  const EXEMPT = new Set(D.exempt);  // .orchestration/**: gitai's own files, left out of the map
+  // view "head": the code as it is (files at HEAD only); "history": deleted files too
+  const state = { intents: new Set(), from: null, to: null, view: "head" };
+  const EXEMPT = new Set(D.exempt);  // .orchestration/**: gitai's own files, left out of the code views
+  const AT_HEAD = new Set(D.tree.map((t) => t[0]));
+  function codePath(p) { return !EXEMPT.has(p) && (state.view === "history" || AT_HEAD.has(p)); }
   const $ = (id) => document.getElementById(id);
 
   function colour(i) { return i < 0 ? "var(--none)" : PALETTE[i % PALETTE.length]; }
-  function label(i) { return i < 0 ? "(no intent)" : D.intents[i].id; }
-  function contribColour(c) {
-    if (c < 0) return "var(--none)";
+  function label(i, inferred) { return i < 0 ? "(no intent)" : (inferred ? "~" : "") + D.intents[i].id; }
+  function contribColour(c) {  // "unknown" (history does not say who) is not the grey of "(no intent)"
+    if (c < 0) return "var(--unknown)";
     const name = D.contributors[c];
     if (name === "human") return "#2e9d5b";
     if (name === "mixed") return "#e08a1e";
     if (name.startsWith("ai")) return AI[c % AI.length];
-    return "var(--none)";
+    return "var(--unknown)";
+  }
+  function fitPath(path, width) {  // the full path, its start cut when the tile is too narrow
+    const room = Math.floor(width / 6.2);
+    return path.length <= room ? path : "\u2026" + path.slice(path.length - room + 1);
   }
   function el(tag, attrs, ...kids) {
     const node = document.createElement(tag);
@@ -73,6 +81,14 @@
     const parse = (v) => (v ? Date.parse(v + "T00:00:00Z") / 1000 : null);
     $("from").addEventListener("change", () => { state.from = parse($("from").value); render(); });
     $("to").addEventListener("change", () => { state.to = parse($("to").value); render(); });
+    for (const [id, view] of [["view-head", "head"], ["view-history", "history"]]) {
+      $(id).addEventListener("click", () => {
+        state.view = view;
+        $("view-head").setAttribute("aria-pressed", String(view === "head"));
+        $("view-history").setAttribute("aria-pressed", String(view === "history"));
+        render();
+      });
+    }
     $("reset").addEventListener("click", () => {
       state.intents.clear(); state.from = state.to = null; $("from").value = $("to").value = "";
       for (const chip of box.children) chip.setAttribute("aria-pressed", "false");
@@ -117,31 +133,37 @@
   function renderMap(sel) {
     const groups = new Map();
     for (const ch of D.changes) {
-      if (!changeSelected(sel, ch) || ch[3] !== 2 || EXEMPT.has(ch[1])) continue;
+      if (!changeSelected(sel, ch) || ch[3] !== 2 || !codePath(ch[1])) continue;
       const intent = ch[5];
       if (!groups.has(intent)) groups.set(intent, new Map());
       const files = groups.get(intent);
-      files.set(ch[1], (files.get(ch[1]) || 0) + Math.max(1, ch[2]));
+      const f = files.get(ch[1]) || { value: 0, inferred: true };
+      f.value += Math.max(1, ch[2]);
+      f.inferred = f.inferred && ch[6] === 1;  // marked ~ when every change counted here was inferred
+      files.set(ch[1], f);
     }
     const box = $("treemap");
     box.replaceChildren();
     const W = Math.max(320, box.clientWidth || 900), H = Math.round(Math.min(460, Math.max(260, W * 0.42)));
     const items = [...groups.entries()].map(([intent, files]) => ({
-      intent, files, value: [...files.values()].reduce((a, b) => a + b, 0) })).sort((a, b) => b.value - a.value);
+      intent, files, value: [...files.values()].reduce((a, b) => a + b.value, 0) })).sort((a, b) => b.value - a.value);
     $("map-count").textContent = String(items.reduce((s, g) => s + g.files.size, 0));
     if (!items.length) { box.append(el("p", { class: "empty" }, "No file changed in meaning in the selection.")); return; }
     const root = svg("svg", { width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: "img",
       "aria-label": "files changed in meaning, per intent, sized by lines" });
     for (const cell of squarify(items, 0, 0, W, H)) {
       const g = svg("g", { class: "tm-intent", "data-intent": String(cell.item.intent) });
-      const files = [...cell.item.files.entries()].map(([path, value]) => ({ path, value })).sort((a, b) => b.value - a.value);
+      const files = [...cell.item.files.entries()].map(([path, f]) => ({ path, value: f.value, inferred: f.inferred }))
+        .sort((a, b) => b.value - a.value);
       for (const f of squarify(files, cell.x + 2, cell.y + 16, cell.w - 4, cell.h - 18)) {
+        const path = D.paths[f.item.path], mark = label(cell.item.intent, f.item.inferred);
         const rect = svg("rect", { class: "tm-file", x: f.x, y: f.y, width: Math.max(0, f.w), height: Math.max(0, f.h),
-          fill: colour(cell.item.intent), "fill-opacity": "0.75", "data-path": D.paths[f.item.path] });
-        g.append(tip(rect, `${D.paths[f.item.path]}\n${label(cell.item.intent)}: ${num(f.item.value)} lines changed in meaning`));
-        if (f.w > 70 && f.h > 14) {
-          const name = D.paths[f.item.path].split("/").pop();
-          g.append(svg("text", { class: "lbl", x: f.x + 3, y: f.y + 12 }, name.length * 6.2 > f.w ? name.slice(0, Math.floor(f.w / 6.2)) : name));
+          fill: colour(cell.item.intent), "fill-opacity": "0.75", "data-path": path, "data-inferred": String(f.item.inferred) });
+        g.append(tip(rect, `${path}\n${mark}: ${num(f.item.value)} lines changed in meaning` +
+          (f.item.inferred ? " (intent inferred by backfill)" : "")));
+        if (f.w > 40 && f.h > 14) {
+          const text = (f.item.inferred ? "~ " : "") + path;
+          g.append(svg("text", { class: "lbl tm-path", x: f.x + 3, y: f.y + 12 }, fitPath(text, f.w - 4)));
         }
       }
       g.append(svg("rect", { class: "frame", x: cell.x + 0.75, y: cell.y + 0.75, width: Math.max(0, cell.w - 1.5), height: Math.max(0, cell.h - 1.5) }));
@@ -160,7 +182,7 @@
     const commits = new Map(), meaning = new Map();
     D.commits.forEach((c, n) => { if (sel[n]) for (const i of c[7]) commits.set(i, (commits.get(i) || 0) + 1); });
     for (const ch of D.changes) {
-      if (!changeSelected(sel, ch) || ch[3] !== 2 || EXEMPT.has(ch[1])) continue;
+      if (!changeSelected(sel, ch) || ch[3] !== 2 || !codePath(ch[1])) continue;
       const i = ch[5];
       if (!meaning.has(i)) meaning.set(i, new Set());
       meaning.get(i).add(ch[1]);
@@ -214,7 +236,7 @@
     for (const ch of D.changes) {
       if (!changeSelected(sel, ch) || ch[4] < 0 || ch[2] <= 0) continue;
       used.add(ch[4]);
-      for (const [map, key] of [[perIntent, ch[5]], [perFile, ch[1]]]) {
+      for (const [map, key] of codePath(ch[1]) ? [[perIntent, ch[5]], [perFile, ch[1]]] : [[perIntent, ch[5]]]) {
         if (!map.has(key)) map.set(key, new Map());
         const m = map.get(key);
         m.set(ch[4], (m.get(ch[4]) || 0) + ch[2]);
@@ -237,10 +259,12 @@
     $("prov-intents").replaceChildren(perIntent.size ? table(perIntent, "intent", 1000) : el("p", { class: "empty" }, "No lines in the selection."));
     $("prov-files").replaceChildren(perFile.size ? table(perFile, "file", 40) : el("p", { class: "empty" }, "No lines in the selection."));
     const attribution = new Map();
-    D.commits.forEach((c, n) => {
+    D.commits.forEach((c, n) => {  // a commit whose files serve several intents counts for each of them
       if (!sel[n]) return;
-      if (!attribution.has(c[2])) attribution.set(c[2], [0, 0]);
-      attribution.get(c[2])[c[4] ? 1 : 0]++;
+      for (const i of c[7]) {
+        if (!attribution.has(i)) attribution.set(i, [0, 0]);
+        attribution.get(i)[c[4] ? 1 : 0]++;
+      }
     });
     const t = el("table", {}, el("tr", {}, el("th", {}, "intent"), el("th", { class: "n" }, "declared (recorded at commit)"), el("th", { class: "n" }, "inferred (backfilled)")));
     for (const [i, [declared, inferred]] of [...attribution.entries()].sort((a, b) => a[0] - b[0]))
@@ -319,15 +343,17 @@
     if (!D.blame.length) { box.append(el("p", { class: "empty" }, "No file's blame was precomputed.")); return; }
     const b = D.blame[Number($("file-select").value || 0)];
     const counts = new Map();
-    const rows = b.lines.map(([i, sha, text], n) => {
-      counts.set(i, (counts.get(i) || 0) + 1);
-      return el("div", { class: intentSelected(i) ? "bl" : "bl dim", style: "border-left-color:" + colour(i), "data-intent": String(i) },
-        el("u", {}, String(n + 1)), el("b", { title: label(i) }, i < 0 ? "-" : label(i).slice(0, 12)),
+    const rows = b.lines.map(([i, sha, text, inferred], n) => {
+      const shown = label(i, inferred === 1);
+      counts.set(shown, [i, (counts.has(shown) ? counts.get(shown)[1] : 0) + 1]);
+      return el("div", { class: intentSelected(i) ? "bl" : "bl dim", style: "border-left-color:" + colour(i), "data-intent": String(i),
+        "data-inferred": String(inferred === 1) },
+        el("u", {}, String(n + 1)), el("b", { title: shown + (inferred === 1 ? " (inferred by backfill)" : "") }, i < 0 ? "-" : shown.slice(0, 12)),
         (sha || "uncommitted").slice(0, 8) + "  " + text);
     });
     box.append(...rows);
-    legend.append(...[...counts.entries()].sort((p, q) => q[1] - p[1]).map(([i, n]) =>
-      el("span", { class: "blame-count", "data-intent": String(i) }, swatch(colour(i)), `${label(i)} ${num(n)} lines`)));
+    legend.append(...[...counts.entries()].sort((p, q) => q[1][1] - p[1][1]).map(([shown, [i, n]]) =>
+      el("span", { class: "blame-count", "data-intent": String(i) }, swatch(colour(i)), `${shown} ${num(n)} lines`)));
   }
 
   // --- all views ------------------------------------------------------------------------------
@@ -336,7 +362,9 @@
     let commits = 0, lines = 0;
     sel.forEach((s) => { if (s) commits++; });
     const files = new Set();
-    for (const ch of D.changes) if (changeSelected(sel, ch)) { lines += ch[2]; files.add(ch[1]); }
+    for (const ch of D.changes) {
+      if (changeSelected(sel, ch) && (state.view === "history" || AT_HEAD.has(ch[1]))) { lines += ch[2]; files.add(ch[1]); }
+    }
     $("count-commits").textContent = String(commits);
     $("count-lines").textContent = String(lines);
     $("count-files").textContent = String(files.size);

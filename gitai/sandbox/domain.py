@@ -1,0 +1,211 @@
+"""The kernel domain an agent's commands run in (docs/security.md, "The kernel domain"): writes
+only beneath the intent's scope, the host's own state and temporary directories, and the parts of
+the git dir a commit needs; never the git hooks, git's config, `.orchestration/` (but the ledger
+and events files the hooks append to), the hook configs of the agent hosts, or gitai itself.
+
+A scope glob becomes its nearest fixed directory (`src/**/*.py` -> `src/`); the hook gate still
+judges the fine pattern. A directory that holds a protected path is never allowed as a whole: its
+other entries are allowed one by one (new entries directly in it cannot be made).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+
+from gitai.layout import ORCHESTRATION, Layout
+
+from gitai.agents.hosts import HOSTS
+
+# Hook configs of the agent hosts (their hooks are the agent's gate): in a worktree, the whole
+# directory of each (`.claude/`, `.github/hooks/`); in HOME, the files themselves.
+HOOK_CONFIG_DIRS = tuple(sorted({os.path.dirname(path) for host in HOSTS for path in host.project_configs}))
+USER_HOOK_CONFIGS = tuple(sorted({path for host in HOSTS for path in (*host.user_configs, *host.project_configs)}))
+# The hosts' own state in HOME, and caches tools write.
+HOST_STATE_DIRS = (".claude", ".codex", ".gemini", ".copilot", ".qwen", ".cursor", ".cache")
+HOST_STATE_FILES = (".claude.json", ".claude.json.backup")
+DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts", "/dev/shm")
+GLOB_CHARACTERS = frozenset("*?[\\")
+DOMAIN_VARIABLE = "GITAI_DOMAIN"  # set inside a domain to the intent it holds ("" for none)
+
+
+@dataclass
+class DomainPlan:
+    """What a domain allows: directories and files to write beneath, paths made read-only."""
+
+    writable: list[str] = field(default_factory=list)
+    readonly: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what the person should know (one line each)
+
+
+def scope_roots(root: str, patterns: tuple[str, ...]) -> list[str]:
+    """The directories (or files) the scope's include patterns can match, each as the nearest fixed
+    path: an unanchored pattern (`*.md`, `foo`) matches at any depth, so its root is the worktree."""
+    found = []
+    for pattern in patterns:
+        if not pattern.strip() or pattern.startswith(("!", "#")):
+            continue  # exclusions only narrow a scope; the hook gate applies them
+        body = pattern.strip().rstrip("/")
+        if "/" not in body.lstrip("/"):
+            found.append(root)
+            continue
+        fixed = []
+        for part in body.lstrip("/").split("/"):
+            if GLOB_CHARACTERS & set(part):
+                break
+            fixed.append(part)
+        found.append(os.path.join(root, *fixed) if fixed else root)
+    return found
+
+
+def _contains(directory: str, path: str) -> bool:
+    return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
+
+
+class _Planner:
+    def __init__(self, protected: list[str]) -> None:
+        self.protected = sorted({os.path.realpath(p) for p in protected})
+        self.allowed: set[str] = set()
+
+    def protect(self, paths: set[str]) -> None:
+        self.protected = sorted(set(self.protected) | {os.path.realpath(p) for p in paths})
+
+    def allow_beneath(self, path: str) -> None:
+        """Allow `path` (real), or, when it holds a protected path, each of its other entries."""
+        path = os.path.realpath(path)
+        while not os.path.lexists(path):  # a scope not made yet: its nearest existing directory
+            path = os.path.dirname(path)
+        if any(_contains(p, path) for p in self.protected):
+            return  # protected itself, or inside a protected directory
+        if not any(_contains(path, p) for p in self.protected) or not os.path.isdir(path):
+            self.allowed.add(path)
+            return
+        try:
+            entries = sorted(os.scandir(path), key=lambda e: e.name)
+        except OSError:
+            return
+        for entry in entries:
+            if not entry.is_symlink():  # a link is allowed where its target is, never through itself
+                self.allow_beneath(entry.path)
+
+
+def gitai_install_dirs() -> list[str]:
+    """gitai's own code and the environment it runs from: the hooks run them."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return [package, sys.prefix]
+
+
+def plan_domain(layout: Layout, scope: tuple[str, ...], home: str | None, mounts: bool) -> DomainPlan:
+    """Where the agent may write. With `mounts` (read-only bind mounts available), git's own
+    directory is writable but its hooks and config are mounted read-only; without, only the parts
+    beneath it a commit needs that hold no hook (a commit then cannot write the index)."""
+    repo = layout.repo
+    worktree_roots = {layout.root} | ({repo.main_worktree} if repo.main_worktree else set())
+    protected = [repo.git_dir, repo.common_dir, repo.hooks_dir, *gitai_install_dirs()]
+    for root in worktree_roots:
+        protected += [os.path.join(root, ".git"), os.path.join(root, ORCHESTRATION)]
+        protected += [os.path.join(root, name) for name in HOOK_CONFIG_DIRS]
+    user_configs = [os.path.join(home, name) for name in USER_HOOK_CONFIGS] if home else []
+    if not mounts:
+        protected += user_configs  # their directories then stay closed to new files, the host's state too
+    planner = _Planner(protected)
+    for path in scope_roots(layout.root, scope):
+        planner.allow_beneath(path)
+    planner.protect(worktree_roots)  # below, a repository inside /tmp or HOME stays out of reach
+    for path in ("/tmp", "/var/tmp", os.environ.get("TMPDIR", "")):
+        if path:
+            planner.allow_beneath(path)
+    if home:
+        for name in HOST_STATE_DIRS + HOST_STATE_FILES:
+            if os.path.lexists(os.path.join(home, name)):
+                planner.allow_beneath(os.path.join(home, name))
+    plan = DomainPlan(writable=sorted(planner.allowed))
+    plan.writable += [d for d in DEVICES if os.path.exists(d)]
+    plan.writable += _recording_files(layout)
+    plan.writable += _git_parts(layout, mounts, plan)
+    if mounts:
+        plan.readonly += _user_hook_configs(user_configs)
+    return plan
+
+
+def _user_hook_configs(paths: list[str]) -> list[str]:
+    """The user-level hook configs, to be mounted read-only so the hosts' state directories that hold
+    them stay writable (a host makes new files there). One a host would read but that is missing is
+    made empty first, so that the agent cannot create it inside the domain."""
+    placeholders = {name for host in HOSTS for name in host.user_configs}
+    found = []
+    for path in paths:
+        if not os.path.lexists(path) and os.path.isdir(os.path.dirname(path)) and \
+                any(path.endswith(os.sep + name) for name in placeholders):
+            with open(path, "x", encoding="utf-8") as handle:
+                handle.write("{}\n" if path.endswith(".json") else "")
+        if os.path.lexists(path):
+            found.append(path)
+    return found
+
+
+def _recording_files(layout: Layout) -> list[str]:
+    """The ledger and events files the hooks append to, made now so a file rule can hold them."""
+    layout.ensure_local_dir()
+    for path in (layout.ledger, layout.events):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o644))
+    return [layout.ledger, layout.events]
+
+
+def _git_parts(layout: Layout, mounts: bool, plan: DomainPlan) -> list[str]:
+    repo = layout.repo
+    if mounts:
+        plan.readonly += [p for p in _git_controls(layout) if os.path.lexists(p)]
+        return sorted({repo.git_dir, repo.common_dir} - {repo.hooks_dir})
+    plan.notes.append("no user namespaces for read-only mounts: git's own directory stays closed, "
+                      "so a commit inside the domain cannot write the index")
+    parts = [os.path.join(repo.common_dir, name) for name in ("objects", "refs", "logs", "gitai")]
+    parts += [os.path.join(repo.git_dir, name) for name in ("refs", "logs", "gitai")]
+    return sorted({p for p in parts if os.path.isdir(p)})
+
+
+def _git_controls(layout: Layout) -> list[str]:
+    """What in git's own directories decides what git runs and how: never writable in a domain."""
+    repo = layout.repo
+    from gitai.errors import GitaiError
+    from gitai.gate.policy import CACHE_NAME, load_policy
+    from gitai.intents.approval import approvals_path
+
+    controls = [repo.hooks_dir, os.path.join(repo.common_dir, "hooks"), os.path.join(repo.common_dir, "config"),
+                os.path.join(repo.git_dir, "config.worktree"), os.path.join(repo.common_dir, "info"),
+                os.path.join(layout.shared_state_dir, "installed"), approvals_path(layout),
+                # a linked worktree's pointers: another common dir would bring other hooks and config
+                os.path.join(repo.git_dir, "commondir"), os.path.join(repo.git_dir, "gitdir")]
+    try:
+        load_policy(layout)  # the compiled scopes the pre-commit gate trusts: made now, then read-only
+        controls.append(os.path.join(layout.state_dir, CACHE_NAME))
+    except (GitaiError, OSError):
+        pass  # a catalogue the gate cannot read: the gate refuses every commit anyway
+    return sorted(set(controls))
+
+
+def session_intent(layout: Layout, session_key: str) -> str | None:
+    """The intent the agent session `session_key` (its state file's name) has selected."""
+    from gitai.agents.sessions import SAFE_ID, sessions_dir
+
+    if not session_key or SAFE_ID.search(session_key):
+        return None
+    try:
+        with open(os.path.join(sessions_dir(layout), session_key + ".json"), encoding="utf-8") as handle:
+            data = json.load(handle)
+    except (OSError, ValueError):
+        return None
+    value = data.get("intent_id") if isinstance(data, dict) else None
+    return value if isinstance(value, str) and value else None
+
+
+def exec_command_line(gitai: str, session_key: str, command: str) -> str:
+    """The shell command that runs `command` inside the session's domain: what an agent host's
+    pre-tool hook puts in place of the agent's command where the host lets it (Claude Code:
+    `updatedInput`). `gitai` is how to call gitai (an absolute path)."""
+    import shlex
+
+    return " ".join(shlex.quote(word) for word in (gitai, "exec", "--session", session_key, "--", "/bin/sh", "-c",
+                                                   command))

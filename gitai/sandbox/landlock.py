@@ -1,0 +1,189 @@
+"""Linux Landlock through ctypes: restrict this process and its children to write only beneath
+given paths, then keep git's own files out of reach with read-only bind mounts.
+
+Landlock is an allow-list: a rule on a directory grants its rights to everything beneath it, and
+no rule can take a right back. Git's commit needs to create and rename files in the git dir's
+root (`index.lock` over `index`), which would grant the same rights over `hooks/` and `config`
+beneath it; so those (and any other path given as `readonly`) are bind-mounted read-only over
+themselves in a private mount namespace of a new user namespace first. The Landlock domain then
+forbids any further mount change, so the agent cannot undo them.
+
+Nothing here knows about gitai: `restrict(rules, readonly)` is the whole interface.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+
+# Linux syscall numbers (the same on every architecture's unified table since 5.13)
+_SYS_CREATE_RULESET = 444
+_SYS_ADD_RULE = 445
+_SYS_RESTRICT_SELF = 446
+_CREATE_RULESET_VERSION = 1
+_RULE_PATH_BENEATH = 1
+_PR_SET_NO_NEW_PRIVS = 38
+_CLONE_NEWNS = 0x00020000
+_CLONE_NEWUSER = 0x10000000
+_MS_RDONLY = 1
+_MS_NOSUID = 2
+_MS_NODEV = 4
+_MS_NOEXEC = 8
+_MS_REMOUNT = 32
+_MS_BIND = 4096
+_MS_REC = 16384
+_MS_PRIVATE = 1 << 18
+
+WRITE_FILE = 1 << 1
+REMOVE_DIR = 1 << 4
+REMOVE_FILE = 1 << 5
+MAKE_CHAR = 1 << 6
+MAKE_DIR = 1 << 7
+MAKE_REG = 1 << 8
+MAKE_SOCK = 1 << 9
+MAKE_FIFO = 1 << 10
+MAKE_BLOCK = 1 << 11
+MAKE_SYM = 1 << 12
+REFER = 1 << 13  # ABI 2: moving a file between directories
+TRUNCATE = 1 << 14  # ABI 3
+IOCTL_DEV = 1 << 15  # ABI 5
+
+# What a rule on a file (not a directory) may carry.
+FILE_RIGHTS = WRITE_FILE | TRUNCATE | IOCTL_DEV
+# The rights a program needs to write beneath a directory, by the ABI that introduced them.
+_WRITE_RIGHTS_BY_ABI = {
+    1: WRITE_FILE | REMOVE_DIR | REMOVE_FILE | MAKE_CHAR | MAKE_DIR | MAKE_REG | MAKE_SOCK | MAKE_FIFO
+    | MAKE_BLOCK | MAKE_SYM,
+    2: REFER, 3: TRUNCATE, 5: IOCTL_DEV,
+}
+# ABI 1 denies every move between directories, which git needs (objects, refs): too old to use.
+MINIMUM_ABI = 2
+DISABLE_VARIABLE = "GITAI_NO_LANDLOCK"  # set to 1: behave as where the kernel has no Landlock
+
+
+class LandlockUnavailable(Exception):
+    """The kernel cannot give this process a Landlock domain; the message says why, in one line."""
+
+
+class MountsUnavailable(LandlockUnavailable):
+    """The read-only bind mounts cannot be made (no unprivileged user namespaces)."""
+
+
+class _RulesetAttr(ctypes.Structure):
+    _fields_ = [("handled_access_fs", ctypes.c_uint64)]
+
+
+class _PathBeneathAttr(ctypes.Structure):
+    _pack_ = 1
+    _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+
+def _libc() -> ctypes.CDLL:
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def abi_version() -> int:
+    """The kernel's Landlock ABI version; raises LandlockUnavailable when there is none (or gitai
+    was told to act as if there were none)."""
+    if os.environ.get(DISABLE_VARIABLE, "").strip() not in ("", "0"):
+        raise LandlockUnavailable(f"{DISABLE_VARIABLE} is set")
+    if not os.uname().sysname == "Linux":
+        raise LandlockUnavailable(f"Landlock is a Linux feature (this is {os.uname().sysname})")
+    libc = _libc()
+    libc.syscall.restype = ctypes.c_long
+    version = libc.syscall(ctypes.c_long(_SYS_CREATE_RULESET), None, ctypes.c_size_t(0),
+                           ctypes.c_uint32(_CREATE_RULESET_VERSION))
+    if version < 0:
+        error = ctypes.get_errno()
+        raise LandlockUnavailable(f"the kernel offers no Landlock ({os.strerror(error)})")
+    if version < MINIMUM_ABI:
+        raise LandlockUnavailable(f"the kernel's Landlock ABI {version} is older than {MINIMUM_ABI}")
+    return int(version)
+
+
+def write_rights(abi: int) -> int:
+    """Every write-type right the running ABI knows."""
+    return sum(rights for since, rights in _WRITE_RIGHTS_BY_ABI.items() if since <= abi)
+
+
+def _check(result: int, what: str) -> int:
+    if result < 0:
+        raise LandlockUnavailable(f"{what} failed: {os.strerror(ctypes.get_errno())}")
+    return result
+
+
+def _protect_readonly(paths: list[str]) -> None:
+    """Bind-mount each path read-only over itself in a private mount namespace (of a new user
+    namespace that maps this user to itself, so no privilege is needed or gained)."""
+    if not paths:
+        return
+    libc = _libc()
+    uid, gid = os.getuid(), os.getgid()
+    if libc.unshare(ctypes.c_int(_CLONE_NEWUSER | _CLONE_NEWNS)) < 0:
+        raise MountsUnavailable(f"no user namespace: {os.strerror(ctypes.get_errno())}")
+    try:
+        for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
+            with open(f"/proc/self/{name}", "w", encoding="ascii") as handle:
+                handle.write(text)
+    except OSError as exc:
+        raise MountsUnavailable(f"cannot map the user namespace: {exc.strerror}") from None
+    mount = libc.mount
+    mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_void_p]
+    if mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None) < 0:
+        raise MountsUnavailable(f"cannot make mounts private: {os.strerror(ctypes.get_errno())}")
+    for path in paths:
+        target = os.fsencode(path)
+        if mount(target, target, None, _MS_BIND | _MS_REC, None) < 0:
+            raise MountsUnavailable(f"cannot bind-mount {path}: {os.strerror(ctypes.get_errno())}")
+        # a remount must keep the flags the kernel locked on the underlying mount
+        flags = _MS_REMOUNT | _MS_BIND | _MS_RDONLY
+        try:
+            stat = os.statvfs(path)
+            flags |= (_MS_NOSUID if stat.f_flag & os.ST_NOSUID else 0) | (_MS_NODEV if stat.f_flag & os.ST_NODEV else 0) \
+                | (_MS_NOEXEC if stat.f_flag & os.ST_NOEXEC else 0)
+        except OSError:
+            pass
+        _check(mount(None, target, None, flags, None), f"read-only remount of {path}")
+
+
+def restrict(writable: list[str], readonly: list[str]) -> int:
+    """Confine this process (and everything it starts) for good: writes are allowed only beneath
+    the `writable` paths (every write right the ABI knows; on a file, those a file can carry), and
+    the `readonly` paths become read-only. Returns the ABI used.
+
+    Raises LandlockUnavailable (MountsUnavailable for the mounts) before the domain is entered:
+    the mounts only ever take rights away, so a failure leaves the process no less confined.
+    """
+    abi = abi_version()
+    handled = write_rights(abi)
+    libc = _libc()
+    libc.syscall.restype = ctypes.c_long
+    attr = _RulesetAttr(handled)
+    ruleset = _check(libc.syscall(ctypes.c_long(_SYS_CREATE_RULESET), ctypes.byref(attr),
+                                  ctypes.c_size_t(ctypes.sizeof(attr)), ctypes.c_uint32(0)), "landlock_create_ruleset")
+    try:
+        for path in writable:
+            try:
+                fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+            except OSError:
+                continue  # gone since the rules were made: nothing to allow there
+            try:
+                allowed = handled
+                if not os.path.isdir(path):
+                    allowed &= FILE_RIGHTS
+                if not allowed:
+                    continue
+                beneath = _PathBeneathAttr(allowed, fd)
+                _check(libc.syscall(ctypes.c_long(_SYS_ADD_RULE), ctypes.c_int(ruleset),
+                                    ctypes.c_int(_RULE_PATH_BENEATH), ctypes.byref(beneath), ctypes.c_uint32(0)),
+                       f"landlock_add_rule for {path}")
+            finally:
+                os.close(fd)
+        _protect_readonly(readonly)
+        _check(libc.prctl(ctypes.c_int(_PR_SET_NO_NEW_PRIVS), ctypes.c_ulong(1), ctypes.c_ulong(0),
+                          ctypes.c_ulong(0), ctypes.c_ulong(0)), "prctl(PR_SET_NO_NEW_PRIVS)")
+        _check(libc.syscall(ctypes.c_long(_SYS_RESTRICT_SELF), ctypes.c_int(ruleset), ctypes.c_uint32(0)),
+               "landlock_restrict_self")
+    finally:
+        os.close(ruleset)
+    return abi

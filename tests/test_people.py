@@ -1,0 +1,41 @@
+"""Names of people: with no login name in the environment (a container, a CI job), lessons,
+approvals and events name the person git commits as, not `user:unknown`."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+from conftest import GITAI, git
+
+
+def _gitai_without_login(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("USER", "LOGNAME")}
+    proc = subprocess.run([GITAI, *args], cwd=repo, capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def test_lessons_approvals_and_events_name_the_git_person(repo: Path) -> None:
+    git(repo, "config", "user.name", "Ada Lovelace")
+    git(repo, "config", "user.email", "ada@example.com")
+    person = "user:Ada Lovelace <ada@example.com>"
+    lesson = json.loads(_gitai_without_login(repo, "lesson", "Run make gen first", "--intent", "INT-001",
+                                             "--json").stdout)
+    assert f"{person}: Run make gen first" in lesson["line"]
+    assert f"{person}: Run make gen first" in (repo / ".orchestration/AGENT.md").read_text()
+    approval = json.loads(_gitai_without_login(repo, "approve", "INT-004", "--json").stdout)
+    assert approval["approved_by"] == person
+    _gitai_without_login(repo, "select", "INT-001")
+    events = [json.loads(line) for line in (repo / ".orchestration/events.jsonl").read_text().splitlines()]
+    assert {e["actor"] for e in events} == {person}
+    assert "unknown" not in (repo / ".orchestration/events.jsonl").read_text()
+
+    git(repo, "config", "--unset", "user.name")  # only an email: the email names them
+    assert json.loads(_gitai_without_login(repo, "approve", "INT-001", "--json").stdout)["approved_by"] == \
+        "user:ada@example.com"
+    login = subprocess.run([GITAI, "approve", "INT-001", "--json"], cwd=repo, capture_output=True, text=True,
+                           env={**os.environ, "USER": "ada"}, stdin=subprocess.DEVNULL)
+    assert json.loads(login.stdout)["approved_by"] == "user:ada"  # the login name still comes first

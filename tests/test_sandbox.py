@@ -1,0 +1,204 @@
+"""The kernel domain (`gitai run`, `gitai exec`): each move runs for real inside a Landlock domain,
+and the test checks the effect on disk, not only the exit status."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import GITAI, commit, git, gitai_ok, write
+
+CATALOGUE = """\
+active_intents:
+  - id: INT-001
+    name: src work
+    status: IN_PROGRESS
+    owned_scope: ["src/**", "!src/vendor/**"]
+  - id: INT-002
+    name: docs
+    status: IN_PROGRESS
+    owned_scope: ["docs/**"]
+  - id: INT-003
+    name: guarded
+    status: IN_PROGRESS
+    requires_approval: true
+    owned_scope: ["guarded/**"]
+"""
+
+
+def _landlock_reason() -> str | None:
+    from gitai.sandbox.landlock import LandlockUnavailable, abi_version
+
+    try:
+        abi_version()
+    except LandlockUnavailable as exc:
+        return str(exc)
+    return None
+
+
+pytestmark = pytest.mark.skipif(_landlock_reason() is not None and not os.environ.get("CI"),
+                                reason=f"no Landlock here: {_landlock_reason()}")
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    gitai_ok(repo, "init")
+    write(repo, ".orchestration/active_intents.yaml", CATALOGUE)
+    write(repo, "src/app.py", "x = 1\n")
+    write(repo, "docs/guide.md", "# guide\n")
+    write(repo, ".claude/settings.json", "{}\n")
+    commit(repo, "start", extra=("--no-verify",))
+    gitai_ok(repo, "hooks", "install")
+    return repo
+
+
+def run_in(repo: Path, *command: str, intent: str | None = "INT-001",
+           env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    words = [GITAI, "run", *([intent] if intent else []), "--", *command]
+    return subprocess.run(words, cwd=repo, capture_output=True, text=True, env={**os.environ, **(env or {})},
+                          stdin=subprocess.DEVNULL, start_new_session=True)
+
+
+def py(code: str) -> list[str]:
+    return ["python3", "-c", code]
+
+
+def test_out_of_scope_write_is_refused_by_the_kernel(repo: Path) -> None:
+    proc = run_in(repo, *py("open('docs/x.md', 'w')"))
+    assert proc.returncode != 0
+    assert "PermissionError" in proc.stderr
+    assert not (repo / "docs/x.md").exists()
+
+
+def test_in_scope_write_works(repo: Path) -> None:
+    proc = run_in(repo, *py("open('src/new.py', 'w').write('y = 2\\n')"))
+    assert proc.returncode == 0, proc.stderr
+    assert (repo / "src/new.py").read_text() == "y = 2\n"
+
+
+def test_agents_own_commit_inside_the_domain_is_recorded(repo: Path) -> None:
+    before = git(repo, "rev-parse", "HEAD").stdout.strip()
+    proc = run_in(repo, "sh", "-c", "echo 'z = 3' > src/z.py && git add src/z.py && git commit -q -m 'add z'")
+    assert proc.returncode == 0, proc.stderr
+    head = git(repo, "rev-parse", "HEAD").stdout.strip()
+    assert head != before
+    assert "Intent: INT-001" in git(repo, "log", "-1", "--format=%B").stdout
+    note = json.loads(git(repo, "notes", "--ref", "gitai", "show", head).stdout)
+    assert note["vcs"]["revision"] == head
+    ledger = (repo / ".orchestration/agent_trace.jsonl").read_text()
+    assert head in ledger
+
+
+@pytest.mark.parametrize("target", [".git/hooks/pre-commit", ".git/config", ".orchestration/active_intents.yaml",
+                                    ".claude/settings.json", ".orchestration/approvals.jsonl"])
+def test_git_controls_and_the_catalogue_stay_out_of_reach(repo: Path, target: str) -> None:
+    path = repo / target
+    before = path.read_bytes() if path.exists() else None
+    moves = [py(f"open({target!r}, 'a').write('#x')"), ["rm", "-f", target], ["mv", target, "src/moved"],
+             ["sh", "-c", f"echo x > src/t && mv src/t {target}"], ["truncate", "-s", "0", target]]
+    for move in moves:
+        run_in(repo, *move)
+        assert (path.read_bytes() if path.exists() else None) == before, (move, target)
+
+
+def test_symlinks_in_scope_do_not_reach_protected_paths(repo: Path) -> None:
+    hook = (repo / ".git/hooks/pre-commit").read_bytes()
+    catalogue = (repo / ".orchestration/active_intents.yaml").read_bytes()
+    proc = run_in(repo, "sh", "-c", "ln -s ../.git src/g; ln -s ../.orchestration src/o; "
+                  "echo evil > src/g/hooks/pre-commit; echo evil > src/o/active_intents.yaml; "
+                  "ln -s ../docs src/d; echo evil > src/d/guide.md")
+    assert proc.returncode != 0
+    assert (repo / ".git/hooks/pre-commit").read_bytes() == hook
+    assert (repo / ".orchestration/active_intents.yaml").read_bytes() == catalogue
+    assert (repo / "docs/guide.md").read_text() == "# guide\n"
+
+
+def test_exec_follows_the_sessions_intent(repo: Path) -> None:
+    sessions = repo / ".git/gitai/sessions"
+    sessions.mkdir(parents=True, exist_ok=True)
+    (sessions / "claude-code-s1.json").write_text(json.dumps({"host": "claude-code", "intent_id": "INT-002"}))
+
+    def exec_(key: str, code: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([GITAI, "exec", "--session", key, "--", *py(code)], cwd=repo, capture_output=True,
+                              text=True, stdin=subprocess.DEVNULL, start_new_session=True)
+
+    assert exec_("claude-code-s1", "open('docs/new.md', 'w').write('ok')").returncode == 0
+    assert (repo / "docs/new.md").read_text() == "ok"
+    denied = exec_("claude-code-s1", "open('src/nope.py', 'w')")
+    assert denied.returncode != 0 and not (repo / "src/nope.py").exists()
+    # a session that selected nothing (or does not exist) may write nothing in the work tree
+    none = exec_("claude-code-unknown", "open('docs/other.md', 'w')")
+    assert none.returncode != 0 and not (repo / "docs/other.md").exists()
+    assert "no intent is selected" in none.stderr
+
+
+def test_run_refuses_an_unusable_intent(repo: Path) -> None:
+    for intent in ("INT-003", "NOPE"):
+        proc = run_in(repo, *py("open('src/x.py', 'w')"), intent=intent)
+        assert proc.returncode == 2 and proc.stderr.startswith("gitai: error:"), proc.stderr
+        assert not (repo / "src/x.py").exists()
+
+
+def test_without_landlock_one_line_and_the_hooks_alone(repo: Path) -> None:
+    proc = run_in(repo, *py("open('docs/x.md', 'w').write('unconfined')"), env={"GITAI_NO_LANDLOCK": "1"})
+    assert proc.returncode == 0
+    assert proc.stderr.strip().splitlines() == [
+        "gitai: warning: no kernel domain (GITAI_NO_LANDLOCK is set); only the agent hooks and git hooks hold the scope"]
+    assert (repo / "docs/x.md").read_text() == "unconfined"
+
+
+def test_person_only_actions_fail_inside_the_domain(repo: Path) -> None:
+    """Even a forged approval record cannot be written from inside: the approvals file is read-only."""
+    proc = run_in(repo, "sh", "-c", "echo '{\"event\":\"approve\",\"intent_id\":\"INT-003\"}' "
+                                    ">> .orchestration/approvals.jsonl")
+    assert proc.returncode != 0
+    assert not (repo / ".orchestration/approvals.jsonl").exists()
+
+
+def test_the_compiled_scopes_and_a_worktrees_pointers_stay_out_of_reach(repo: Path, tmp_path: Path) -> None:
+    """The pre-commit gate trusts its compiled scopes; a linked worktree's `commondir` names the hooks it runs."""
+    other = tmp_path / "linked"
+    git(repo, "worktree", "add", "-q", "-b", "side", str(other))
+    pointer = repo / ".git/worktrees/linked/commondir"
+    pointer_before = pointer.read_bytes()
+    proc = subprocess.run([GITAI, "run", "INT-001", "--", "sh", "-c", "echo /tmp/fake > \"$(git rev-parse --git-dir)/commondir\"; "
+                           "echo '{}' > \"$(git rev-parse --git-dir)/gitai/policy-cache.json\""],
+                          cwd=other, capture_output=True, text=True, stdin=subprocess.DEVNULL, start_new_session=True)
+    assert proc.returncode != 0
+    assert pointer.read_bytes() == pointer_before
+    cache = repo / ".git/worktrees/linked/gitai/policy-cache.json"
+    assert cache.exists() and cache.read_text() != "{}\n"
+
+
+def test_user_hook_configs_are_read_only_and_the_hosts_state_stays_writable(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """~/.codex/config.toml (Codex's hook approvals) cannot be rewritten or made, yet Codex can still
+    make its own new files beside it (its state database), which it must to start at all."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    (home / ".codex").mkdir(parents=True)
+    (home / ".claude").mkdir()
+    (home / ".codex" / "config.toml").write_text("[features]\nhooks = true\n")
+    settings = home / ".claude" / "settings.json"
+    settings.unlink(missing_ok=True)
+    done = run_in(repo, *py(
+        "import pathlib, os\n"
+        "home = pathlib.Path(os.environ['HOME'])\n"
+        "(home / '.codex' / 'state.sqlite').write_text('state')\n"
+        "for target in (home / '.codex' / 'config.toml', home / '.claude' / 'settings.json'):\n"
+        "    try:\n"
+        "        target.write_text('{\"disableAllHooks\": true}')\n"
+        "        print('wrote', target)\n"
+        "    except OSError as exc:\n"
+        "        print('refused', exc.errno)\n"))
+    assert done.stdout.count("refused") == 2, done.stdout + done.stderr
+    assert (home / ".codex" / "config.toml").read_text() == "[features]\nhooks = true\n"
+    assert settings.read_text() == "{}\n"  # made empty before the domain, so the agent could not make it
+    assert (home / ".codex" / "state.sqlite").read_text() == "state"
