@@ -77,7 +77,7 @@ def test_fixture_normalizes_and_is_answered(fixture_repo: Path, fixture: Path) -
         assert event.paths and all(os.path.isabs(p) or p[1:3] == ":/" for p in event.paths)
     out, err, code = run(host, event_arg, body)
     reason = denial(host, out, err, code)
-    if kind == ev.BEFORE_WRITE and "windows" not in fixture.name:
+    if (kind == ev.BEFORE_WRITE and "windows" not in fixture.name) or (kind == ev.BEFORE_SHELL and event.paths):
         assert reason and "docs/a.md" in reason and "INT-002" in reason, (out, err)
     elif kind == ev.BEFORE_SHELL:
         assert reason and "circumvention" in reason, (out, err)
@@ -111,7 +111,7 @@ def test_missing_keys_and_foreign_paths_pass(repo: Path) -> None:
     cwd = {"cwd": str(repo)}
     assert run("claude-code", None, json.dumps({**cwd}).encode()) == ("", "", 0)  # no event: not governed
     no_path = {**cwd, "hook_event_name": "PreToolUse", "tool_name": "Write", "tool_input": {}}
-    assert run("claude-code", None, json.dumps(no_path).encode()) == ("", "", 0)
+    assert "cannot be read" in (denial("claude-code", *run("claude-code", None, json.dumps(no_path).encode())) or "")
     outside = {**cwd, "hook_event_name": "PreToolUse", "tool_name": "Write", "tool_input": {"file_path": "/tmp/elsewhere.txt"}}
     assert run("claude-code", None, json.dumps(outside).encode()) == ("", "", 0)
     huge = {**cwd, "hook_event_name": "PreToolUse", "tool_name": "Write",

@@ -13,20 +13,157 @@ from gitai.intents.patterns import is_exempt
 from gitai.intents.statuses import CLOSED
 from gitai.util.text import display_path
 
+MAX_DELETED = 20_000  # files under a recursive delete checked one by one; more is asked
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from gitai.agents.sessions import Session
+    from gitai.agents.shell_risk import Risk
     from gitai.gate.policy import Policy
     from gitai.layout import Layout
 
 
 def repo_relative(layout: Layout, path: str) -> str | None:
     """`path` relative to the worktree root with `/` separators, or None when outside it."""
-    for candidate in (path, os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))):
-        rel = os.path.relpath(candidate, layout.root)
-        if rel != ".." and not rel.startswith(".." + os.sep) and not os.path.isabs(rel):
-            return "." if rel == "." else rel.replace(os.sep, "/")
+    return _under(layout.root, path)
+
+
+def _under(root: str, path: str) -> str | None:
+    rel = os.path.relpath(path, root)
+    if rel != ".." and not rel.startswith(".." + os.sep) and not os.path.isabs(rel):
+        return "." if rel == "." else rel.replace(os.sep, "/")
     return None
+
+
+def path_forms(path: str) -> list[str]:
+    """The path as named and where it really leads: every component resolved (links made earlier
+    in the session included), and the final link itself."""
+    forms = [os.path.normpath(path)]
+    try:
+        forms.append(os.path.realpath(path))
+        forms.append(os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path)))
+    except (OSError, ValueError):
+        pass
+    return list(dict.fromkeys(forms))
+
+
+def inside_git_dir(path: str) -> bool:
+    """`path` is a git directory or inside one: a `.git` component, or any directory that holds
+    HEAD, objects/ and refs/ (a common dir of linked worktrees, a bare repository, a
+    --separate-git-dir), wherever it lives."""
+    current = path
+    while True:
+        if os.path.basename(current) == ".git":
+            return True
+        if os.path.isfile(os.path.join(current, "HEAD")) and os.path.isdir(os.path.join(current, "objects")) \
+                and os.path.isdir(os.path.join(current, "refs")):
+            return True
+        parent = os.path.dirname(current)
+        if parent == current:
+            return False
+        current = parent
+
+
+def worktree_tops(path: str) -> list[str]:
+    """The tops of the work trees that hold `path`, nearest first (a submodule or nested repository,
+    then the repositories around it): each directory above it with a `.git`."""
+    tops = []
+    current = os.path.dirname(path)
+    while True:
+        if os.path.lexists(os.path.join(current, ".git")):
+            tops.append(current)
+        parent = os.path.dirname(current)
+        if parent == current:
+            return tops
+        current = parent
+
+
+class Governor:
+    """Judges the paths of one call by each path's own repository, not by the payload's cwd: the
+    session's repository (`home`, None when the cwd is in none that gitai governs), nested
+    repositories and submodules inside it, and any other repository gitai governs."""
+
+    def __init__(self, home: Layout | None, host: str, session_id: str, home_intent: str | None = None) -> None:
+        self.home = home
+        self.host = host
+        self.session_id = session_id
+        self.layouts: dict[str, Layout | None] = {}
+        self.intents: dict[str, str | None] = {}
+        if home is not None:
+            self.layouts[home.root] = home
+            self.intents[home.root] = home_intent
+
+    def layout_of(self, top: str) -> Layout | None:
+        """The governed layout whose work tree is `top` (None: a repository gitai does not govern)."""
+        if top in self.layouts:
+            return self.layouts[top]
+        from gitai.errors import GitaiError
+        from gitai.layout import find_layout
+
+        try:
+            layout: Layout | None = find_layout(top)
+        except GitaiError:
+            layout = None
+        if layout is not None and not (os.path.isdir(layout.orchestration) or os.path.isfile(layout.installed_marker)):
+            layout = None
+        self.layouts[top] = layout
+        return layout
+
+    def intent_in(self, layout: Layout) -> str | None:
+        """The session's intent in `layout` (its own session file there, else that worktree's selection)."""
+        if layout.root not in self.intents:
+            from gitai.agents.hook_entry import session_intent
+            from gitai.agents.sessions import Session
+
+            self.intents[layout.root] = session_intent(layout, Session(layout, self.host, self.session_id))
+        return self.intents[layout.root]
+
+    def protected(self, path: str) -> str | None:
+        """Why `path` (one resolved form) is never for an agent, or None."""
+        if inside_git_dir(path):
+            return "is inside a git directory (hooks, refs and notes are not for agents)"
+        home = self.home
+        if home is not None:
+            for directory in (home.repo.git_dir, home.repo.common_dir, home.repo.hooks_dir):
+                if path == directory or path.startswith(directory.rstrip(os.sep) + os.sep):
+                    return "is inside the repository's git directory or hooks (not for agents)"
+        return None
+
+    def check(self, paths: list[str], what: str = "write") -> Answer:
+        """The scope gate for absolute paths an agent is about to write."""
+        from gitai.agents.budget import charge
+
+        by_layout: dict[str, tuple[Layout, list[str]]] = {}
+        for path in paths:
+            charge()
+            for form in path_forms(path):
+                if not os.path.isabs(form):
+                    continue  # another platform's path (`C:/x` on POSIX): no file here can be written through it
+                why = self.protected(form)
+                if why:
+                    return Answer(DENY, f"gitai: {what} refused: {display_path(form)} {why}.")
+                tops = worktree_tops(form)
+                if self.home is not None and _under(self.home.root, form) is not None and self.home.root not in tops:
+                    tops.append(self.home.root)  # a linked worktree's root may be named differently
+                for top in tops:
+                    layout = self.layout_of(top)
+                    if layout is None:
+                        continue
+                    rel = _under(layout.root, form)
+                    if rel is None:
+                        return Answer(DENY, f"gitai: {what} refused: cannot tell which repository governs "
+                                            f"{display_path(form)}.")
+                    by_layout.setdefault(layout.root, (layout, []))[1].append(rel)
+        for layout, rels in by_layout.values():
+            from gitai.gate.policy import load_policy
+
+            policy = load_policy(layout)
+            answer = check_write_paths(layout, policy, self.intent_in(layout), list(dict.fromkeys(rels)), what)
+            if answer.decision != ALLOW:
+                if self.home is None or layout.root != self.home.root:
+                    answer.reason += f"\n  (in the repository at {display_path(layout.root)})"
+                return answer
+        return Answer(ALLOW)
 
 
 def selectable(policy: Policy) -> list[str]:
@@ -125,24 +262,49 @@ def check_stale(layout: Layout, session: Session, rel_paths: list[str]) -> Answe
     return Answer(ALLOW)
 
 
-def check_shell(layout: Layout, policy: Policy, intent_id: str | None, command: str, cwd: str) -> tuple[Answer, object]:
-    """Command risk before a shell command; returns the answer and the Risk (for the caller)."""
+def check_shell(gov: Governor, command: str, cwd: str) -> tuple[Answer, Risk]:
+    """Command risk before a shell command; returns the answer and the Risk (for the caller). The
+    catalogue that decides is the session's repository's, else that of the first governed repository
+    the command works in; what cannot be told from the text is asked, never allowed."""
     from gitai.agents.shell_risk import DEFAULT_DECISIONS, DESTRUCTIVE, WRITES, classify
+    from gitai.gate.policy import load_policy
     from gitai.intents.approval import is_approved
 
-    risk = classify(command, cwd, layout.root, layout.repo.git_dir)
-    decisions = {**DEFAULT_DECISIONS, **policy.agent_policy}
+    home = gov.home
+    root = home.root if home is not None else cwd
+    git_dirs = (home.repo.git_dir, home.repo.common_dir, home.repo.hooks_dir) if home is not None else ()
+    risk = classify(command, cwd, root, git_dirs)
+    targets = [t if os.path.isabs(t) else os.path.join(root, t) for t in risk.targets]
+    deletes = [os.path.join(root, t) for t in risk.recursive_deletes]
+    layout = home
+    if layout is None:
+        for place in [*risk.git_dirs, *targets, *deletes]:
+            for top in worktree_tops(os.path.join(place, "x")):
+                layout = gov.layout_of(top)
+                if layout is not None:
+                    break
+            if layout is not None:
+                break
     short = command if len(command) <= 120 else command[:117] + "..."
+    if layout is None:  # no repository gitai governs is involved: only what cannot be told is asked
+        if risk.unsure:
+            return Answer(ASK, f"gitai: command needs a person's approval: {'; '.join(risk.unsure)}.\n  {short}"), risk
+        return Answer(ALLOW), risk
+    policy = load_policy(layout)
+    intent_id = gov.intent_in(layout)
+    decisions = {**DEFAULT_DECISIONS, **policy.agent_policy}
     for selected in risk.selects:
         intent = policy.intents.get(selected)
         if intent is not None and intent.requires_approval and not is_approved(layout, selected):
             return Answer(DENY, f"gitai: {selected} ({intent.name}) requires a person's approval before an agent "
                                 f"selects it. Ask a person to run: gitai approve {selected}"), risk
     # A recursive delete is destructive when anything it would delete is outside the scope.
-    for target in risk.recursive_deletes:
-        outside = _outside_under(layout, policy, intent_id, target)
-        if outside:
-            risk.raise_to(DESTRUCTIVE, f"rm -r of {target} deletes paths outside the intent's scope (e.g. {outside})")
+    for target in deletes:
+        rel = repo_relative(layout, target)
+        outside = rel if rel is None else _outside_under(layout, policy, intent_id, rel)
+        if rel is None or outside:
+            risk.raise_to(DESTRUCTIVE, f"deleting {display_path(rel or target)} recursively deletes paths outside "
+                                       f"the intent's scope (e.g. {outside or target})")
     decision = decisions.get(risk.klass, "allow")
     if risk.klass != WRITES and decision != ALLOW:
         label = risk.klass.replace("_", "-")
@@ -151,16 +313,18 @@ def check_shell(layout: Layout, policy: Policy, intent_id: str | None, command: 
         forward = ("a person can allow it in the prompt, or run it themselves" if decision == ASK
                    else "do it another way that keeps gitai's checks, or ask a person")
         return Answer(decision, f"gitai: command {verb} ({label}): {why}.\n  {short}\nWay forward: {forward}."), risk
-    if risk.klass in (WRITES, DESTRUCTIVE) or risk.targets:
-        in_repo = [t for t in risk.targets if not os.path.isabs(t)]
-        if in_repo:
-            answer = check_write_paths(layout, policy, intent_id, in_repo, what="command")
-            if answer.decision != ALLOW:
-                answer.reason += f"\n  command: {short}"
-                return answer, risk
-        if risk.klass == WRITES and decision != ALLOW:
-            return Answer(decision, f"gitai: command {'needs approval' if decision == ASK else 'refused'} (writes): "
-                                    f"{'; '.join(risk.why())}.\n  {short}"), risk
+    if targets:
+        answer = gov.check(targets, what="command")
+        if answer.decision != ALLOW:
+            answer.reason += f"\n  command: {short}"
+            return answer, risk
+    if risk.klass == WRITES and decision != ALLOW:
+        return Answer(decision, f"gitai: command {'needs approval' if decision == ASK else 'refused'} (writes): "
+                                f"{'; '.join(risk.why())}.\n  {short}"), risk
+    if risk.unsure:
+        return Answer(ASK, f"gitai: command needs a person's approval: gitai cannot tell what it does "
+                           f"({'; '.join(risk.unsure)}).\n  {short}\nWay forward: write it with literal words "
+                           "(no variables in command position, no pipes into a shell), or ask a person."), risk
     return Answer(ALLOW), risk
 
 
@@ -175,19 +339,23 @@ def _outside_under(layout: Layout, policy: Policy, intent_id: str | None, target
     root = os.path.join(layout.root, target)
     if not os.path.lexists(root):
         return None
+    from gitai.agents.budget import charge
+
     if not os.path.isdir(root) or os.path.islink(root):
         candidates = [target]
     else:
         candidates = []
         for directory, subdirs, names in os.walk(root):
-            subdirs[:] = [d for d in subdirs if d != ".git"]
-            if ".git" in os.listdir(directory) and directory != root:
-                continue
+            charge()
+            if ".git" in subdirs or ".git" in names:
+                return f"{os.path.relpath(directory, layout.root)}/.git"  # a nested repository's git directory
             rel_dir = os.path.relpath(directory, layout.root).replace(os.sep, "/")
             candidates.extend(f"{rel_dir}/{n}" if rel_dir != "." else n for n in names)
-            if len(candidates) > 5000:
-                break
-    for path in candidates:
+            if len(candidates) > MAX_DELETED:
+                return f"{target} (more than {MAX_DELETED} files: too many to check)"
+    for index, path in enumerate(candidates):
+        if index % 1024 == 0:
+            charge()
         if path.startswith(".git/"):
             return path
         if policy.is_exempt(path) and not is_exempt(path):

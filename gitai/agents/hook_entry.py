@@ -16,7 +16,7 @@ import sys
 
 from gitai.agents import normalize as ev
 from gitai.agents.hosts import BY_NAME, NAMES, PER_EVENT
-from gitai.agents.protocol import ALLOW, DENY, Answer, render, render_failure
+from gitai.agents.protocol import ALLOW, ASK, DENY, Answer, render, render_failure
 
 USAGE = """\
 usage: gitai hook HOST [EVENT]
@@ -29,9 +29,11 @@ whose payload does not carry it (%(per_event)s).
 Example: echo '{"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"x"}}' | gitai hook claude-code
 """
 MAX_PAYLOAD = 8 * 1024 * 1024
+BEFORE_KINDS = (ev.BEFORE_WRITE, ev.BEFORE_SHELL, ev.BEFORE_UNKNOWN, ev.BEFORE_STDIN)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from gitai.agents.gate import Governor
     from gitai.agents.sessions import Session
     from gitai.layout import Layout
 
@@ -57,6 +59,9 @@ def main(argv: list[str]) -> int:
 
 def run(host: str, event_arg: str | None, data: bytes) -> tuple[str, str, int]:
     """The whole hook: payload bytes in, (stdout, stderr, exit code) out; never raises."""
+    from gitai.agents import budget
+
+    budget.start()
     layout = None
     hook_event = event_arg or ""
     try:
@@ -72,20 +77,28 @@ def run(host: str, event_arg: str | None, data: bytes) -> tuple[str, str, int]:
         from gitai.errors import GitaiError
         from gitai.layout import find_layout
 
+        if event.unreadable:
+            return render(event, Answer(DENY, f"gitai: refused: {event.tool or 'the tool'}'s target cannot be read: "
+                                              f"{event.unreadable} (fail closed)."))
         try:
             layout = find_layout(event.cwd if os.path.isdir(event.cwd) else None)
         except GitaiError:
-            return render(event, Answer(ALLOW))  # not in a git repository: nothing of gitai's to govern
-        if not (os.path.isdir(layout.orchestration) or os.path.isfile(layout.installed_marker)):
-            return render(event, Answer(ALLOW))
+            layout = None  # the cwd is in no repository: the paths are judged by their own
+        if layout is not None and not (os.path.isdir(layout.orchestration) or os.path.isfile(layout.installed_marker)):
+            layout = None
         try:
-            answer = handle(layout, event)
+            if layout is None:
+                answer = _foreign(event) if event.kind in BEFORE_KINDS else Answer(ALLOW)
+            else:
+                answer = handle(layout, event)
         except GitaiError as exc:  # e.g. a malformed catalogue: say so, and refuse what needs it
-            answer = Answer(DENY if event.kind in (ev.BEFORE_WRITE, ev.BEFORE_SHELL) else ALLOW,
-                            f"gitai: {_one_line(str(exc))}")
+            answer = Answer(DENY if event.kind in BEFORE_KINDS else ALLOW, f"gitai: {_one_line(str(exc))}")
         return render(event, answer)
     except ev.PayloadError as exc:
         return render_failure(host, hook_event, f"gitai: refused: {exc} (fail closed)")
+    except budget.BudgetSpent as exc:
+        return render_failure(host, hook_event, f"gitai: refused: {exc}; split the work into smaller calls, "
+                                                "or ask a person to run it.")
     except Exception as exc:  # noqa: BLE001 - fail closed, one line, traceback logged
         from gitai.util.crash import log_traceback
 
@@ -145,6 +158,10 @@ def handle(layout: Layout, event: ev.AgentEvent) -> Answer:
         return _before_write(layout, event, session)
     if kind == ev.BEFORE_SHELL:
         return _before_shell(layout, event, session)
+    if kind in (ev.BEFORE_UNKNOWN, ev.BEFORE_STDIN):
+        answer = _unknown_tool(_governor(layout, event, session_intent(layout, session)), event)
+        return answer if answer.decision == ALLOW else _denied(layout, event, session, session_intent(layout, session),
+                                                                 answer, paths=event.paths)
     if kind == ev.AFTER_WRITE:
         from gitai.agents.after_write import on_after_write
 
@@ -199,14 +216,47 @@ def _denied(layout: Layout, event: ev.AgentEvent, session: Session, intent_id: s
     return answer
 
 
+def _governor(layout: Layout | None, event: ev.AgentEvent, intent_id: str | None = None) -> Governor:
+    from gitai.agents.gate import Governor
+
+    return Governor(layout, event.host, event.session_id, intent_id)
+
+
+def _foreign(event: ev.AgentEvent) -> Answer:
+    """A call whose cwd is in no repository gitai governs: its paths and commands may still reach one."""
+    gov = _governor(None, event)
+    if event.kind == ev.BEFORE_WRITE:
+        return gov.check(event.paths)
+    if event.kind == ev.BEFORE_SHELL:
+        from gitai.agents.gate import check_shell
+
+        if event.paths:
+            answer = gov.check(event.paths, what="patch")
+            if answer.decision != ALLOW:
+                return answer
+        return check_shell(gov, event.command or "", event.cwd)[0]
+    return _unknown_tool(gov, event)
+
+
+def _unknown_tool(gov: Governor, event: ev.AgentEvent) -> Answer:
+    """A tool gitai does not know (or text typed into a running shell): never allowed unseen."""
+    if event.paths:
+        answer = gov.check(event.paths, what=event.tool or "tool")
+        if answer.decision != ALLOW:
+            return answer
+    if event.kind == ev.BEFORE_STDIN:
+        why = "it types into a running process, and gitai cannot see what that process does with it"
+    else:
+        why = "it is a tool gitai does not know, and its input names a path or content"
+    return Answer(ASK, f"gitai: {event.tool} needs a person's approval: {why}.")
+
+
 def _before_write(layout: Layout, event: ev.AgentEvent, session: Session) -> Answer:
-    from gitai.agents.gate import check_stale, check_write_paths, repo_relative
+    from gitai.agents.gate import check_stale, repo_relative
 
     rel_paths = [r for r in (repo_relative(layout, p) for p in event.paths) if r is not None]
-    if not event.paths:
-        return Answer(ALLOW)  # a write tool without a path we can see: nothing to check
     intent_id = session_intent(layout, session)
-    answer = check_write_paths(layout, _policy(layout), intent_id, rel_paths)
+    answer = _governor(layout, event, intent_id).check(event.paths)
     if answer.decision == ALLOW:
         answer = check_stale(layout, session, rel_paths)
     if answer.decision != ALLOW:
@@ -217,11 +267,15 @@ def _before_write(layout: Layout, event: ev.AgentEvent, session: Session) -> Ans
 def _before_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> Answer:
     from gitai.agents.gate import check_shell
 
+    intent_id = session_intent(layout, session)
+    gov = _governor(layout, event, intent_id)
+    if event.paths:  # a shell command carrying a patch: the patch's paths, then the command itself
+        answer = gov.check(event.paths, what="patch")
+        if answer.decision != ALLOW:
+            return _denied(layout, event, session, intent_id, answer, command=(event.command or "")[:500])
     if not event.command:
         return Answer(ALLOW)
-    intent_id = session_intent(layout, session)
-    policy = _policy(layout)
-    answer, risk = check_shell(layout, policy, intent_id, event.command, event.cwd)
+    answer, risk = check_shell(gov, event.command, event.cwd)
     if answer.decision != ALLOW:
         return _denied(layout, event, session, intent_id, answer, command=event.command[:500])
     if getattr(risk, "commits", False):
