@@ -99,14 +99,16 @@ def gitai(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subproces
 
 
 def as_person(cwd: Path, *args: str, answer: str = "yes", env: dict[str, str] | None = None,
-              code: int | None = 0) -> subprocess.CompletedProcess[str]:
+              code: int | None = 0, unset: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
     """gitai run as a person in a terminal: a new session whose controlling terminal is a real pty,
-    on which `answer` is typed (person-only commands ask there); stdin and stdout stay pipes."""
+    on which `answer` is typed (person-only commands ask there); stdin and stdout stay pipes.
+    `unset`: variables taken out of the environment."""
     master, slave = os.openpty()
     name = os.ttyname(slave)
     try:
         os.write(master, (answer + "\n").encode())
-        proc = subprocess.run([GITAI, *args], cwd=cwd, capture_output=True, text=True, env={**os.environ, **(env or {})},
+        environment = {k: v for k, v in {**os.environ, **(env or {})}.items() if k not in unset}
+        proc = subprocess.run([GITAI, *args], cwd=cwd, capture_output=True, text=True, env=environment,
                               stdin=subprocess.DEVNULL, start_new_session=True,
                               preexec_fn=lambda: os.close(os.open(name, os.O_RDWR)))  # becomes the controlling tty
     finally:

@@ -4,18 +4,15 @@ approvals and events name the person git commits as, not `user:unknown`."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 
-from conftest import GITAI, git
+from conftest import as_person, git
 
 
 def _gitai_without_login(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("USER", "LOGNAME")}
-    proc = subprocess.run([GITAI, *args], cwd=repo, capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL)
-    assert proc.returncode == 0, proc.stderr
-    return proc
+    """As a person at a terminal (approve asks there), with no login name in the environment."""
+    return as_person(repo, *args, unset=("USER", "LOGNAME"))
 
 
 def test_lessons_approvals_and_events_name_the_git_person(repo: Path) -> None:
@@ -36,6 +33,5 @@ def test_lessons_approvals_and_events_name_the_git_person(repo: Path) -> None:
     git(repo, "config", "--unset", "user.name")  # only an email: the email names them
     assert json.loads(_gitai_without_login(repo, "approve", "INT-001", "--json").stdout)["approved_by"] == \
         "user:ada@example.com"
-    login = subprocess.run([GITAI, "approve", "INT-001", "--json"], cwd=repo, capture_output=True, text=True,
-                           env={**os.environ, "USER": "ada"}, stdin=subprocess.DEVNULL)
+    login = as_person(repo, "approve", "INT-001", "--json", env={"USER": "ada"})
     assert json.loads(login.stdout)["approved_by"] == "user:ada"  # the login name still comes first

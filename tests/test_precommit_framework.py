@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import commit, git, gitai, gitai_json, gitai_ok, head, new_repo, write
+from conftest import as_person, commit, git, gitai, gitai_json, gitai_ok, head, new_repo, write
 from trace_helpers import note, notes
 
 from gitai.hooks.install import HOOK_NAMES
@@ -129,7 +129,7 @@ def test_next_to_gitai_init_in_either_order_nothing_runs_twice(tmp_path: Path, t
     assert all(h["path"].endswith(".legacy") for h in states)
     catalogue_first(repo)
     assert_traces_fully(repo)
-    gitai_ok(repo, "hooks", "uninstall")
+    as_person(repo, "hooks", "uninstall")
     assert not any(p.name.endswith(".legacy") for p in hooks.iterdir())
     assert {h["state"] for h in gitai_json(repo, "hooks", "status")["hooks"]} == {"framework"}
 
@@ -148,7 +148,7 @@ def test_a_foreign_legacy_hook_stays_chained_behind_gitai(tmp_path: Path, tool: 
     write(repo, "src/auth/a.py", "A = 1\n")
     commit(repo, "a")
     assert (repo / ".git" / "lint.log").read_text() == "lint ok\n"
-    gitai_ok(repo, "hooks", "uninstall")
+    as_person(repo, "hooks", "uninstall")
     assert (hooks / "pre-commit.legacy").read_text() == mine  # back where the framework keeps it
 
 
@@ -157,6 +157,6 @@ def test_hooks_run_outside_a_framework_is_the_installed_hook(repo: Path) -> None
     write(repo, "README.md", "x\n")
     git(repo, "add", "README.md")
     assert gitai(repo, "hooks", "run", "pre-commit").returncode == 0
-    gitai_ok(repo, "hooks", "uninstall")
+    as_person(repo, "hooks", "uninstall")
     refused = gitai(repo, "hooks", "run", "pre-commit")
     assert refused.returncode == 1 and "gitai: commit refused: no active intent" in refused.stderr
