@@ -105,6 +105,7 @@ CANONS: dict[str, Canon] = {
     "php": Canon(
         transparent=frozenset({"parenthesized_expression"}),
         handlers={"string": "php_string", "encapsed_string": "php_string", "heredoc_start": "strip",
-                  "heredoc_body": "php_heredoc", "nowdoc_body": "php_heredoc"},
+                  "heredoc_body": "php_heredoc", "nowdoc_body": "php_heredoc",
+                  "array_creation_expression": "php_array", "object_creation_expression": "php_new"},
     ),
 }

@@ -754,7 +754,7 @@ _C_ESCAPE_END = re.compile(rb"(?<!\\)(?:\\\\)*\\(?:x[0-9A-Fa-f]*|[0-7]{1,2})\"$"
 def _c_macro_tokens(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
     """A macro body is a list of preprocessing tokens: the whitespace between them (clang-format
     respaces and realigns macro bodies, and their `\\` line ends) is no part of it; comments neither."""
-    tokens = []
+    tokens: list[bytes] = []
     for match in _C_TOKEN.finditer(walk.src, node.start_byte, node.end_byte):
         token = match.group()
         if token.startswith((b"/*", b"//")) or token.rstrip(b"\r\n") == b"\\":
@@ -859,6 +859,23 @@ def _php_heredoc(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
 
 
 _PHP_HEREDOC_TEXTS = frozenset({"string_content", "nowdoc_string"})
+
+
+def _php_array(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
+    """`array(1, 2)` is `[1, 2]` (prettier's PHP plugin writes the short syntax): the same array."""
+    tokens = _walk((node,), walk, as_is=True)
+    if len(tokens) > 1 and tokens[1].lower() == b"array":
+        del tokens[1]
+    return tokens
+
+
+def _php_new(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
+    """`new Foo` is `new Foo()` (prettier's PHP plugin adds the parentheses): no argument list is an empty one."""
+    if node.named_child_count != 1 or _named(node)[0].type in ("arguments", "declaration_list"):
+        return None
+    tokens = _walk((node,), walk, as_is=True)
+    tokens[-1:-1] = [walk.tables.kind_markers["arguments"], _CLOSE]
+    return tokens
 
 
 def _strip(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
@@ -1213,7 +1230,7 @@ _HANDLERS: dict[str, Handler] = {
     "ts_generic_list": _ts_generic_list, "js_regex_flags": _js_regex_flags, "js_new": _js_new,
     "rust_token_tree": _rust_token_tree, "rust_string": _rust_string,
     "c_macro_tokens": _c_macro_tokens, "c_concatenation": _c_concatenation, "php_string": _php_string,
-    "strip": _strip, "php_heredoc": _php_heredoc,
+    "strip": _strip, "php_heredoc": _php_heredoc, "php_array": _php_array, "php_new": _php_new,
 }
 
 
