@@ -740,22 +740,27 @@ def _empty(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
     return [] if not _named(node) else None
 
 
-# C and C++ preprocessing tokens (raw strings, strings, characters, comments, numbers, names, punctuators)
+# C and C++ preprocessing tokens: numbers, names, punctuators, then raw strings, strings, characters,
+# comments and line splices (only looked for when the text holds a quote, a `/` or a `\`)
+_C_PLAIN = (rb"\.?[0-9](?:[eEpP][+-]|[0-9A-Za-z_.'])*|[A-Za-z_$][A-Za-z0-9_$]*"
+            rb"|\.\.\.|<<=|>>=|->\*|<=>|##|::|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&|^]=|\.\*")
+_C_PLAIN_TOKEN = re.compile(_C_PLAIN + rb"|\S")
 _C_TOKEN = re.compile(
     rb"""(?:u8|[uUL])?R"([^()\\\s]{0,16})\((?:.|\n)*?\)\1"|(?:u8|[uUL])?"(?:\\.|[^"\\\n])*"|(?:u8|[uUL])?'(?:\\.|[^'\\\n])*'"""
-    rb"|/\*(?:.|\n)*?\*/|//[^\n]*|\.?[0-9](?:[eEpP][+-]|[0-9A-Za-z_.'])*|[A-Za-z_$][A-Za-z0-9_$]*"
-    rb"|\.\.\.|<<=|>>=|->\*|<=>|##|::|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&|^]=|\.\*|\\\r?\n|\S"
+    rb"|/\*(?:.|\n)*?\*/|//[^\n]*|" + _C_PLAIN + rb"|\\\r?\n|\S"
 )
-
-
+_C_RARE_TOKEN = re.compile(rb"[\"'/\\]")
 _C_ESCAPE_END = re.compile(rb"(?<!\\)(?:\\\\)*\\(?:x[0-9A-Fa-f]*|[0-7]{1,2})\"$")  # `"\\x1"`: joining would extend it
 
 
 def _c_macro_tokens(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
     """A macro body is a list of preprocessing tokens: the whitespace between them (clang-format
     respaces and realigns macro bodies, and their `\\` line ends) is no part of it; comments neither."""
+    text = walk.src[node.start_byte : node.end_byte]
+    if not _C_RARE_TOKEN.search(text):  # no string, character, comment or line end: the tokens as found
+        return [walk.tables.markers[node.kind_id], walk.text(b" ".join(_C_PLAIN_TOKEN.findall(text)))]
     tokens: list[bytes] = []
-    for match in _C_TOKEN.finditer(walk.src, node.start_byte, node.end_byte):
+    for match in _C_TOKEN.finditer(text):
         token = match.group()
         if token.startswith((b"/*", b"//")) or token.rstrip(b"\r\n") == b"\\":
             continue
