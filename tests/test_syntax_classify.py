@@ -543,3 +543,15 @@ def test_definitions_moved_between_files(old_path: str, new_path: str, old: str,
     statuses = {(path, d.name): (d.status, d.moved_from) for path, file in result.files.items()
                 for d in file.definitions}
     assert statuses[(new_path, name)] == ("moved", {"path": old_path, "name": name})
+
+
+def test_oracle_disagreement_call_signature_without_semicolon() -> None:
+    """A known disagreement with the TypeScript compiler (found by benchmarks/formatters.py on ky under
+    prettier --no-semi): tree-sitter-typescript cannot parse a call signature that follows a member
+    without `;` in a type literal or interface, which TypeScript reads. The file is a parse error, so
+    INTENT_EVOLUTION; no normal-form rule can mend a tree that is not there."""
+    old = b"type A = {\n  a: () => void;\n  <T>(): T;\n};\n"
+    new = b"type A = {\n  a: () => void\n  <T>(): T\n}\n"
+    result = classify_one("a.ts", old, new)
+    assert (result.classification, result.reason) == (INTENT, "parse error in new version (line 2)")
+    assert classify_one("a.ts", old, new.replace(b"void\n", b"void;\n")).classification == AST
