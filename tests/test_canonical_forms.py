@@ -141,6 +141,8 @@ RULES = [
      "#include <a.h>\nint x;\n#include <b.h>\n", "#include <b.h>\nint x;\n#include <a.h>\n"),
     ("c directive layout", "a.c", "#ifdef A\n#define X 1\n#endif\n", "#ifdef A\n#  define X 1\n#endif\n",
      "#ifndef A\n#  define X 1\n#endif\n"),
+    ("c other directives' layout", "a.c", "#error \"no\"\n#pragma once\n", "#  error \"no\"\n#  pragma once\n",
+     "#warning \"no\"\n#pragma once\n"),
     ("c macro body tokens", "a.c", "#define M(a,b) ((a)>(b)?(a):(b))\n",
      "#define M(a, b)                                                   \\\n  ((a) > (b) ? (a) : (b))\n",
      "#define M(a, b) ((a) >> (b) ? (a) : (b))\n"),
@@ -172,6 +174,8 @@ RULES = [
      "<?php $a = new Foo(1);\n"),
     ("php new of an expression", "a.php", "<?php $a = new $b;\n", "<?php $a = new $b();\n",
      "<?php $a = new $b->c();\n"),
+    ("php nowdoc with blank lines", "a.php", "<?php\n$a = <<<'EOT'\nx\n\n  y\nEOT;\n",
+     "<?php\n$a = <<<'EOT'\n    x\n\n      y\n    EOT;\n", "<?php\n$a = <<<'EOT'\n    x\n\n    y\n    EOT;\n"),
     ("php heredoc start", "a.php", "<?php\n$a = <<<EOT\nx\nEOT;\n", "<?php\n$a = <<< EOT\nx\nEOT;\n",
      "<?php\n$a = <<<EOS\nx\nEOS;\n"),
 ]

@@ -66,7 +66,8 @@ _C = Canon(
     distinct=frozenset({"preproc_include"}),
     squeezed=frozenset({"#include", "#define", "#if", "#ifdef", "#ifndef", "#else", "#elif", "#elifdef", "#elifndef",
                         "#endif"}),
-    handlers={"preproc_arg": "c_macro_tokens", "concatenated_string": "c_concatenation"},
+    handlers={"preproc_arg": "c_macro_tokens", "concatenated_string": "c_concatenation",
+              "preproc_directive": "strip"},
 )
 
 CANONS: dict[str, Canon] = {

@@ -167,10 +167,10 @@ def _c_tagged(node: Node, fields: dict[str, int]) -> _Found | None:
 
 def _c_typedef(node: Node, fields: dict[str, int]) -> _Found | None:
     """`typedef struct {...} T;` (one declarator) is the type T."""
-    declarators = [c for c in node.children_by_field_id(fields["declarator"])]
-    if len(declarators) != 1 or declarators[0].type != "type_identifier":
+    declarator = node.child_by_field_id(fields["declarator"])
+    if declarator is None or declarator.type != "type_identifier" or declarator.next_named_sibling is not None:
         return None
-    return _Found("type", _text(declarators[0]))
+    return _Found("type", _text(declarator))
 
 
 def _cpp_template(node: Node, fields: dict[str, int]) -> _Found | None:

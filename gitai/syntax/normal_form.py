@@ -857,9 +857,12 @@ def _php_heredoc(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
         return None
     replaced = {}
     for child in _named(node):
-        start = child.start_byte
-        if child.type in _PHP_HEREDOC_TEXTS and src[start - 1 : start] == b"\n" and src.startswith(indent, start):
-            replaced[child.id] = [walk.tables.markers[child.kind_id], walk.text(src[start + len(indent) : child.end_byte])]
+        if child.type in _PHP_HEREDOC_TEXTS:
+            start = child.start_byte
+            if src[start - 1 : start] == b"\n" and src.startswith(indent, start):
+                start += len(indent)
+            text = src[start : child.end_byte].replace(b"\n" + indent, b"\n")  # a text may span lines
+            replaced[child.id] = [walk.tables.markers[child.kind_id], walk.text(text)]
     return _rebuilt(node, walk, replaced)
 
 
@@ -884,8 +887,9 @@ def _php_new(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
 
 
 def _strip(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
-    """A token whose own text holds layout (PHP's `<<< EOT` heredoc start): written without it."""
-    return [walk.tables.markers[node.kind_id], walk.text(walk.src[node.start_byte : node.end_byte].strip())]
+    """A token whose own text holds layout (PHP's `<<< EOT` heredoc start, C's `#  error` directive):
+    written without it."""
+    return [walk.tables.markers[node.kind_id], walk.text(b"".join(walk.src[node.start_byte : node.end_byte].split()))]
 
 
 def _set(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
