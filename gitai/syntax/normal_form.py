@@ -773,12 +773,34 @@ def _c_macro_tokens(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
     return [walk.tables.markers[node.kind_id], walk.text(b" ".join(tokens))]
 
 
+def _c_plain_concatenation(node: Node, src: bytes) -> tuple[bytes, bytes] | None:
+    """The opening token and the joined text of a concatenation of string literals that hold only
+    text (no escape, no macro, one prefix), as the walk would write them; None otherwise."""
+    head = None
+    texts = []
+    for part in node.named_children:
+        if part.type != "string_literal" or any(child.type != "string_content" for child in part.named_children):
+            return None
+        quote = src.find(b'"', part.start_byte, part.end_byte) + 1
+        if head is None:
+            head = src[part.start_byte : quote]
+        elif src[part.start_byte : quote] != head:
+            return None
+        texts.append(src[quote : part.end_byte - 1])
+    return (head, b"".join(texts)) if head else None
+
+
 def _c_concatenation(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
     """`"a" "b"` is `"ab"` (clang-format breaks long string literals in two): adjacent literals with the
     same prefix are one (a macro between them, `"a" __FILE__ "b"`, stays apart); escapes stay apart
     from the text, so `"\\x1" "2"` is not `"\\x12"`."""
     tables = walk.tables
     literal, content = tables.kind_markers["string_literal"], tables.kind_markers["string_content"]
+    joined = _c_plain_concatenation(node, walk.src)
+    if joined is not None:  # the common case: literals of plain text with one prefix, read from the source
+        head, text = joined
+        return [literal, *((walk.text(head),) if head != b'"' else ()), *((content, walk.text(text)) if text else ()),
+                _CLOSE]
     bodies = (content, tables.kind_markers["escape_sequence"], _CLOSE)
     merged: list[list[bytes]] = []  # the parts, adjacent literals joined
     heads: list[bytes | None] = []  # a literal's prefix token (b"" for none), None for another part
