@@ -574,3 +574,21 @@ def test_known_disagreements_with_the_python_ast(old: bytes, new: bytes) -> None
 
     assert ast.dump(ast.parse(old)) == ast.dump(ast.parse(new))
     assert classify_one("a.py", old, new).classification == INTENT
+
+
+def test_cpp_function_text_hashes_alike_in_a_class_and_outside() -> None:
+    """tree-sitter-cpp parses `int f() { return 1; }` with a `field_identifier` in a class and an
+    `identifier` in a namespace; the digest memo is keyed by text, so both must write the same
+    stream, or a digest would depend on what was hashed before (a move would go unseen)."""
+    from gitai.syntax import normal_form
+
+    code = b"namespace n {\nint f() { return 1; }\n}\n"
+    fresh = hash_source("cpp", code).definitions[1].hash
+    normal_form._DIGESTS.clear()
+    in_class = hash_source("cpp", b"class A { public: int f() { return 1; } };\n").definitions[1].hash
+    assert hash_source("cpp", code).definitions[1].hash == fresh == in_class
+    result = classify_changes([FileChange("a.cc", "a.cc", b"namespace n {\nint f() { return 1; }\nint g() { return 2; }\n}\n",
+                                          b"namespace n {\nint g() { return 2; }\n}\n"),
+                               FileChange(None, "b.cc", None, b"namespace n {\nint f()\n{\n  return 1;\n}\n}\n")])
+    moved = [d for d in result.files["b.cc"].definitions if d.name == "n::f"]
+    assert [(d.status, d.moved_from) for d in moved] == [("moved", {"path": "a.cc", "name": "n::f"})]

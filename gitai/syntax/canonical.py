@@ -62,6 +62,9 @@ _TS = Canon(
 )
 
 _C = Canon(
+    # tree-sitter-cpp names a method `field_identifier` inside a class and `identifier` outside: the same
+    # text must give the same stream wherever it stands (the digest memo is keyed by text)
+    aliases={"field_identifier": "identifier"},
     runs=frozenset({"preproc_include"}),
     distinct=frozenset({"preproc_include"}),
     squeezed=frozenset({"#include", "#define", "#if", "#ifdef", "#ifndef", "#else", "#elif", "#elifdef", "#elifndef",
