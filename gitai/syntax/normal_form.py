@@ -796,9 +796,9 @@ def _c_concatenation(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
     from the text, so `"\\x1" "2"` is not `"\\x12"`."""
     tables = walk.tables
     literal, content = tables.kind_markers["string_literal"], tables.kind_markers["string_content"]
-    joined = _c_plain_concatenation(node, walk.src)
-    if joined is not None:  # the common case: literals of plain text with one prefix, read from the source
-        head, text = joined
+    plain = _c_plain_concatenation(node, walk.src)
+    if plain is not None:  # the common case: literals of plain text with one prefix, read from the source
+        head, text = plain
         return [literal, *((walk.text(head),) if head != b'"' else ()), *((content, walk.text(text)) if text else ()),
                 _CLOSE]
     bodies = (content, tables.kind_markers["escape_sequence"], _CLOSE)
