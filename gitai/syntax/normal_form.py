@@ -798,9 +798,9 @@ def _c_concatenation(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
     literal, content = tables.kind_markers["string_literal"], tables.kind_markers["string_content"]
     plain = _c_plain_concatenation(node, walk.src)
     if plain is not None:  # the common case: literals of plain text with one prefix, read from the source
-        head, text = plain
-        return [literal, *((walk.text(head),) if head != b'"' else ()), *((content, walk.text(text)) if text else ()),
-                _CLOSE]
+        opening, text = plain
+        return [literal, *((walk.text(opening),) if opening != b'"' else ()),
+                *((content, walk.text(text)) if text else ()), _CLOSE]
     bodies = (content, tables.kind_markers["escape_sequence"], _CLOSE)
     merged: list[list[bytes]] = []  # the parts, adjacent literals joined
     heads: list[bytes | None] = []  # a literal's prefix token (b"" for none), None for another part
