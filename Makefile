@@ -30,17 +30,20 @@ smoke:
 	$(SMOKE)/venv/bin/python -m pip install --quiet $(SMOKE)/dist/*.whl
 	$(SMOKE)/venv/bin/python tests/smoke_installed.py $(SMOKE)/venv/bin/gitai
 
-# What the report and graph tests need beyond Python: headless Chromium with its driver, and graphviz.
-# Installed only when missing and when running as root with apt (CI runs as root); otherwise a warning,
+# What the report, graph and formatter tests need beyond Python: headless Chromium with its driver,
+# graphviz, clang-format (Debian's packages), and the npm tools pinned in tests/formatters (prettier, its
+# PHP plugin, the TypeScript compiler; `npm ci` when node_modules is missing). Debian packages are
+# installed only when missing and when running as root with apt (CI runs as root); otherwise a warning,
 # and those tests skip with the reason (under CI=true they fail instead).
-provision:
-	@missing=""; for tool in chromium chromedriver dot; do command -v $$tool >/dev/null 2>&1 || missing="$$missing $$tool"; done; \
+FORMATTER_TOOLS := tests/formatters/node_modules/.package-lock.json
+provision: $(FORMATTER_TOOLS)
+	@missing=""; for tool in chromium chromedriver dot clang-format; do command -v $$tool >/dev/null 2>&1 || missing="$$missing $$tool"; done; \
 	if [ -z "$$missing" ]; then exit 0; fi; \
 	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-		echo "provision: installing chromium chromium-driver graphviz (missing:$$missing)"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver graphviz >/dev/null; \
+		echo "provision: installing chromium chromium-driver graphviz clang-format (missing:$$missing)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver graphviz clang-format >/dev/null; \
 	else \
-		echo "provision: WARNING: missing$$missing; as root run: apt-get install chromium chromium-driver graphviz"; \
+		echo "provision: WARNING: missing$$missing; as root run: apt-get install chromium chromium-driver graphviz clang-format"; \
 	fi
 
 # The real agent hosts the suite drives offline (tests/realhosts): pinned npm packages, installed from
@@ -71,6 +74,10 @@ lint-tools:
 	else \
 		echo "lint-tools: WARNING: npm missing; install Node.js and npm (apt-get install nodejs npm)"; \
 	fi
+
+$(FORMATTER_TOOLS): tests/formatters/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then npm ci --prefix tests/formatters --no-audit --no-fund --silent; \
+	else echo "provision: WARNING: npm missing; the prettier and TypeScript oracle tests will not run"; fi
 
 # Benchmarks measure gitai as an installed tool would run: with its bytecode compiled
 # (this matters where PYTHONDONTWRITEBYTECODE is set and an editable install never writes it).

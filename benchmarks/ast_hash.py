@@ -386,6 +386,120 @@ JAVA_UNIT = '''
     }}
 '''
 
+C_UNIT = '''
+#define SLOT{n}_LIMIT ({k} {op} 4)
+#define SLOT{n}_PICK(a, b) ((a) {cmp} (b) ? (a) : (b))
+
+/* Slot {n}: a bounded queue of jobs. */
+struct slot{n} {{
+    unsigned char *data;
+    size_t head, tail, size;
+    int flags;
+}};
+
+typedef struct {{ int id; const char *name; }} job{n}_t;
+
+static size_t slot{n}_used(const struct slot{n} *s) {{
+    return s->tail >= s->head ? s->tail - s->head : s->size - s->head + s->tail;
+}}
+
+int slot{n}_push(struct slot{n} *s, const unsigned char *src, size_t n) {{
+    size_t room = s->size - slot{n}_used(s) - 1, done = 0;
+    if (n {cmp} room) {{
+        fprintf(stderr, "slot{n}: dropping %zu bytes of " "%zu\\n", n - room, n);
+        n = SLOT{n}_PICK(n, room);
+    }}
+    while (done < n) {{
+        s->data[s->tail] = src[done++];
+        s->tail = (s->tail + 1) % s->size;
+    }}
+    switch (s->flags & 0x{k}) {{
+    case 0:
+        break;
+    default:
+        s->flags = s->flags {op} {k};
+    }}
+    return (int)done;
+}}
+'''
+
+CPP_UNIT = '''
+namespace shard{n} {{
+
+template <typename K, typename V>
+class Cache{n} : public Base {{
+ public:
+  explicit Cache{n}(std::size_t capacity) : capacity_(capacity {op} {k}) {{}}
+  bool Get(const K& key, V* value) const {{
+    auto it = index_.find(key);
+    if (it == index_.end()) return false;
+    *value = it->second->second;
+    return true;
+  }}
+  void Put(const K& key, V value) {{
+    order_.emplace_front(key, std::move(value));
+    index_[key] = order_.begin();
+    if (order_.size() {cmp} capacity_) {{
+      index_.erase(order_.back().first);
+      order_.pop_back();
+    }}
+  }}
+  std::size_t Size() const {{ return order_.size(); }}
+
+ private:
+  std::size_t capacity_;
+  std::list<std::pair<K, V>> order_;
+  std::unordered_map<K, typename std::list<std::pair<K, V>>::iterator> index_;
+}};
+
+std::string Describe{n}(const Cache{n}<int, std::string>& c) {{
+  return "cache {n} holds " + std::to_string(c.Size() {op} {k}) + " entries";
+}}
+
+int Count{n}(const std::vector<int>& values) {{
+  return std::count_if(values.begin(), values.end(), [](int x) {{ return x % {k} {cmp} 1; }});
+}}
+
+}}  // namespace shard{n}
+'''
+
+PHP_UNIT = '''
+final class Router{n} extends BaseRouter implements RouterInterface
+{{
+    private array $routes = [];
+    const LIMIT = {k};
+
+    public function add(string $method, string $path, callable $handler): self
+    {{
+        if (!in_array($method, ['GET', "POST"], true)) {{
+            throw new InvalidArgumentException("Unknown method $method for router {n}");
+        }}
+        $this->routes[$method][$path] = $handler;
+        return $this;
+    }}
+
+    public function dispatch(string $method, string $path): mixed
+    {{
+        $handler = $this->routes[$method][$path] ?? null;
+        if ($handler === null || count($this->routes) {cmp} self::LIMIT) {{
+            return $this->notFound($path);
+        }}
+        return ($handler)($path, count($this->routes[$method]) {op} {k});
+    }}
+
+    private function notFound(string $path): string
+    {{
+        return sprintf('No route for %s (router %d)', $path, {n}) . implode(', ', array_map(fn($m) => strtolower($m), array_keys($this->routes)));
+    }}
+}}
+
+function make_router{n}(): Router{n}
+{{
+    $r = new Router{n}();
+    return $r->add('GET', '/', function ($p, $n) {{ return "home $p" . ($n {cmp} 1 ? 'x' : 'y'); }});
+}}
+'''
+
 
 def _generate(header: str, unit: str, footer: str = "") -> Callable[[], str]:
     def generate() -> str:
@@ -409,6 +523,9 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "rust": _generate("use std::collections::HashMap;\nuse std::fmt;\n", RUST_UNIT),
     "java": _generate("package bench;\n\nimport java.util.*;\nimport java.util.stream.Collectors;\n\n"
                       "public class Ledgers {\n", JAVA_UNIT, "}\n"),
+    "c": _generate("#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n", C_UNIT),
+    "cpp": _generate("#include <list>\n#include <string>\n#include <unordered_map>\n#include <vector>\n", CPP_UNIT),
+    "php": _generate("<?php\nnamespace App\\Routing;\n\nuse InvalidArgumentException;\n", PHP_UNIT),
 }
 
 

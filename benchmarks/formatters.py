@@ -5,14 +5,19 @@ packages, public repositories brought by `fetch`, Go's own sources) is run throu
 at settings unlike the code's own; every file the formatter changed must be AST_REFACTOR. Then a
 mutation set over the same files (a literal changed, an operator flipped, an argument added, a
 statement removed; sites found with tree-sitter, never in comments) must all be INTENT_EVOLUTION.
-Python pairs are also checked against CPython's `ast` (what black uses to prove a reformat safe).
+Python pairs are also checked against CPython's `ast` (what black uses to prove a reformat safe),
+TypeScript and JavaScript pairs and mutants against the TypeScript compiler's AST
+(tests/formatters/ts_ast.cjs): a disagreement is a case for the normal form.
 
 Inputs are never committed: npm packages go to benchmarks/out/node_modules (installed here when
 missing), repositories are read from /work/.mirror (or --mirror) with `git archive`. A missing
 formatter or corpus is reported loudly and its language skipped.
 
 Usage: .venv/bin/python benchmarks/formatters.py [--lang python,rust] [--max-files N] [--show N]
+       [--mirror DIR]  (a directory of repositories, OWNER+NAME/repo git directories as `fetch` leaves them)
        [--repository typescript=vuejs+core:packages/]  (another mirrored repository for a language)
+C, C++ and PHP need clang-format (apt-get install clang-format) and tests/formatters/node_modules
+(`make provision`).
 """
 
 from __future__ import annotations
@@ -37,6 +42,8 @@ from gitai.syntax.classify import FileChange, FileClassification, classify_chang
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from python_oracle import ast_dump  # noqa: E402
+from ts_oracle import NODE_MODULES as TEST_NODE  # noqa: E402
+from ts_oracle import ts_dumps  # noqa: E402
 
 from gitai.syntax.normal_form import parse
 
@@ -44,12 +51,18 @@ HERE = Path(__file__).resolve().parent
 OUT = HERE / "out"
 NODE = OUT / "node_modules"
 BIN = Path(sys.executable).parent
-EXTENSIONS = {"python": ".py", "javascript": ".js", "typescript": ".ts", "rust": ".rs", "java": ".java", "go": ".go"}
+EXTENSIONS = {"python": ".py", "javascript": ".js", "typescript": ".ts", "rust": ".rs", "java": ".java", "go": ".go",
+              "c": ".c", "cpp": ".cc", "php": ".php"}
+CORPUS_EXTENSIONS = {**{language: (ext,) for language, ext in EXTENSIONS.items()},
+                     "cpp": (".cc", ".cpp", ".h", ".hpp")}
 NPM_PACKAGES = ["prettier@3", "prettier-plugin-java@2", "commander@12", "semver@7", "express@4", "yargs@17"]
 # public repositories (owner+name under the mirror directory) and the files taken from them
 REPOSITORIES = {"typescript": ("sindresorhus+ky", ("source/", "test/")),
                 "rust": ("BurntSushi+ripgrep", ("crates/",)),
-                "java": ("google+gson", ("gson/src/main/", "extras/", "proto/"))}
+                "java": ("google+gson", ("gson/src/main/", "extras/", "proto/")),
+                "c": ("libuv+libuv", ("src/", "include/", "test/")),
+                "cpp": ("google+leveldb", ("db/", "util/", "table/", "include/", "helpers/")),
+                "php": ("guzzle+guzzle", ("src/", "tests/"))}
 GO_PACKAGES = ["strings", "bufio", "bytes", "sort", "flag", "text/tabwriter", "net/url", "encoding/csv",
                "encoding/json", "path/filepath", "container/list", "container/heap", "errors", "html"]
 PY_STDLIB = ["argparse.py", "textwrap.py", "dataclasses.py", "shlex.py", "fractions.py", "difflib.py",
@@ -97,7 +110,7 @@ def _repository_corpus(language: str, mirror: Path, limit: int) -> dict[str, byt
     files: dict[str, bytes] = {}
     with tarfile.open(fileobj=io.BytesIO(data)) as archive:
         for member in sorted(archive.getmembers(), key=lambda m: m.name):
-            if member.isfile() and member.name.endswith(EXTENSIONS[language]) and member.size < 150_000:
+            if member.isfile() and member.name.endswith(CORPUS_EXTENSIONS[language]) and member.size < 150_000:
                 handle = archive.extractfile(member)
                 if handle is not None:
                     files[f"{language}/{member.name}"] = handle.read()
@@ -141,6 +154,20 @@ def _prettier(*options: str, java: bool = False) -> list[str]:
             *plugin, *options, "--write", "."]
 
 
+def _prettier_php(*options: str) -> list[str]:
+    return ["node", str(TEST_NODE / "prettier" / "bin" / "prettier.cjs"), "--no-config", "--log-level", "error",
+            "--plugin", str(TEST_NODE / "@prettier" / "plugin-php" / "src" / "index.mjs"), *options, "--write", "."]
+
+
+def _clang_format(style: str, column: int) -> tuple[str, list[str]]:
+    return (f"clang-format {style} ColumnLimit={column}",
+            ["clang-format", "-i", f"--style={{BasedOnStyle: {style}, ColumnLimit: {column}}}"])  # names appended
+
+
+CLANG_FORMATS = [_clang_format("LLVM", 40), _clang_format("Google", 100), _clang_format("Mozilla", 60),
+                 _clang_format("WebKit", 80), _clang_format("GNU", 70)]
+
+
 def _rustfmt(config: str) -> list[str]:
     rustfmt = shutil.which("rustfmt") or str(Path.home() / ".cargo" / "bin" / "rustfmt")
     return [rustfmt, "--edition", "2021", "--config", config]  # file names are appended
@@ -154,6 +181,9 @@ FORMATTERS: dict[str, list[tuple[str, list[str]]]] = {
          "--line-length", "50", "--config", "format.quote-style='single'", "."]),
         ("ruff format line-length=100 skip-magic-trailing-comma", [str(BIN / "ruff"), "format", "-q",
          "--isolated", "--line-length", "100", "--config", "format.skip-magic-trailing-comma=true", "."]),
+        ("black -l 40 --preview", [str(BIN / "black"), "-q", "-l", "40", "--preview", "."]),
+        ("ruff format line-length=80 preview", [str(BIN / "ruff"), "format", "-q", "--isolated", "--line-length",
+                                                "80", "--preview", "."]),
     ],
     "javascript": [
         ("prettier --print-width 40", _prettier("--print-width", "40")),
@@ -181,6 +211,15 @@ FORMATTERS: dict[str, list[tuple[str, list[str]]]] = {
                                                                          "4", java=True)),
     ],
     "go": [("gofmt (input de-indented and joined)", ["gofmt", "-w", "."])],
+    "c": CLANG_FORMATS,
+    "cpp": CLANG_FORMATS,
+    "php": [
+        ("prettier-php --print-width 40", _prettier_php("--print-width", "40")),
+        ("prettier-php --print-width 120 --single-quote --trailing-comma-php --php-version 8.1",
+         _prettier_php("--print-width", "120", "--single-quote", "--trailing-comma-php", "--php-version", "8.1")),
+        ("prettier-php --tab-width 2 --brace-style 1tbs --php-version 7.4",
+         _prettier_php("--tab-width", "2", "--brace-style", "1tbs", "--php-version", "7.4")),
+    ],
 }
 
 
@@ -215,7 +254,9 @@ def run_formatter(language: str, command: list[str], files: dict[str, bytes]) ->
             relative = f"f{index:04d}{EXTENSIONS[language]}"
             (root / relative).write_bytes(data)
             names[relative] = name
-        if command[0].endswith("rustfmt"):
+        if command[0] == "clang-format":
+            subprocess.run([*command, *names], cwd=root, capture_output=True, timeout=1800)
+        elif command[0].endswith("rustfmt"):
             for relative in names:  # one file at a time: a file rustfmt rejects must not stop the others
                 subprocess.run([*command, relative], cwd=root, capture_output=True, timeout=120)
         else:
@@ -244,6 +285,10 @@ def formatter_missing(language: str) -> str | None:
             return "rustfmt not found"
     elif language == "go" and _go_root() is None:
         return "gofmt not found (apt-get install golang-go)"
+    elif language in ("c", "cpp") and shutil.which("clang-format") is None:
+        return "clang-format not found (apt-get install clang-format)"
+    if language in ("php", "javascript", "typescript") and not (TEST_NODE / "@prettier" / "plugin-php").exists():
+        return f"{TEST_NODE} missing (make provision)"
     return None
 
 
@@ -261,9 +306,29 @@ def _python_equal_or_invalid(old: bytes, new: bytes) -> bool:
         return True
 
 
+def _ts_disagreements(language: str, old: dict[str, bytes], new: dict[str, bytes], result: Result,
+                      setting: str) -> int:
+    """Pairs where gitai and the TypeScript compiler's AST disagree (same or not), recorded as failures."""
+    ext = EXTENSIONS[language]
+    pairs = {name: (old[name], data) for name, data in new.items() if data != old[name]}
+    files = {f"o{i}{ext}": pair[0] for i, pair in enumerate(pairs.values())}
+    files.update({f"n{i}{ext}": pair[1] for i, pair in enumerate(pairs.values())})
+    dumps = ts_dumps(files) if files else {}
+    disagree = 0
+    for index, (name, (before, after)) in enumerate(pairs.items()):
+        if dumps[f"o{index}{ext}"] is None or dumps[f"n{index}{ext}"] is None:
+            continue  # the compiler reports a syntax error: no verdict
+        same = dumps[f"o{index}{ext}"] == dumps[f"n{index}{ext}"]
+        verdict = classify_pair(name, before, after)
+        if same != (verdict.classification == "AST_REFACTOR"):
+            disagree += 1
+            result.oracle_cases.append((setting, name, before, after))
+    return disagree
+
+
 # --- mutations ----------------------------------------------------------------------------------
 
-NUMBERS = {"integer", "float", "number", "integer_literal", "float_literal", "int_literal",
+NUMBERS = {"integer", "float", "number", "number_literal", "integer_literal", "float_literal", "int_literal",
            "decimal_integer_literal", "decimal_floating_point_literal", "hex_integer_literal"}
 STRING_CONTENTS = {"string_content", "string_fragment", "interpreted_string_literal_content"}
 OPERATORS = {"+": "-", "-": "+", "*": "/", "/": "*", "<": ">", ">": "<", "<=": ">=", ">=": "<=",
@@ -271,7 +336,7 @@ OPERATORS = {"+": "-", "-": "+", "*": "/", "/": "*", "<": ">", ">": "<", "<=": "
              "in": "not in", "not in": "in", "is": "is not", "is not": "is", "|": "&", "&": "|"}
 BINARY = {"binary_operator", "binary_expression", "comparison_operator", "boolean_operator"}
 ARGUMENTS = {"argument_list", "arguments"}
-BLOCKS = {"block", "statement_block", "statement_list"}
+BLOCKS = {"block", "statement_block", "statement_list", "compound_statement"}
 NOT_STATEMENTS = {"comment", "line_comment", "block_comment", "pass_statement", "empty_statement",
                   "line_continuation"}
 
@@ -348,6 +413,7 @@ class Result:
     changed: int = 0
     refactor: int = 0
     oracle_disagree: int = 0
+    oracle_cases: list[tuple[str, str, bytes, bytes]] = field(default_factory=list)
     failures: list[tuple[str, str, FileClassification, bytes, bytes]] = field(default_factory=list)
     mutants: Counter[str] = field(default_factory=Counter)
     caught: Counter[str] = field(default_factory=Counter)
@@ -386,23 +452,37 @@ def run_language(language: str, mirror: Path, limit: int, per_kind: int) -> Resu
                 result.failures.append((setting, name, verdict, old, new))
             if language == "python" and python_ast_equal(old, new) != (verdict.classification == "AST_REFACTOR"):
                 result.oracle_disagree += 1
+        if language in ("typescript", "javascript"):
+            result.oracle_disagree += _ts_disagreements(language, inputs, formatted, result, setting)
         result.changed += changed
         result.refactor += ok
         print(f"   {setting}: {ok}/{changed} changed files AST_REFACTOR ({time.perf_counter() - started:.0f} s)")
     rng = random.Random(13)
-    for name, data in files.items():
-        for kind, mutated in mutants(language, data, rng, per_kind):
-            result.mutants[kind] += 1
-            if classify_pair(name, data, mutated).classification == "INTENT_EVOLUTION":
-                result.caught[kind] += 1
-            else:
-                result.missed.append((kind, name, data, mutated))
+    made = [(name, data, kind, mutated) for name, data in files.items()
+            for kind, mutated in mutants(language, data, rng, per_kind)]
+    for name, data, kind, mutated in made:
+        result.mutants[kind] += 1
+        if classify_pair(name, data, mutated).classification == "INTENT_EVOLUTION":
+            result.caught[kind] += 1
+        else:
+            result.missed.append((kind, name, data, mutated))
+    if language in ("typescript", "javascript"):
+        ext = EXTENSIONS[language]
+        dumps = ts_dumps({f"{side}{i}{ext}": pair for i, (_, data, _, mutated) in enumerate(made)
+                          for side, pair in (("o", data), ("m", mutated))})
+        for index, (name, data, kind, mutated) in enumerate(made):
+            old_dump, new_dump = dumps[f"o{index}{ext}"], dumps[f"m{index}{ext}"]
+            caught = classify_pair(name, data, mutated).classification == "INTENT_EVOLUTION"
+            if old_dump is not None and new_dump is not None and (old_dump != new_dump) != caught:
+                result.oracle_disagree += 1
+                result.oracle_cases.append((f"mutant {kind}", name, data, mutated))
     return result
 
 
 def _dump(directory: Path, result: Result) -> None:
     pairs = [(f"fmt{i}", name, old, new) for i, (_, name, _, old, new) in enumerate(result.failures)]
     pairs += [(f"mut{i}-{kind}", name, old, new) for i, (kind, name, old, new) in enumerate(result.missed)]
+    pairs += [(f"oracle{i}", name, old, new) for i, (_, name, old, new) in enumerate(result.oracle_cases)]
     for tag, name, old, new in pairs:
         stem = directory / f"{tag}-{name.replace('/', '_')}"
         stem.mkdir(parents=True, exist_ok=True)
@@ -444,9 +524,13 @@ def main() -> int:
             print(f"   FAIL {setting} {name}: {verdict.reason or ''} {details}")
         for kind, name, _, _ in result.missed[: args.show]:
             print(f"   MISSED mutation {kind} in {name}")
+        for setting, name, _, _ in result.oracle_cases[: args.show]:
+            print(f"   ORACLE DISAGREES {setting} {name}")
         mutants_total = sum(result.mutants.values())
         by_kind = ", ".join(f"{k} {result.caught[k]}/{n}" for k, n in sorted(result.mutants.items()))
-        oracle = f"; ast oracle disagrees on {result.oracle_disagree}" if language == "python" else ""
+        oracle = (f"; ast oracle disagrees on {result.oracle_disagree}" if language == "python"
+                  else f"; TypeScript compiler oracle disagrees on {result.oracle_disagree}"
+                  if language in ("typescript", "javascript") else "")
         rows.append((language, _share(result.refactor, result.changed),
                      _share(sum(result.caught.values()), mutants_total), by_kind + oracle))
     print("\nlanguage     reformatted files AST_REFACTOR   mutants INTENT_EVOLUTION   by kind")

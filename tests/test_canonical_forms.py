@@ -132,6 +132,52 @@ RULES = [
     ("java import order", "A.java", "import b.B;\nimport a.A;\nclass C {}\n", "import a.A;\nimport b.B;\nclass C {}\n",
      "import a.A;\nimport static b.B;\nclass C {}\n"),
     ("java empty enum body", "A.java", "enum E { A, B; }\n", "enum E { A, B }\n", "enum E { A, B; int x; }\n"),
+    # --- C and C++
+    ("c include order", "a.c", "#include <b.h>\n#include <a.h>\nint x;\n", "#include <a.h>\n\n#include <b.h>\nint x;\n",
+     "#include <a.h>\n#include <c.h>\nint x;\n"),
+    ("c include counted once", "a.c", "#include <a.h>\n#include <a.h>\nint x;\n", "#include <a.h>\nint x;\n",
+     "#include \"a.h\"\nint x;\n"),
+    ("c include run ends at a declaration", "a.c", "#include <a.h>\nint x;\n#include <b.h>\n",
+     "#include <a.h>\nint x;\n#include <b.h>\n", "#include <b.h>\nint x;\n#include <a.h>\n"),
+    ("c directive layout", "a.c", "#ifdef A\n#define X 1\n#endif\n", "#ifdef A\n#  define X 1\n#endif\n",
+     "#ifndef A\n#  define X 1\n#endif\n"),
+    ("c other directives' layout", "a.c", "#error \"no\"\n#pragma once\n", "#  error \"no\"\n#  pragma once\n",
+     "#warning \"no\"\n#pragma once\n"),
+    ("c macro body tokens", "a.c", "#define M(a,b) ((a)>(b)?(a):(b))\n",
+     "#define M(a, b)                                                   \\\n  ((a) > (b) ? (a) : (b))\n",
+     "#define M(a, b) ((a) >> (b) ? (a) : (b))\n"),
+    ("c macro token boundaries", "a.c", "#define N a+ +b\n", "#define N a + + b\n", "#define N a ++b\n"),
+    ("c macro strings joined", "a.c", '#define S f("default")\n', '#define S f("defa" "ult")\n',
+     '#define S f("defa" L"ult")\n'),
+    ("c macro hex escape not joined", "a.c", '#define S "\\x12"\n', '#define S "\\x12"\n', '#define S "\\x1" "2"\n'),
+    ("c string literals joined", "a.c", 'char *s = "ab";\n', 'char *s = "a"\n          "b";\n', 'char *s = "a" "c";\n'),
+    ("c hex escape not joined", "a.c", 'char *s = "\\x12";\n', 'char *s = "\\x12";\n', 'char *s = "\\x1" "2";\n'),
+    ("c prefixed literals joined", "a.c", 'int *s = L"ab";\n', 'int *s = L"a" L"b";\n', 'int *s = L"a" "b";\n'),
+    ("c macro between literals", "a.c", 'char *s = "ab" X "c";\n', 'char *s = "a" "b" X "c";\n',
+     'char *s = "a" X "bc";\n'),
+    ("cpp include order", "a.cc", "#include <vector>\n#include <map>\nnamespace n {}\n",
+     "#include <map>\n#include <vector>\nnamespace n {}\n", "#include <map>\n#include <set>\nnamespace n {}\n"),
+    ("cpp raw strings kept apart", "a.cc", 'auto s = "ab";\n', 'auto s = "a" "b";\n', 'auto s = u8"a" "b";\n'),
+    # --- PHP
+    ("php quotes", "a.php", "<?php $a = 'it\\'s';\n", "<?php $a = \"it's\";\n", "<?php $a = \"it\\'s\";\n"),
+    ("php escapes by quote kind", "a.php", "<?php $a = '\\\\n';\n", "<?php $a = \"\\\\n\";\n", "<?php $a = \"\\n\";\n"),
+    ("php interpolation", "a.php", "<?php $a = '$b';\n", "<?php $a = \"\\$b\";\n", "<?php $a = \"$b\";\n"),
+    ("php parentheses", "a.php", "<?php $a = ($b + $c) * $d;\n", "<?php $a = (($b + $c)) * ($d);\n",
+     "<?php $a = $b + $c * $d;\n"),
+    ("php heredoc indentation", "a.php", "<?php\n$a = <<<EOT\nx\n  y $z\nEOT;\n",
+     "<?php\n$a = <<<EOT\n    x\n      y $z\n    EOT;\n", "<?php\n$a = <<<EOT\n    x\n    y $z\n    EOT;\n"),
+    ("php long array syntax", "a.php", "<?php $a = array(1, 'b' => 2);\n", "<?php $a = [1, 'b' => 2];\n",
+     "<?php $a = [1, 'b' => 3];\n"),
+    ("php list is no array", "a.php", "<?php [$a, $b] = $c;\n", "<?php [$a, $b] = $c;\n",
+     "<?php list($a, $b) = array($c);\n"),
+    ("php new without arguments", "a.php", "<?php $a = new Foo;\n", "<?php $a = new Foo();\n",
+     "<?php $a = new Foo(1);\n"),
+    ("php new of an expression", "a.php", "<?php $a = new $b;\n", "<?php $a = new $b();\n",
+     "<?php $a = new $b->c();\n"),
+    ("php nowdoc with blank lines", "a.php", "<?php\n$a = <<<'EOT'\nx\n\n  y\nEOT;\n",
+     "<?php\n$a = <<<'EOT'\n    x\n\n      y\n    EOT;\n", "<?php\n$a = <<<'EOT'\n    x\n\n    y\n    EOT;\n"),
+    ("php heredoc start", "a.php", "<?php\n$a = <<<EOT\nx\nEOT;\n", "<?php\n$a = <<< EOT\nx\nEOT;\n",
+     "<?php\n$a = <<<EOS\nx\nEOS;\n"),
 ]
 
 
@@ -154,7 +200,7 @@ def test_every_table_entry_has_a_rule_test() -> None:
     """A new entry in a table needs a row in RULES (its language at least)."""
     covered = {path.rsplit(".", 1)[1] for _, path, *_ in RULES}
     extensions = {"python": "py", "javascript": "js", "typescript": "ts", "tsx": "ts", "go": "go", "rust": "rs",
-                  "java": "java"}
+                  "java": "java", "c": "c", "cpp": "cc", "php": "php"}
     assert {extensions[language] for language in CANONS} <= covered
 
 

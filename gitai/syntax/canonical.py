@@ -15,8 +15,10 @@ Rules:
 * `field_aliases`: field name -> the field name it is written as.
 * `runs`: node types whose consecutive siblings are compared as a sorted list (declarations
   whose order has no meaning: Rust `use`, Go and Java imports).
+* `distinct`: runs in which a repeated member counts once (C's `#include`, which clang-format dedupes).
 * `sets`: node types whose children are compared as a sorted list (`use a::{b, c}`, Go `import (...)`).
 * `dropped`: nodes with no meaning at all (a JS empty statement `;`).
+* `squeezed`: keywords (anonymous tokens) written without the layout inside them (C's `# define`).
 * `handlers`: node type -> name of a rule in normal_form that needs to look at the node (string
   spellings, a single-expression block, a parameter list of one plain name, ...).
 """
@@ -34,7 +36,9 @@ class Canon:
     field_aliases: dict[str, str] = field(default_factory=dict)
     runs: frozenset[str] = frozenset()
     sets: frozenset[str] = frozenset()
+    distinct: frozenset[str] = frozenset()
     dropped: frozenset[str] = frozenset()
+    squeezed: frozenset[str] = frozenset()
     handlers: dict[str, str] = field(default_factory=dict)
 
 
@@ -55,6 +59,18 @@ _TS = Canon(
               **dict.fromkeys(("call_expression", "member_expression", "subscript_expression",
                                "instantiation_expression", "non_null_expression"), "ts_prefix_callee"),
               "arguments": "ts_generic_list", "array": "ts_generic_list"},
+)
+
+_C = Canon(
+    # tree-sitter-cpp names a method `field_identifier` inside a class and `identifier` outside: the same
+    # text must give the same stream wherever it stands (the digest memo is keyed by text)
+    aliases={"field_identifier": "identifier"},
+    runs=frozenset({"preproc_include"}),
+    distinct=frozenset({"preproc_include"}),
+    squeezed=frozenset({"#include", "#define", "#if", "#ifdef", "#ifndef", "#else", "#elif", "#elifdef", "#elifndef",
+                        "#endif"}),
+    handlers={"preproc_arg": "c_macro_tokens", "concatenated_string": "c_concatenation",
+              "preproc_directive": "strip"},
 )
 
 CANONS: dict[str, Canon] = {
@@ -87,5 +103,13 @@ CANONS: dict[str, Canon] = {
         transparent=frozenset({"parenthesized_expression"}),
         runs=frozenset({"import_declaration"}),
         handlers={"enum_body_declarations": "empty"},
+    ),
+    "c": _C,
+    "cpp": _C,
+    "php": Canon(
+        transparent=frozenset({"parenthesized_expression"}),
+        handlers={"string": "php_string", "encapsed_string": "php_string", "heredoc_start": "strip",
+                  "heredoc_body": "php_heredoc", "nowdoc_body": "php_heredoc",
+                  "array_creation_expression": "php_array", "object_creation_expression": "php_new"},
     ),
 }

@@ -140,6 +140,77 @@ def _rust_impl(node: Node, fields: dict[str, int]) -> _Found | None:
     return _Found("impl", name, node.child_by_field_id(fields["body"])) if typ else None
 
 
+_C_DECLARATOR_WRAPPERS = frozenset({"pointer_declarator", "reference_declarator", "function_declarator",
+                                     "parenthesized_declarator", "attributed_declarator"})
+
+
+def _c_function(node: Node, fields: dict[str, int]) -> _Found | None:
+    """A C or C++ function is named by the innermost declarator: `int *f(int)` is "f", `int A::g()`
+    is "A::g", `~A()` is "~A", `operator==` is "operator==" (pointers and parameters dropped)."""
+    declarator = node.child_by_field_id(fields["declarator"])
+    while declarator is not None and declarator.type in _C_DECLARATOR_WRAPPERS:
+        inner = declarator.child_by_field_id(fields["declarator"])
+        declarator = inner if inner is not None else next(iter(_named(declarator)), None)
+    name = _text(declarator)
+    return _Found("function", "".join(name.split())) if name and declarator is not None else None
+
+
+def _c_tagged(node: Node, fields: dict[str, int]) -> _Found | None:
+    """`struct S {...}` (also union, enum, C++ class) with its body; a forward declaration is no definition."""
+    body = node.child_by_field_id(fields["body"])
+    name = _text(node.child_by_field_id(fields["name"]))
+    if body is None or not name:
+        return None
+    kind = node.type.split("_")[0]
+    return _Found(kind, name, body if kind in ("class", "struct", "union") else None)
+
+
+def _c_typedef(node: Node, fields: dict[str, int]) -> _Found | None:
+    """`typedef struct {...} T;` (one declarator) is the type T."""
+    declarator = node.child_by_field_id(fields["declarator"])
+    if declarator is None or declarator.type != "type_identifier" or declarator.next_named_sibling is not None:
+        return None
+    return _Found("type", _text(declarator))
+
+
+def _cpp_template(node: Node, fields: dict[str, int]) -> _Found | None:
+    """`template <...>` wraps the definition it declares (its last named child)."""
+    inner = _named(node)[-1] if _named(node) else None
+    resolver = _CPP_CUSTOM.get(inner.type) if inner is not None else None
+    found = resolver(inner, fields) if resolver is not None and inner is not None else None
+    return found._replace(body_depth=found.body_depth + 1) if found is not None else None
+
+
+def _cpp_namespace(node: Node, fields: dict[str, int]) -> _Found | None:
+    """`namespace a::b {...}`; an anonymous namespace is a passthrough."""
+    name = _text(node.child_by_field_id(fields["name"]))
+    return _Found("namespace", "".join(name.split()), node.child_by_field_id(fields["body"])) if name else None
+
+
+def _php_namespace(node: Node, fields: dict[str, int]) -> _Found | None:
+    """`namespace A\\B { ... }`; `namespace A\\B;` is a statement (what follows is at top level)."""
+    body = node.child_by_field_id(fields["body"])
+    name = _text(node.child_by_field_id(fields["name"]))
+    return _Found("namespace", name, body) if body is not None and name else None
+
+
+_C_CUSTOM: dict[str, _Resolver] = {
+    "function_definition": _c_function,
+    "struct_specifier": _c_tagged,
+    "union_specifier": _c_tagged,
+    "enum_specifier": _c_tagged,
+    "type_definition": _c_typedef,
+}
+_CPP_CUSTOM: dict[str, _Resolver] = {
+    **_C_CUSTOM,
+    "class_specifier": _c_tagged,
+    "namespace_definition": _cpp_namespace,
+}
+_CPP_CUSTOM["template_declaration"] = _cpp_template
+_C_PASSTHROUGH = frozenset({"preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef"})
+_C_MACROS = {"preproc_def": "macro", "preproc_function_def": "macro"}
+
+
 _JS_KINDS = {
     "function_declaration": "function",
     "generator_function_declaration": "function",
@@ -230,6 +301,29 @@ SPECS: dict[str, _Spec] = {
         passthrough=frozenset({"enum_body_declarations"}),
     ),
 }
+
+
+SPECS["c"] = _Spec("::", _C_MACROS, custom=_C_CUSTOM, passthrough=_C_PASSTHROUGH)
+SPECS["cpp"] = _Spec(
+    "::",
+    _C_MACROS,
+    custom=_CPP_CUSTOM,
+    passthrough=_C_PASSTHROUGH | {"linkage_specification", "declaration_list", "namespace_definition"},
+)
+SPECS["php"] = _Spec(
+    "::",
+    {
+        "function_definition": "function",
+        "class_declaration": "class",
+        "interface_declaration": "interface",
+        "trait_declaration": "trait",
+        "enum_declaration": "enum",
+        "method_declaration": "method",
+    },
+    containers=frozenset({"class_declaration", "interface_declaration", "trait_declaration", "enum_declaration"}),
+    custom={"namespace_definition": _php_namespace},
+    boilerplate=frozenset({"php_tag"}),
+)
 
 
 @functools.cache

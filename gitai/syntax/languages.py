@@ -27,6 +27,17 @@ LANGUAGE_BY_EXTENSION: dict[str, str] = {
     ".go": "go",
     ".rs": "rust",
     ".java": "java",
+    ".c": "c",
+    ".h": "cpp",  # C++ headers use `.h` as often as C ones, and the C++ grammar reads C too
+    ".cc": "cpp",
+    ".cpp": "cpp",
+    ".cxx": "cpp",
+    ".c++": "cpp",
+    ".hh": "cpp",
+    ".hpp": "cpp",
+    ".hxx": "cpp",
+    ".h++": "cpp",
+    ".php": "php",
 }
 
 # language -> (distribution name, module, factory function)
@@ -38,6 +49,9 @@ _GRAMMAR_SOURCES: dict[str, tuple[str, str, str]] = {
     "go": ("tree-sitter-go", "tree_sitter_go", "language"),
     "rust": ("tree-sitter-rust", "tree_sitter_rust", "language"),
     "java": ("tree-sitter-java", "tree_sitter_java", "language"),
+    "c": ("tree-sitter-c", "tree_sitter_c", "language"),
+    "cpp": ("tree-sitter-cpp", "tree_sitter_cpp", "language"),
+    "php": ("tree-sitter-php", "tree_sitter_php", "language_php"),
 }
 
 def language_for_path(path: str) -> str | None:

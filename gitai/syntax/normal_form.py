@@ -57,7 +57,8 @@ class ParsedSource:
 
 # Actions per node kind; a skipped subtree (nested definition) is dropped too.
 # _SPECIAL and after: a handler's; _STARTS, _CONTAINS, _PLAIN: only called when the node passes a guard
-_DROP, _ANON, _QUOTE, _OPAQUE, _COLLAPSE, _RUN, _NODE, _TRANSPARENT, _SPECIAL, _STARTS, _CONTAINS, _PLAIN = range(12)
+(_DROP, _ANON, _QUOTE, _OPAQUE, _COLLAPSE, _SQUEEZE, _RUN, _NODE, _TRANSPARENT, _SPECIAL, _STARTS, _CONTAINS,
+ _PLAIN) = range(13)
 _INNER = frozenset({_NODE, _TRANSPARENT})  # named nodes the walk goes into (a marker unless transparent)
 _TEXT_LEAVES = frozenset({_OPAQUE, _COLLAPSE, _SPECIAL, _RUN})  # named leaves whose text is written
 _NAMED = _INNER | _TEXT_LEAVES  # written with their type marker (and field) when they are leaves
@@ -90,6 +91,7 @@ class _Tables:
     keyed: list[frozenset[int]]  # by kind id, for _PLAIN: the fields under which the handler still looks
     field_ids: dict[str, int]
     kind_markers: dict[str, bytes]  # by node type name
+    distinct: frozenset[int]  # kind ids of runs whose duplicates count once
 
 
 class _Walk:
@@ -131,7 +133,8 @@ def _tables(language: str) -> _Tables:
             if name in _PUNCTUATION or not name.strip():
                 action = _DROP
             else:  # "not in", "is not": keywords with layout inside
-                action = _QUOTE if name in _QUOTES else _COLLAPSE if len(name.split()) > 1 else _ANON
+                action = (_QUOTE if name in _QUOTES else _SQUEEZE if name in canon.squeezed
+                          else _COLLAPSE if len(name.split()) > 1 else _ANON)
         elif name in special:
             handlers[kind] = _HANDLERS[special[name]]
             guard = _GUARDS.get(special[name])
@@ -163,7 +166,9 @@ def _tables(language: str) -> _Tables:
     for kind in range(lang.node_kind_count):
         if lang.node_kind_is_named(kind):
             kind_markers.setdefault(lang.node_kind_for_id(kind) or "", markers[kind])
-    return _Tables(language, actions, markers, fields, handlers, starts, needles, keyed, field_ids, kind_markers)
+    distinct = frozenset(kind for kind in range(lang.node_kind_count) if lang.node_kind_for_id(kind) in canon.distinct)
+    return _Tables(language, actions, markers, fields, handlers, starts, needles, keyed, field_ids, kind_markers,
+                   distinct)
 
 
 def _escape(text: bytes) -> bytes:
@@ -453,6 +458,8 @@ def _rare(node: Node, kind: int, action: int, cursor: TreeCursor, walk: _Walk, o
         else:
             text = b" ".join(src[start:end].split()) if action == _COLLAPSE else src[start:end]
             out.append(_escape(text) if escape else text)
+    elif action == _SQUEEZE:  # a keyword written with layout inside (`# define`)
+        out.append(b"".join(src[start:end].split()))
     return None, pos
 
 
@@ -462,6 +469,7 @@ def _run(node: Node, cursor: TreeCursor, walk: _Walk, out: list[bytes], pos: int
     src, escape, actions = walk.src, walk.escape, walk.tables.actions
     run: list[bytes] = []
     moved: int | None = None
+    distinct = node.kind_id in walk.tables.distinct
     while True:
         start, end = node.byte_range
         pos = _gap(src, pos, start, escape, out)
@@ -475,7 +483,7 @@ def _run(node: Node, cursor: TreeCursor, walk: _Walk, out: list[bytes], pos: int
         if kind >= len(actions) or actions[kind] not in (_RUN, _DROP):
             moved = _MOVED
             break
-    run.sort()
+    run = sorted(set(run)) if distinct else sorted(run)
     out.extend(run)
     return moved, pos
 
@@ -730,6 +738,180 @@ def _rust_statement(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
 def _empty(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
     """A node with nothing in it means nothing (Java's `;` after the last enum constant)."""
     return [] if not _named(node) else None
+
+
+# C and C++ preprocessing tokens: numbers, names, punctuators, then raw strings, strings, characters,
+# comments and line splices (only looked for when the text holds a quote, a `/` or a `\`)
+_C_PLAIN = (rb"\.?[0-9](?:[eEpP][+-]|[0-9A-Za-z_.'])*|[A-Za-z_$][A-Za-z0-9_$]*"
+            rb"|\.\.\.|<<=|>>=|->\*|<=>|##|::|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&|^]=|\.\*")
+_C_PLAIN_TOKEN = re.compile(_C_PLAIN + rb"|\S")
+_C_TOKEN = re.compile(
+    rb"""(?:u8|[uUL])?R"([^()\\\s]{0,16})\((?:.|\n)*?\)\1"|(?:u8|[uUL])?"(?:\\.|[^"\\\n])*"|(?:u8|[uUL])?'(?:\\.|[^'\\\n])*'"""
+    rb"|/\*(?:.|\n)*?\*/|//[^\n]*|" + _C_PLAIN + rb"|\\\r?\n|\S"
+)
+_C_RARE_TOKEN = re.compile(rb"[\"'/\\]")
+_C_ESCAPE_END = re.compile(rb"(?<!\\)(?:\\\\)*\\(?:x[0-9A-Fa-f]*|[0-7]{1,2})\"$")  # `"\\x1"`: joining would extend it
+
+
+def _c_macro_tokens(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
+    """A macro body is a list of preprocessing tokens: the whitespace between them (clang-format
+    respaces and realigns macro bodies, and their `\\` line ends) is no part of it; comments neither."""
+    text = walk.src[node.start_byte : node.end_byte]
+    if not _C_RARE_TOKEN.search(text):  # no string, character, comment or line end: the tokens as found
+        return [walk.tables.markers[node.kind_id], walk.text(b" ".join(_C_PLAIN_TOKEN.findall(text)))]
+    tokens: list[bytes] = []
+    for match in _C_TOKEN.finditer(text):
+        token = match.group()
+        if token.startswith((b"/*", b"//")) or token.rstrip(b"\r\n") == b"\\":
+            continue
+        if token.endswith(b'"') and tokens and tokens[-1].endswith(b'"') and b"R" not in token[: token.index(b'"')]:
+            quote = token.index(b'"')
+            if tokens[-1][: tokens[-1].index(b'"')] == token[:quote] and not _C_ESCAPE_END.search(tokens[-1]):
+                tokens[-1] = tokens[-1][:-1] + token[quote + 1 :]  # `"a" "b"` is `"ab"`, as outside macros
+                continue
+        tokens.append(token)
+    return [walk.tables.markers[node.kind_id], walk.text(b" ".join(tokens))]
+
+
+def _c_plain_concatenation(node: Node, src: bytes) -> tuple[bytes, bytes] | None:
+    """The opening token and the joined text of a concatenation of string literals that hold only
+    text (no escape, no macro, one prefix), as the walk would write them; None otherwise."""
+    head = None
+    texts = []
+    for part in node.named_children:
+        if part.type != "string_literal" or any(child.type != "string_content" for child in part.named_children):
+            return None
+        quote = src.find(b'"', part.start_byte, part.end_byte) + 1
+        if head is None:
+            head = src[part.start_byte : quote]
+        elif src[part.start_byte : quote] != head:
+            return None
+        texts.append(src[quote : part.end_byte - 1])
+    return (head, b"".join(texts)) if head else None
+
+
+def _c_concatenation(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
+    """`"a" "b"` is `"ab"` (clang-format breaks long string literals in two): adjacent literals with the
+    same prefix are one (a macro between them, `"a" __FILE__ "b"`, stays apart); escapes stay apart
+    from the text, so `"\\x1" "2"` is not `"\\x12"`."""
+    tables = walk.tables
+    literal, content = tables.kind_markers["string_literal"], tables.kind_markers["string_content"]
+    plain = _c_plain_concatenation(node, walk.src)
+    if plain is not None:  # the common case: literals of plain text with one prefix, read from the source
+        opening, text = plain
+        return [literal, *((walk.text(opening),) if opening != b'"' else ()),
+                *((content, walk.text(text)) if text else ()), _CLOSE]
+    bodies = (content, tables.kind_markers["escape_sequence"], _CLOSE)
+    merged: list[list[bytes]] = []  # the parts, adjacent literals joined
+    heads: list[bytes | None] = []  # a literal's prefix token (b"" for none), None for another part
+    for part in _named(node):
+        tokens = _walk((part,), walk)
+        head = (tokens[1] if tokens[1] not in bodies else b"") if tokens[0] == literal and len(tokens) > 1 else None
+        if head is None or not heads or heads[-1] != head:
+            merged.append(tokens)
+            heads.append(head)
+            continue
+        joined = merged[-1]
+        joined.pop()  # its close marker
+        index = 2 if head else 1
+        while index < len(tokens) - 1:
+            if tokens[index] == content and len(joined) >= 2 and joined[-2] == content:
+                joined[-1] += tokens[index + 1]  # adjacent texts join
+                index += 2
+            else:
+                joined.append(tokens[index])
+                index += 1
+        joined.append(_CLOSE)
+    if len(merged) == 1:
+        return merged[0]
+    return [tables.markers[node.kind_id], *[token for part in merged for token in part], _CLOSE]
+
+
+_PHP_SINGLE_ESCAPE = re.compile(rb"\\([\\'])")
+_PHP_DOUBLE_ESCAPE = re.compile(rb'\\(?:([ntrvef\\$"])|([0-7]{1,3})|x([0-9A-Fa-f]{1,2})|u\{([0-9A-Fa-f]+)\})')
+_PHP_ESCAPED = {b"n": b"\n", b"t": b"\t", b"r": b"\r", b"v": b"\v", b"e": b"\x1b", b"f": b"\f", b"\\": b"\\",
+                b"$": b"$", b'"': b'"'}
+_PHP_STRING_PARTS = frozenset({"string_content", "escape_sequence"})
+
+
+def _php_double_escape(match: re.Match[bytes]) -> bytes:
+    simple, octal, hexadecimal, code = match.groups()
+    if simple:
+        return _PHP_ESCAPED[simple]
+    if octal:
+        return bytes([int(octal, 8) & 0xFF])
+    if hexadecimal:
+        return bytes([int(hexadecimal, 16)])
+    number = int(code, 16)
+    return chr(number).encode("utf-8", "surrogatepass") if number < 0x110000 else match.group()
+
+
+def _php_string(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
+    """`'a'` == `"a"` (prettier's PHP plugin picks the quotes): a string without interpolation is
+    written as its value, escapes decoded as PHP does for its quote kind (`'\\n'` is two characters,
+    `"\\n"` one)."""
+    text = walk.src[node.start_byte : node.end_byte]
+    quote = text.find(b"'" if node.type == "string" else b'"')
+    if quote < 0 or len(text) < quote + 2:
+        return None
+    body = text[quote + 1 : -1]
+    if node.type == "string":
+        value = _PHP_SINGLE_ESCAPE.sub(rb"\1", body)
+    elif any(child.type not in _PHP_STRING_PARTS for child in _named(node)):
+        return None  # interpolation: `"a $b"` has no single-quoted spelling
+    else:
+        value = _PHP_DOUBLE_ESCAPE.sub(_php_double_escape, body)
+    markers = walk.tables.kind_markers
+    return [markers["string"], *((_QUOTE_MARK, text[:quote].lower()) if quote else ()),
+            markers["string_content"], _escape(value), _CLOSE]
+
+
+def _php_heredoc(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
+    """A heredoc's lines lose the closing marker's indentation (PHP 7.3's flexible heredoc, which
+    prettier's PHP plugin uses to indent them): its text is written without that indentation."""
+    owner = node.parent
+    end = owner.child_by_field_id(walk.tables.field_ids["end_tag"]) if owner is not None else None
+    if end is None:
+        return None
+    src = walk.src
+    indent = src[src.rfind(b"\n", 0, end.start_byte) + 1 : end.start_byte]
+    if not indent or not indent.isspace():
+        return None
+    replaced = {}
+    for child in _named(node):
+        if child.type in _PHP_HEREDOC_TEXTS:
+            start = child.start_byte
+            if src[start - 1 : start] == b"\n" and src.startswith(indent, start):
+                start += len(indent)
+            text = src[start : child.end_byte].replace(b"\n" + indent, b"\n")  # a text may span lines
+            replaced[child.id] = [walk.tables.markers[child.kind_id], walk.text(text)]
+    return _rebuilt(node, walk, replaced)
+
+
+_PHP_HEREDOC_TEXTS = frozenset({"string_content", "nowdoc_string"})
+
+
+def _php_array(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
+    """`array(1, 2)` is `[1, 2]` (prettier's PHP plugin writes the short syntax): the same array."""
+    tokens = _walk((node,), walk, as_is=True)
+    if len(tokens) > 1 and tokens[1].lower() == b"array":
+        del tokens[1]
+    return tokens
+
+
+def _php_new(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
+    """`new Foo` is `new Foo()` (prettier's PHP plugin adds the parentheses): no argument list is an empty one."""
+    if node.named_child_count != 1 or _named(node)[0].type in ("arguments", "declaration_list"):
+        return None
+    tokens = _walk((node,), walk, as_is=True)
+    tokens[-1:-1] = [walk.tables.kind_markers["arguments"], _CLOSE]
+    return tokens
+
+
+def _strip(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
+    """A token whose own text holds layout (PHP's `<<< EOT` heredoc start, C's `#  error` directive):
+    written without it."""
+    return [walk.tables.markers[node.kind_id], walk.text(b"".join(walk.src[node.start_byte : node.end_byte].split()))]
 
 
 def _set(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
@@ -1078,6 +1260,8 @@ _HANDLERS: dict[str, Handler] = {
     "ts_binary": _ts_binary, "ts_cast_precedence": _ts_cast_precedence, "ts_prefix_callee": _ts_prefix_callee,
     "ts_generic_list": _ts_generic_list, "js_regex_flags": _js_regex_flags, "js_new": _js_new,
     "rust_token_tree": _rust_token_tree, "rust_string": _rust_string,
+    "c_macro_tokens": _c_macro_tokens, "c_concatenation": _c_concatenation, "php_string": _php_string,
+    "strip": _strip, "php_heredoc": _php_heredoc, "php_array": _php_array, "php_new": _php_new,
 }
 
 
