@@ -4,9 +4,13 @@ by a login shell, the installer's own files (docs/agents.md, "Seen in the real h
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
-from conftest import gitai
+from conftest import commit, git, gitai, gitai_json, head, write
+from host_simulator import Agent, HostSimulator
+
+from gitai.agents.install import install_host
 
 # Gemini CLI's shell: git config from the environment, with an empty core.hooksPath.
 GEMINI_GIT_CONFIG = {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "core.hooksPath", "GIT_CONFIG_VALUE_0": ""}
@@ -23,3 +27,57 @@ def test_gitai_works_under_git_config_from_the_environment(repo: Path) -> None:
 def test_a_directory_outside_any_repository_is_still_refused(tmp_path: Path) -> None:
     status = gitai(tmp_path, "status", env=GEMINI_GIT_CONFIG)
     assert status.returncode == 2 and "not a git repository" in status.stderr
+
+
+def gemini_session(repo: Path) -> tuple[Agent, dict[str, str]]:
+    """A Gemini CLI session under INT-001, and the environment of its shell tool."""
+    install_host("gemini", str(repo))
+    agent = Agent(HostSimulator("gemini", repo, dict(os.environ)), "g1", model="gemini-2.5-pro")
+    agent.start()
+    command = "gitai select INT-001"
+    assert agent.shell(command).decision == "allow"
+    shell_env = {**GEMINI_GIT_CONFIG, "GEMINI_CLI": "1"}
+    assert gitai(repo, "select", "INT-001", env=shell_env).returncode == 0
+    agent.shell_done(command)
+    return agent, shell_env
+
+
+def test_a_commit_where_git_runs_no_hooks_is_gated_before_it_runs(repo: Path) -> None:
+    agent, _ = gemini_session(repo)
+    write(repo, "src/auth/token.py", "x = 1\n")
+    write(repo, "docs/secret.md", "made by a program the agent ran\n")
+    command = "git add -A && git commit -m 'token'"
+    outcome = agent.shell(command)
+    assert outcome.decision == "deny"
+    assert "docs/secret.md" in outcome.reason and "outside the scope of INT-001" in outcome.reason
+    git(repo, "add", "src/auth/token.py")  # staged one by one, then committed: only the index counts
+    assert agent.shell("git commit -m 'token'").decision == "allow"
+    assert agent.shell("git add src/auth && git commit -m 'token'").decision == "allow"
+    write(repo, "README.md", "# readme, tracked, owned by INT-002\n")
+    git(repo, "add", "README.md")
+    git(repo, "commit", "-q", "--no-verify", "--only", "README.md", "-m", "readme")
+    assert agent.shell("git commit -am 'token'").decision == "allow"  # README.md unchanged: -a adds nothing outside
+    write(repo, "README.md", "# changed\n")
+    am = agent.shell("git commit -am 'token'")
+    assert am.decision == "deny" and "README.md" in am.reason and "docs/secret.md" not in am.reason, am.reason
+    assert agent.shell("git commit -m 'token' docs/secret.md").decision == "deny"  # paths: every change counts
+
+
+def test_a_commit_where_git_runs_no_hooks_is_recorded_after_it(repo: Path) -> None:
+    agent, shell_env = gemini_session(repo)
+    agent.wrote("src/auth/token.py")
+    write(repo, "src/auth/token.py", "x = 1\n")
+    before = head(repo)
+    command = "git add src/auth/token.py && git commit -m 'token'"
+    outcome = agent.shell(command)
+    assert outcome.decision == "allow", outcome.reason
+    commit(repo, "token", "src/auth/token.py", env=shell_env)  # the host's shell: git runs no hooks
+    assert head(repo) != before
+    assert "Intent:" not in git(repo, "log", "-1", "--format=%B").stdout
+    assert gitai(repo, "show", "--json").returncode != 0  # no record yet
+    agent.shell_done(command)
+    (record,) = gitai_json(repo, "show")
+    assert record["metadata"]["dev.gitai"]["intent_id"] == "INT-001"
+    (entry,) = [f for f in record["files"] if f["path"] == "src/auth/token.py"]
+    contributor = entry["conversations"][0]["contributor"]
+    assert contributor == {"type": "ai", "model_id": "gemini-2.5-pro"}

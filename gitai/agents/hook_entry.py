@@ -225,11 +225,18 @@ def _before_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> Ans
     if answer.decision != ALLOW:
         return _denied(layout, event, session, intent_id, answer, command=event.command[:500])
     if getattr(risk, "commits", False):
+        from gitai.agents.commits import commit_refusal, remember_head
         from gitai.agents.sessions import note_commit
 
+        if not BY_NAME[event.host].git_hooks_in_shell:
+            refusal = commit_refusal(layout, policy, intent_id, event.command, event.cwd)
+            if refusal:
+                return _denied(layout, event, session, intent_id, Answer(DENY, refusal), command=event.command[:500])
         note_commit(layout, session)
         if session.intent:
             _commit_under_session(layout, session)
+        remember_head(layout, session)
+        session.save()
     return answer
 
 
@@ -250,6 +257,12 @@ def _commit_under_session(layout: Layout, session: Session) -> None:
 def _after_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> None:
     command = event.command or ""
     changed = False
+    from gitai.agents.sessions import HEAD_BEFORE
+
+    if HEAD_BEFORE in session.data:
+        from gitai.agents.commits import record_new_commits
+
+        record_new_commits(layout, session)
     if "gitai" in command and ("select" in command or "clear" in command):
         from gitai.intents.active import selected_intent
 

@@ -52,7 +52,7 @@ class Host:
                  "patch_tools", "delete_tools", "shell_tools", "read_tools", "stdin_tools", "install_events",
                  "config_style", "timeout", "timeout_unit", "refusal", "context", "failure", "asks",
                  "shell_variables", "hook_variables", "model_keys", "transcript_key", "transcript_names_model",
-                 "trust", "instructions")
+                 "trust", "instructions", "git_hooks_in_shell")
 
     name: str  # on the command line: `gitai hook NAME`, `gitai agents install NAME`
     title: str
@@ -81,6 +81,7 @@ class Host:
     transcript_names_model: bool  # the transcript says which model answered
     trust: str  # what a person does for the hooks to run (trust, approval, restart)
     instructions: tuple[str, ...]  # the instructions files it reads, in the repository root
+    git_hooks_in_shell: bool  # git runs the repository's hooks in its shell (False: the hook checks commits)
 
     def __init__(self, *, name: str, title: str, project_configs: tuple[str, ...], user_configs: tuple[str, ...],
                  events: tuple[tuple[str, str], ...], write_tools: tuple[str, ...], edit_tools: tuple[str, ...],
@@ -90,7 +91,7 @@ class Host:
                  timeout_unit: str, refusal: str, context: str, failure: str, asks: bool,
                  shell_variables: tuple[str, ...], hook_variables: tuple[str, ...], model_keys: tuple[str, ...],
                  transcript_key: str | None, transcript_names_model: bool, trust: str,
-                 instructions: tuple[str, ...]) -> None:
+                 instructions: tuple[str, ...], git_hooks_in_shell: bool = True) -> None:
         values = {"name": name, "title": title, "project_configs": project_configs, "user_configs": user_configs,
                   "events": events, "write_tools": write_tools, "edit_tools": edit_tools, "patch_tools": patch_tools,
                   "delete_tools": delete_tools, "shell_tools": shell_tools, "read_tools": read_tools,
@@ -98,7 +99,8 @@ class Host:
                   "timeout": timeout, "timeout_unit": timeout_unit, "refusal": refusal, "context": context,
                   "failure": failure, "asks": asks, "shell_variables": shell_variables,
                   "hook_variables": hook_variables, "model_keys": model_keys, "transcript_key": transcript_key,
-                  "transcript_names_model": transcript_names_model, "trust": trust, "instructions": instructions}
+                  "transcript_names_model": transcript_names_model, "trust": trust, "instructions": instructions,
+                  "git_hooks_in_shell": git_hooks_in_shell}
         for key, value in values.items():
             object.__setattr__(self, key, value)
 
@@ -175,6 +177,8 @@ HOSTS = (
                "~/.gemini/trustedFolders.json; GEMINI_CLI_TRUST_WORKSPACE=true in CI; `--skip-trust` runs without "
                "them); versions that still need it: set \"tools\": {\"enableHooks\": true} in the same settings.json"),
         instructions=("GEMINI.md",),
+        # Its shell tool sets git config through GIT_CONFIG_COUNT/KEY/VALUE, an empty core.hooksPath among it.
+        git_hooks_in_shell=False,
     ),
     Host(
         name="codex", title="Codex CLI",

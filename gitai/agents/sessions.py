@@ -19,6 +19,7 @@ from gitai.util.files import remove_stale, write_atomic
 STALE_AFTER = 12 * 3600
 COMMIT_FILE = "agent-commit.json"  # the agent session about to commit (before-shell saw `git commit`)
 COMMIT_FRESH = 600
+HEAD_BEFORE = "head_before_commit"  # session key: HEAD when the session's last commit command started
 SAFE_ID = re.compile(r"[^A-Za-z0-9._-]")
 
 TYPE_CHECKING = False
