@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test smoke provision bench typecheck clean
+.PHONY: demo test smoke provision realhosts bench typecheck clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" bash docs/demo.sh
 
-test: $(STAMP) provision
+test: $(STAMP) provision realhosts
 	$(PY) -m pytest -n 2 tests
 
 # What ships is what is tested: the wheel, built and installed non-editable in a clean virtualenv,
@@ -42,6 +42,19 @@ provision:
 	else \
 		echo "provision: WARNING: missing$$missing; as root run: apt-get install chromium chromium-driver graphviz"; \
 	fi
+
+# The real agent hosts the suite drives offline (tests/realhosts): pinned npm packages, installed from
+# the lockfile when node_modules is missing or older than it. `npm install --no-save` rather than `npm ci`:
+# some packages list optional per-platform binaries that the registry does not have, which `npm ci`
+# refuses; with the lockfile present `npm install` installs exactly its versions and leaves it unchanged.
+REALHOSTS := tests/realhosts
+realhosts:
+	@cd $(REALHOSTS) && if [ -f node_modules/.installed ] && [ node_modules/.installed -nt package-lock.json ] \
+		&& [ node_modules/.installed -nt package.json ]; then exit 0; fi; \
+	if ! command -v npm >/dev/null 2>&1; then \
+		echo "realhosts: WARNING: npm missing; the real-host tests skip (under CI=true they fail)"; exit 0; fi; \
+	echo "realhosts: installing the pinned agent hosts (npm, $(REALHOSTS)/package-lock.json)"; \
+	npm install --no-save --no-audit --no-fund --loglevel=error && touch node_modules/.installed
 
 # Benchmarks measure gitai as an installed tool would run: with its bytecode compiled
 # (this matters where PYTHONDONTWRITEBYTECODE is set and an editable install never writes it).

@@ -1,0 +1,154 @@
+"""The real agent hosts, driven offline by a scripted model, with gitai's hooks installed by
+`gitai agents install`: each scenario asserts the effect on disk and in git, and what the model was told."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from .conftest import make_session
+from .harness import HOSTS, MODEL, Session
+
+MakeSession = Callable[[str], Session]
+NEW_CODE = "def token():\n    return 'jwt'\n"
+
+# Seams the real hosts expose that gitai does not close yet: each test flips to a pass when it is fixed.
+GEMINI_GIT_CONFIG = ("Gemini's shell sets git config through GIT_CONFIG_COUNT/KEY/VALUE with an empty "
+                     "core.hooksPath: gitai cannot find the repository and git runs no hooks")
+CODEX_LOGIN_PATH = "Codex runs commands with `bash -lc`, which rebuilds PATH: gitai in a virtualenv is not found"
+NO_MODEL = "the host's hook payloads name no model, and gitai looks nowhere else"
+
+
+def seam(host: str, **reasons: str) -> Any:
+    """`host` as a parameter, marked as a known seam (strict xfail) where `reasons` names it."""
+    reason = reasons.get(host.replace("-", "_"))
+    return pytest.param(host, marks=pytest.mark.xfail(strict=True, reason=reason)) if reason else host
+
+
+def hosts(**reasons: str) -> list[Any]:
+    return [seam(h, **reasons) for h in HOSTS]
+
+
+def record(s: Session) -> dict[str, Any]:
+    out = s.gitai("show", "--json").stdout
+    data = json.loads(out)
+    return data[0] if isinstance(data, list) else data
+
+
+@pytest.mark.parametrize("host", hosts(codex=CODEX_LOGIN_PATH, gemini=GEMINI_GIT_CONFIG))
+def test_the_agent_selects_its_intent_then_writes_in_scope(session: MakeSession, host: str) -> None:
+    s = session(host)
+    result = s.run([s.host.shell("gitai select INT-001"), s.host.write("src/auth/token.py", NEW_CODE)])
+    assert (s.repo / "src" / "auth" / "token.py").read_text() == NEW_CODE, result.tool_results()
+    assert "JWT auth migration" in result.tool_results()[0]  # the model read the intent's context
+
+
+@pytest.mark.parametrize("host", HOSTS)
+def test_an_out_of_scope_write_is_refused_and_the_model_told_why(session: MakeSession, host: str) -> None:
+    s = session(host)
+    s.gitai("select", "INT-001")
+    result = s.run([s.host.write("docs/notes.md", "# notes\n")])
+    assert not (s.repo / "docs" / "notes.md").exists()
+    told = result.tool_results()[-1]
+    assert "outside the scope of INT-001" in told and "docs/notes.md" in told
+
+
+@pytest.mark.parametrize("host", HOSTS)
+def test_an_in_scope_edit_goes_through(session: MakeSession, host: str) -> None:
+    s = session(host)
+    s.gitai("select", "INT-001")
+    result = s.run([s.host.read("src/auth/login.py"),
+                    s.host.edit("src/auth/login.py", "    return 'session'", "    return 'jwt'")])
+    assert (s.repo / "src" / "auth" / "login.py").read_text() == "def login():\n    return 'jwt'\n", \
+        result.tool_results()
+
+
+@pytest.mark.parametrize("host", HOSTS)
+def test_commit_no_verify_is_refused(session: MakeSession, host: str) -> None:
+    s = session(host)
+    s.gitai("select", "INT-001")
+    before = s.head()
+    result = s.run([s.host.shell("git commit --allow-empty --no-verify -m 'skip the gate'")])
+    assert s.head() == before
+    assert "--no-verify" in result.tool_results()[-1] or "no-verify" in result.tool_results()[-1]
+
+
+@pytest.mark.parametrize("host", HOSTS)
+def test_the_catalogue_cannot_be_edited_by_the_agent(session: MakeSession, host: str) -> None:
+    s = session(host)
+    s.gitai("select", "INT-001")
+    catalogue = s.repo / ".orchestration" / "active_intents.yaml"
+    before = catalogue.read_bytes()
+    result = s.run([s.host.read(".orchestration/active_intents.yaml"),
+                    s.host.edit(".orchestration/active_intents.yaml", "    status: DRAFT   # not started",
+                                "    status: IN_PROGRESS")])
+    assert catalogue.read_bytes() == before
+    assert "active_intents.yaml" in result.tool_results()[-1]
+
+
+@pytest.mark.parametrize("host", HOSTS)
+def test_the_intent_context_reaches_the_model_at_session_start(session: MakeSession, host: str) -> None:
+    s = session(host)
+    result = s.run([])
+    first = result.first_prompt()
+    assert "Selectable intents" in first and "JWT auth migration" in first
+
+
+@pytest.fixture(scope="module")
+def committed(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Session:
+    """The agent writes a new file in scope and commits it through its shell (one session per host,
+    shared by the tests that read its record)."""
+    s = make_session(request.param, tmp_path_factory.mktemp(f"commit-{request.param}"))
+    s.gitai("select", "INT-001")
+    before = s.head()
+    result = s.run([s.host.write("src/auth/token.py", NEW_CODE),
+                    s.host.shell("git add src/auth/token.py && git commit -q -m 'Add the token helper'")])
+    assert s.head() != before, result.tool_results()
+    return s
+
+
+@pytest.mark.parametrize("committed", hosts(gemini=GEMINI_GIT_CONFIG), indirect=True)
+def test_an_agent_commit_is_recorded_with_its_intent_and_ai_lines(committed: Session) -> None:
+    s = committed
+    assert "Intent: INT-001" in s.git("log", "-1", "--format=%B")
+    rec = record(s)
+    assert rec["metadata"]["dev.gitai"]["intent_id"] == "INT-001"
+    (entry,) = [f for f in rec["files"] if f["path"] == "src/auth/token.py"]
+    (conv,) = entry["conversations"]
+    assert conv["contributor"]["type"] == "ai"
+    assert [(r["start_line"], r["end_line"]) for r in conv["ranges"]] == [(1, 2)]
+
+
+@pytest.mark.parametrize("host", hosts(codex="Codex reports no reads: after a stale-write refusal the agent's "
+                                             "`cat` does not count and the same write stays refused"))
+def test_a_write_over_a_persons_edit_waits_for_a_fresh_read(session: MakeSession, host: str) -> None:
+    s = session(host)
+    s.gitai("select", "INT-001")
+    login = s.repo / "src" / "auth" / "login.py"
+
+    def person_edits() -> None:
+        login.write_text(login.read_text() + "# a person's note\n")
+
+    stale_edit = s.host.edit("src/auth/login.py", "    return 'jwt'", "    return 'jwt2'")
+    stale_edit.before = person_edits
+    result = s.run([s.host.read("src/auth/login.py"),
+                    s.host.edit("src/auth/login.py", "    return 'session'", "    return 'jwt'"),
+                    stale_edit,
+                    s.host.read("src/auth/login.py"),
+                    s.host.edit("src/auth/login.py", "    return 'jwt'", "    return 'jwt2'")])
+    told = result.tool_results()
+    assert "read it again" in told[2] or "modified since" in told[2], told
+    assert login.read_text() == "def login():\n    return 'jwt2'\n# a person's note\n", told
+
+
+@pytest.mark.parametrize("committed", hosts(claude_code="headless `claude -p` sends no model at SessionStart",
+                                            gemini=f"{GEMINI_GIT_CONFIG}; {NO_MODEL}", copilot=NO_MODEL),
+                         indirect=True)
+def test_an_agent_commit_names_the_model(committed: Session) -> None:
+    rec = record(committed)
+    (entry,) = [f for f in rec["files"] if f["path"] == "src/auth/token.py"]
+    model = entry["conversations"][0]["contributor"].get("model_id") or ""
+    assert model.endswith(MODEL[committed.host.name]), entry
