@@ -38,7 +38,7 @@ def record(s: Session) -> dict[str, Any]:
     return data[0] if isinstance(data, list) else data
 
 
-@pytest.mark.parametrize("host", hosts(codex=CODEX_LOGIN_PATH, gemini=GEMINI_GIT_CONFIG))
+@pytest.mark.parametrize("host", hosts(codex=CODEX_LOGIN_PATH))
 def test_the_agent_selects_its_intent_then_writes_in_scope(session: MakeSession, host: str) -> None:
     s = session(host)
     result = s.run([s.host.shell("gitai select INT-001"), s.host.write("src/auth/token.py", NEW_CODE)])
