@@ -81,3 +81,49 @@ def test_a_commit_where_git_runs_no_hooks_is_recorded_after_it(repo: Path) -> No
     (entry,) = [f for f in record["files"] if f["path"] == "src/auth/token.py"]
     contributor = entry["conversations"][0]["contributor"]
     assert contributor == {"type": "ai", "model_id": "gemini-2.5-pro"}
+
+
+def test_the_model_comes_from_the_transcript_and_the_record_says_so(repo: Path, tmp_path: Path) -> None:
+    install_host("gemini", str(repo))
+    agent = Agent(HostSimulator("gemini", repo, dict(os.environ)), f"seams-{tmp_path.name}", model="")
+    transcript = Path(f"/tmp/{agent.session}.jsonl")  # where the simulator's payloads say it is
+    transcript.write_text('{"type":"user","content":"Do the task."}\n'
+                          '{"type":"gemini","model":"gemini-2.5-flash","content":"ok"}\n')
+    try:
+        agent.start()
+        command = "gitai select INT-001"
+        agent.shell(command)
+        gitai(repo, "select", "INT-001", env={"GEMINI_CLI": "1"})
+        agent.shell_done(command)
+        write(repo, "src/auth/token.py", "x = 1\n")
+        agent.wrote("src/auth/token.py")
+        assert agent.shell("git add src/auth/token.py && git commit -m token").decision == "allow"
+        commit(repo, "token", "src/auth/token.py", env={"GEMINI_CLI": "1"})
+        agent.shell_done("git add src/auth/token.py && git commit -m token")
+    finally:
+        transcript.unlink()
+    (record,) = gitai_json(repo, "show")
+    assert record["metadata"]["dev.gitai"]["model_source"] == "transcript"
+    (entry,) = [f for f in record["files"] if f["path"] == "src/auth/token.py"]
+    assert entry["conversations"][0]["contributor"]["model_id"] == "google/gemini-2.5-flash"
+
+
+def test_the_model_comes_from_the_hosts_settings(repo: Path) -> None:
+    install_host("gemini", str(repo))
+    settings = Path(os.environ["HOME"]) / ".gemini" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text('{"model": {"name": "gemini-2.5-pro"}}')
+    agent = Agent(HostSimulator("gemini", repo, dict(os.environ)), "no-transcript", model="")
+    agent.start()
+    command = "gitai select INT-001"
+    agent.shell(command)
+    gitai(repo, "select", "INT-001", env={"GEMINI_CLI": "1"})
+    agent.shell_done(command)
+    write(repo, "src/auth/token.py", "x = 1\n")
+    agent.wrote("src/auth/token.py")
+    assert agent.shell("git commit -m token").decision == "allow"
+    commit(repo, "token", "src/auth/token.py", env={"GEMINI_CLI": "1"})
+    (record,) = gitai_json(repo, "show")
+    assert record["metadata"]["dev.gitai"]["model_source"] == "settings"
+    (entry,) = [f for f in record["files"] if f["path"] == "src/auth/token.py"]
+    assert entry["conversations"][0]["contributor"]["model_id"] == "google/gemini-2.5-pro"

@@ -138,8 +138,15 @@ def handle(layout: Layout, event: ev.AgentEvent) -> Answer:
     from gitai.agents.sessions import Session
 
     session = Session(layout, event.host, event.session_id)
-    if event.model and session.data.get("model") != event.model:
-        session.data["model"] = event.model
+    if event.model:
+        if session.data.get("model") != event.model:
+            session.data["model"], session.data["model_source"] = event.model, "payload"
+    elif session.data.get("model_source") not in ("payload", "transcript"):
+        from gitai.agents.model import find_model
+
+        found = find_model(event.host, event.transcript_path, layout.root)
+        if found:
+            session.data["model"], session.data["model_source"] = found
     kind = event.kind
     if kind == ev.BEFORE_WRITE:
         return _before_write(layout, event, session)

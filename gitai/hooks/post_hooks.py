@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from gitai.agents.sessions import committing_model
+from gitai.agents.sessions import committing_model, model_metadata
 from gitai.git.objects import ObjectReader, commit_parents
 from gitai.git.runner import head_commit, rev_list
 from gitai.intents.active import active_intent
@@ -55,8 +55,9 @@ def after_commit(layout: Layout) -> None:
     picked = _cherry_picked_from(layout)
     # A cherry-pick replays another commit's lines: they keep their authors, by content, from its record.
     old_records = own_records(read_note(layout.root, picked), picked) if picked else None
+    contributor = detect_contributor(session_model=committing_model(layout))
     with ObjectReader(layout.root) as reader:
-        trace_commit(layout, reader, commit, _active_id(layout), detect_contributor(session_model=committing_model(layout)),
+        trace_commit(layout, reader, commit, _active_id(layout), contributor, model_metadata(layout, contributor),
                      old_records=old_records)
 
 
@@ -67,7 +68,7 @@ def after_unhooked_commits(layout: Layout, since: str) -> None:
     with ObjectReader(layout.root) as reader:
         for commit in rev_list(layout.root, f"{since}..HEAD", "--reverse"):
             if not own_records(read_note(layout.root, commit), commit):
-                trace_commit(layout, reader, commit, _active_id(layout), contributor)
+                trace_commit(layout, reader, commit, _active_id(layout), contributor, model_metadata(layout, contributor))
 
 
 def _cherry_picked_from(layout: Layout) -> str | None:

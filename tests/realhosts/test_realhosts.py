@@ -19,7 +19,6 @@ NEW_CODE = "def token():\n    return 'jwt'\n"
 GEMINI_GIT_CONFIG = ("Gemini's shell sets git config through GIT_CONFIG_COUNT/KEY/VALUE with an empty "
                      "core.hooksPath: gitai cannot find the repository and git runs no hooks")
 CODEX_LOGIN_PATH = "Codex runs commands with `bash -lc`, which rebuilds PATH: gitai in a virtualenv is not found"
-NO_MODEL = "the host's hook payloads name no model, and gitai looks nowhere else"
 
 
 def seam(host: str, **reasons: str) -> Any:
@@ -144,9 +143,7 @@ def test_a_write_over_a_persons_edit_waits_for_a_fresh_read(session: MakeSession
     assert login.read_text() == "def login():\n    return 'jwt2'\n# a person's note\n", told
 
 
-@pytest.mark.parametrize("committed", hosts(claude_code="headless `claude -p` sends no model at SessionStart",
-                                            gemini=f"{GEMINI_GIT_CONFIG}; {NO_MODEL}", copilot=NO_MODEL),
-                         indirect=True)
+@pytest.mark.parametrize("committed", HOSTS, indirect=True)
 def test_an_agent_commit_names_the_model(committed: Session) -> None:
     rec = record(committed)
     (entry,) = [f for f in rec["files"] if f["path"] == "src/auth/token.py"]
