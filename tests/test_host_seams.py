@@ -5,9 +5,10 @@ by a login shell, the installer's own files (docs/agents.md, "Seen in the real h
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
-from conftest import commit, git, gitai, gitai_json, head, write
+from conftest import GITAI, commit, git, gitai, gitai_json, head, write
 from host_simulator import Agent, HostSimulator
 
 from gitai.agents.install import install_host
@@ -127,3 +128,22 @@ def test_the_model_comes_from_the_hosts_settings(repo: Path) -> None:
     assert record["metadata"]["dev.gitai"]["model_source"] == "settings"
     (entry,) = [f for f in record["files"] if f["path"] == "src/auth/token.py"]
     assert entry["conversations"][0]["contributor"]["model_id"] == "google/gemini-2.5-pro"
+
+
+def test_a_host_that_rebuilds_path_gets_gitai_by_its_absolute_path(repo: Path) -> None:
+    install_host("codex", str(repo))
+    config = (repo / ".codex" / "config.toml").read_text()
+    assert f'"{GITAI} hook codex"' in config
+    agent = Agent(HostSimulator("codex", repo, dict(os.environ)), "c1")
+    outcome = agent.write("src/auth/token.py")
+    assert outcome.decision == "deny"
+    advice = next(line for line in outcome.reason.splitlines() if "select INT-001" in line)
+    command = advice[advice.index(GITAI):]
+    assert command == f"{GITAI} select INT-001", advice
+    # The agent's shell: a login shell whose PATH does not have the virtualenv.
+    login = subprocess.run(["bash", "-lc", command], cwd=repo, capture_output=True, text=True,
+                           env={"HOME": os.environ["HOME"], "PATH": "/usr/bin:/bin", "GIT_CONFIG_NOSYSTEM": "1"})
+    assert login.returncode == 0, login.stderr
+    assert "INT-001" in gitai(repo, "status").stdout
+    install_host("codex", str(repo))  # installing again changes nothing: gitai knows its own entry
+    assert (repo / ".codex" / "config.toml").read_text() == config

@@ -52,7 +52,7 @@ class Host:
                  "patch_tools", "delete_tools", "shell_tools", "read_tools", "stdin_tools", "install_events",
                  "config_style", "timeout", "timeout_unit", "refusal", "context", "failure", "asks",
                  "shell_variables", "hook_variables", "model_keys", "transcript_key", "transcript_names_model",
-                 "trust", "instructions", "git_hooks_in_shell", "model_variables", "model_settings", "executables")
+                 "trust", "instructions", "git_hooks_in_shell", "model_variables", "model_settings", "executables", "login_shell")
 
     name: str  # on the command line: `gitai hook NAME`, `gitai agents install NAME`
     title: str
@@ -87,6 +87,7 @@ class Host:
     # worktree; the first found wins, so the project's file comes before the user's where it overrides it
     model_settings: tuple[tuple[str, tuple[str, ...]], ...]
     executables: tuple[str, ...]  # its program's names: a process above a hook with one is the host itself
+    login_shell: bool  # runs commands in a login shell that rebuilds PATH: gitai is named by its absolute path
 
     def __init__(self, *, name: str, title: str, project_configs: tuple[str, ...], user_configs: tuple[str, ...],
                  events: tuple[tuple[str, str], ...], write_tools: tuple[str, ...], edit_tools: tuple[str, ...],
@@ -99,7 +100,7 @@ class Host:
                  instructions: tuple[str, ...], git_hooks_in_shell: bool = True,
                  model_variables: tuple[str, ...] = (),
                  model_settings: tuple[tuple[str, tuple[str, ...]], ...] = (),
-                 executables: tuple[str, ...] = ()) -> None:
+                 executables: tuple[str, ...] = (), login_shell: bool = False) -> None:
         values = {"name": name, "title": title, "project_configs": project_configs, "user_configs": user_configs,
                   "events": events, "write_tools": write_tools, "edit_tools": edit_tools, "patch_tools": patch_tools,
                   "delete_tools": delete_tools, "shell_tools": shell_tools, "read_tools": read_tools,
@@ -109,7 +110,8 @@ class Host:
                   "hook_variables": hook_variables, "model_keys": model_keys, "transcript_key": transcript_key,
                   "transcript_names_model": transcript_names_model, "trust": trust, "instructions": instructions,
                   "git_hooks_in_shell": git_hooks_in_shell, "model_variables": model_variables,
-                  "model_settings": model_settings, "executables": executables}
+                  "model_settings": model_settings, "executables": executables,
+                  "login_shell": login_shell}
         for key, value in values.items():
             object.__setattr__(self, key, value)
 
@@ -217,6 +219,7 @@ HOSTS = (
                "`codex exec --dangerously-bypass-hook-trust` in CI); gitai does not forge that trust"),
         instructions=("AGENTS.md",),
         executables=("codex",),
+        login_shell=True,  # `bash -lc COMMAND`
     ),
     Host(
         name="copilot", title="Copilot CLI",

@@ -16,6 +16,7 @@ from typing import Any
 
 from gitai.agents.hosts import BY_NAME, FLAT, NAMED_GROUPS, NAMES, PER_EVENT, PRE_TOOL, Host
 from gitai.errors import GitaiError
+from gitai.util.program import gitai_program
 
 COMMAND = "gitai hook"
 
@@ -25,10 +26,21 @@ def _is_ours(entry: Any) -> bool:
         return False
     for key in ("command", "bash", "powershell"):
         value = entry.get(key)
-        if isinstance(value, str) and value.strip().startswith(COMMAND):
+        if isinstance(value, str) and _is_gitai_hook(value):
             return True
     hooks = entry.get("hooks")
     return isinstance(hooks, list) and bool(hooks) and all(_is_ours(h) for h in hooks)
+
+
+def _is_gitai_hook(command: str) -> bool:
+    """`gitai hook ...`, with gitai by name or by its path (hosts that rebuild PATH)."""
+    import shlex
+
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return False
+    return len(words) >= 2 and os.path.basename(words[0]) == "gitai" and words[1] == "hook"
 
 
 def _host(name: str) -> Host:
@@ -40,7 +52,7 @@ def _host(name: str) -> Host:
 
 def _entry(host: Host, event: str, matcher: str | None) -> dict[str, Any]:
     """gitai's entry for one event, in the host's configuration style."""
-    cmd = f"{COMMAND} {host.name}"
+    cmd = f"{gitai_program()} hook {host.name}" if host.login_shell else f"{COMMAND} {host.name}"
     if host.config_style == FLAT:
         entry: dict[str, Any] = {"command": cmd}
         if matcher is not None:
