@@ -147,3 +147,26 @@ def test_a_host_that_rebuilds_path_gets_gitai_by_its_absolute_path(repo: Path) -
     assert "INT-001" in gitai(repo, "status").stdout
     install_host("codex", str(repo))  # installing again changes nothing: gitai knows its own entry
     assert (repo / ".codex" / "config.toml").read_text() == config
+
+
+def test_the_installed_configs_can_be_committed_and_agents_still_cannot_edit_them(repo: Path) -> None:
+    from gitai.agents.hosts import PROJECT_CONFIGS
+
+    installed = gitai(repo, "agents", "install", "--all")
+    assert installed.returncode == 0, installed.stderr
+    assert "To commit them" in installed.stdout and "git add .claude/settings.json" in installed.stdout
+    ignore = (repo / ".orchestration" / ".intentignore").read_text()
+    again = gitai(repo, "agents", "install", "--all")
+    assert again.returncode == 0 and (repo / ".orchestration" / ".intentignore").read_text() == ignore
+    written = [p for p in PROJECT_CONFIGS if (repo / p).exists()]
+    assert len(written) >= 6
+    before = head(repo)
+    committed = commit(repo, "gitai agent hooks", *written, ".orchestration/.intentignore", check=False)
+    assert committed.returncode == 0, committed.stderr  # no intent selected: none is needed
+    assert head(repo) != before
+    assert git(repo, "status", "--porcelain").stdout == ""
+    agent, _ = gemini_session(repo)
+    settings = repo / ".gemini" / "settings.json"
+    content = settings.read_bytes()
+    assert agent.write(".gemini/settings.json").decision == "deny"
+    assert settings.read_bytes() == content

@@ -332,3 +332,33 @@ def resolve_hosts(names: tuple[str, ...], all_hosts: bool) -> list[str]:
     if unknown:
         raise GitaiError(f"unknown host {unknown[0]!r} (known: {', '.join(NAMES)})")
     return list(dict.fromkeys(names))
+
+
+IGNORE_NOTE = "# The agent hooks' configurations `gitai agents install` writes: no intent needs to own them"
+
+
+def ignore_in_scopes(root: str, paths: list[str]) -> list[str]:
+    """Add the project configs gitai wrote to `.orchestration/.intentignore`, so that committing them
+    is not refused as "owned by: no intent" (agents still may not edit them). Returns the lines
+    added; nothing is written in a repository without `.orchestration/`."""
+    orchestration = os.path.join(root, ".orchestration")
+    if not os.path.isdir(orchestration):
+        return []
+    ignore = os.path.join(orchestration, ".intentignore")
+    try:
+        with open(ignore, encoding="utf-8") as handle:
+            old: str | None = handle.read()
+    except FileNotFoundError:
+        old = None
+    present = {line.strip() for line in (old or "").splitlines()}
+    wanted = ["/" + os.path.relpath(p, root).replace(os.sep, "/") for p in paths]
+    added = [line for line in dict.fromkeys(wanted) if line not in present]
+    if not added:
+        return []
+    text = old or ""
+    if text and not text.endswith("\n"):
+        text += "\n"
+    if IGNORE_NOTE not in present:
+        text += IGNORE_NOTE + "\n"
+    _write_text(ignore, text + "".join(line + "\n" for line in added), old)
+    return added
