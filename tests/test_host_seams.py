@@ -170,3 +170,23 @@ def test_the_installed_configs_can_be_committed_and_agents_still_cannot_edit_the
     content = settings.read_bytes()
     assert agent.write(".gemini/settings.json").decision == "deny"
     assert settings.read_bytes() == content
+
+
+def test_a_shell_read_counts_as_a_read_and_shell_writes_wait_for_one(repo: Path) -> None:
+    install_host("codex", str(repo))
+    agent = Agent(HostSimulator("codex", repo, dict(os.environ)), "c-stale")
+    command = "gitai select INT-001"
+    agent.shell(command)
+    gitai(repo, "select", "INT-001", env={"CODEX_SANDBOX": "seatbelt"})
+    agent.shell_done(command)
+    login = write(repo, "src/auth/login.py", "x = 1\n")
+    agent.wrote("src/auth/login.py")  # the agent's apply_patch left it so
+    login.write_text("x = 1\n# a person's note\n")
+    sed = "sed -i 's/x = 1/x = 2/' src/auth/login.py"
+    refused = agent.shell(sed)
+    assert refused.decision == "deny" and "read it again" in refused.reason
+    assert agent.write("src/auth/login.py").decision == "deny"  # the patch tool waits as well
+    assert agent.shell("cat src/auth/login.py").decision == "allow"
+    agent.shell_done("cat src/auth/login.py")
+    assert agent.shell(sed).decision == "allow"
+    assert agent.write("src/auth/login.py").decision == "allow"

@@ -16,6 +16,7 @@ import sys
 from gitai.gate.check import check_paths, staged_paths
 from gitai.git.repository import without_config_overrides
 from gitai.agents.sessions import HEAD_BEFORE
+from gitai.agents.shell_reads import segments
 from gitai.git.runner import git_process, head_commit, run_git, split_z
 
 TYPE_CHECKING = False
@@ -45,32 +46,13 @@ def paths_to_commit(layout: Layout, command: str, cwd: str) -> list[str]:
     return list(dict.fromkeys([*paths, *added]))
 
 
-def _segments(command: str) -> list[list[str]] | None:
-    """The simple commands of a command line, as words (None: not read as plain words)."""
-    import shlex
-
-    lexer = shlex.shlex(command.replace("\n", ";"), posix=True, punctuation_chars=";&|()<>")
-    lexer.whitespace_split = True
-    try:
-        words = list(lexer)
-    except ValueError:
-        return None
-    segments: list[list[str]] = [[]]
-    for word in words:
-        if word and all(c in ";&|()<>" for c in word):
-            segments.append([])
-        else:
-            segments[-1].append(word)
-    return [s for s in segments if s]
-
-
 def _staged_by(layout: Layout, command: str, cwd: str) -> list[str] | None:
     """The paths the command's own `git add` and `git commit -a` would stage; None when unknown."""
-    segments = _segments(command)
-    if segments is None:
+    found_segments = segments(command)
+    if found_segments is None:
         return None
     found: list[str] = []
-    for words in segments:
+    for words in found_segments:
         if words[0] == "cd" and len(words) == 2:
             cwd = os.path.join(cwd, words[1])
             continue

@@ -233,6 +233,10 @@ def _before_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> Ans
     intent_id = session_intent(layout, session)
     policy = _policy(layout)
     answer, risk = check_shell(layout, policy, intent_id, event.command, event.cwd)
+    if answer.decision == ALLOW and session.data.get("files"):  # shell writes wait for a fresh read too
+        from gitai.agents.gate import check_stale
+
+        answer = check_stale(layout, session, [t for t in getattr(risk, "targets", []) if not os.path.isabs(t)])
     if answer.decision != ALLOW:
         return _denied(layout, event, session, intent_id, answer, command=event.command[:500])
     if getattr(risk, "commits", False):
@@ -284,6 +288,13 @@ def _after_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> None
                 session.data["intent_id"] = selected.id
             elif "clear" in command and selected is None:
                 changed = session.data.pop("intent_id", None) is not None
+    from gitai.agents.shell_reads import shell_reads
+
+    read = shell_reads(command, event.cwd)
+    if read and event.exit_code in (None, 0):  # what the agent saw through its shell counts as a read
+        from gitai.agents.after_write import remember_seen
+
+        changed = bool(remember_seen(layout, session, read)) or changed
     if session.data.get("files") and (any(c in command for c in ">|") or any(
             w in command for w in ("sed", "mv", "cp", "tee", "rm", "touch", "truncate"))):
         from gitai.agents.after_write import remember_seen

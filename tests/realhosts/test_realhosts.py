@@ -121,8 +121,7 @@ def test_an_agent_commit_is_recorded_with_its_intent_and_ai_lines(committed: Ses
     assert [(r["start_line"], r["end_line"]) for r in conv["ranges"]] == [(1, 2)]
 
 
-@pytest.mark.parametrize("host", hosts(codex="Codex reports no reads: after a stale-write refusal the agent's "
-                                             "`cat` does not count and the same write stays refused"))
+@pytest.mark.parametrize("host", HOSTS)
 def test_a_write_over_a_persons_edit_waits_for_a_fresh_read(session: MakeSession, host: str) -> None:
     s = session(host)
     s.gitai("select", "INT-001")
