@@ -190,3 +190,19 @@ def test_a_shell_read_counts_as_a_read_and_shell_writes_wait_for_one(repo: Path)
     agent.shell_done("cat src/auth/login.py")
     assert agent.shell(sed).decision == "allow"
     assert agent.write("src/auth/login.py").decision == "allow"
+
+
+def test_an_interactive_shell_is_refused_where_the_hooks_cannot_see_its_input(repo: Path) -> None:
+    install_host("codex", str(repo))
+    sim = HostSimulator("codex", repo, dict(os.environ))
+    agent = Agent(sim, "c-tty")
+    payload = {**agent._common("PreToolUse"), "tool_name": "exec_command", "tool_use_id": "t",
+               "tool_input": {"cmd": "bash", "tty": True}}
+    outcome = sim.fire("PreToolUse", payload, "exec_command")
+    assert outcome.decision == "deny" and "interactive" in outcome.reason
+    plain = {**payload, "tool_input": {"cmd": "ls", "tty": False}}
+    assert sim.fire("PreToolUse", plain, "exec_command").decision == "allow"
+    # Claude Code has no way to type into a running shell: its commands are checked as they are.
+    install_host("claude-code", str(repo))
+    claude = Agent(HostSimulator("claude-code", repo, dict(os.environ)), "cc-tty")
+    assert claude.shell("ls").decision == "allow"

@@ -15,7 +15,7 @@ import os
 import sys
 
 from gitai.agents import normalize as ev
-from gitai.agents.hosts import BY_NAME, NAMES, PER_EVENT
+from gitai.agents.hosts import BY_NAME, NAMES, PER_EVENT, PRE_TOOL
 from gitai.agents.protocol import ALLOW, DENY, Answer, render, render_failure
 
 USAGE = """\
@@ -65,6 +65,9 @@ def run(host: str, event_arg: str | None, data: bytes) -> tuple[str, str, int]:
         payload = ev.parse_payload(data.decode("utf-8", "surrogateescape"))
         event = ev.normalize(host, payload, event_arg)
         hook_event = event.hook_event
+        if (event.tool and event.tool.rsplit(".", 1)[-1] in BY_NAME[host].stdin_tools
+                and dict(BY_NAME[host].events).get(event.hook_event) == PRE_TOOL):
+            event.kind = ev.BEFORE_SHELL  # typing into a running shell: refused below, like the shell it types into
         if event.kind == ev.OTHER or os.environ.get("GITAI_HOOKS", "").lower() == "off":
             return render(event, Answer(ALLOW))
         if host == "claude-code" and _handled_elsewhere(payload):
@@ -228,6 +231,10 @@ def _before_write(layout: Layout, event: ev.AgentEvent, session: Session) -> Ans
 def _before_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> Answer:
     from gitai.agents.gate import check_shell
 
+    host = BY_NAME[event.host]
+    if host.stdin_tools and (_truthy(event.tool_input.get("tty")) or event.tool.rsplit(".", 1)[-1] in host.stdin_tools):
+        return _denied(layout, event, session, session_intent(layout, session), Answer(DENY, INTERACTIVE),
+                       command=(event.command or "")[:500])
     if not event.command:
         return Answer(ALLOW)
     intent_id = session_intent(layout, session)
@@ -253,6 +260,15 @@ def _before_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> Ans
         remember_head(layout, session)
         session.save()
     return answer
+
+
+INTERACTIVE = ("gitai: command refused (interactive): a shell started with a terminal takes input that gitai's "
+               "hooks never see (what is typed into it with write_stdin is not checked). Way forward: run each "
+               "command on its own, without tty.")
+
+
+def _truthy(value: object) -> bool:
+    return value is True or (isinstance(value, str) and value.lower() in ("true", "1", "yes"))
 
 
 def _commit_under_session(layout: Layout, session: Session) -> None:
