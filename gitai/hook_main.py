@@ -24,9 +24,12 @@ def _pre_commit(layout: Layout, args: list[str]) -> int:
 
 
 def _post_commit(layout: Layout, args: list[str]) -> int:
-    from gitai.hooks.post_hooks import after_commit
+    from gitai.hooks.post_hooks import after_commit, after_unhooked_commits
 
-    after_commit(layout)
+    if args[:1] == ["--since"] and len(args) == 2:  # an agent's commits that git ran no hooks for
+        after_unhooked_commits(layout, args[1])
+    else:
+        after_commit(layout)
     return 0
 
 

@@ -19,6 +19,7 @@ def sim(repo: Path) -> HostSimulator:
     gitai_ok(repo, "agents", "install", "claude-code")
     with open(repo / ".git/info/exclude", "a") as handle:
         handle.write(".claude/\n")
+    commit(repo, "the agent hooks need no intent", ".orchestration/.intentignore")  # before the measured work
     return HostSimulator("claude-code", repo, {**os.environ})
 
 

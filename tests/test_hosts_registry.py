@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -145,7 +146,8 @@ def test_install_agrees(host: Host, tmp_path: Path) -> None:
             if events[event] == registry.POST_TOOL and host.read_tools:
                 assert named & set(host.read_tools)
         text = json.dumps(wanted[event])
-        assert f'"gitai hook {host.name}' in text and f": {host.timeout}" in text
+        program = f"{Path(sys.executable).parent / 'gitai'}" if host.login_shell else "gitai"  # PATH rebuilt
+        assert f'"{program} hook {host.name}' in text and f": {host.timeout}" in text
     assert config_path(host.name, str(tmp_path), False) == str(tmp_path / host.project_configs[0])
 
 

@@ -15,7 +15,7 @@ import os
 import sys
 
 from gitai.agents import normalize as ev
-from gitai.agents.hosts import BY_NAME, NAMES, PER_EVENT
+from gitai.agents.hosts import BY_NAME, NAMES, PER_EVENT, PRE_TOOL
 from gitai.agents.protocol import ALLOW, ASK, DENY, Answer, render, render_failure
 
 USAGE = """\
@@ -70,6 +70,9 @@ def run(host: str, event_arg: str | None, data: bytes) -> tuple[str, str, int]:
         payload = ev.parse_payload(data.decode("utf-8", "surrogateescape"))
         event = ev.normalize(host, payload, event_arg)
         hook_event = event.hook_event
+        if (event.tool and event.tool.rsplit(".", 1)[-1] in BY_NAME[host].stdin_tools
+                and dict(BY_NAME[host].events).get(event.hook_event) == PRE_TOOL):
+            event.kind = ev.BEFORE_SHELL  # typing into a running shell: refused below, like the shell it types into
         if event.kind == ev.OTHER or os.environ.get("GITAI_HOOKS", "").lower() == "off":
             return render(event, Answer(ALLOW))
         if host == "claude-code" and _handled_elsewhere(payload):
@@ -93,6 +96,10 @@ def run(host: str, event_arg: str | None, data: bytes) -> tuple[str, str, int]:
                 answer = handle(layout, event)
         except GitaiError as exc:  # e.g. a malformed catalogue: say so, and refuse what needs it
             answer = Answer(DENY if event.kind in BEFORE_KINDS else ALLOW, f"gitai: {_one_line(str(exc))}")
+        if BY_NAME[host].login_shell and (answer.reason or answer.context):
+            from gitai.util.program import with_program  # the agent's shell does not find `gitai` by name
+
+            answer.reason, answer.context = with_program(answer.reason), with_program(answer.context)
         return render(event, answer)
     except ev.PayloadError as exc:
         return render_failure(host, hook_event, f"gitai: refused: {exc} (fail closed)")
@@ -151,8 +158,15 @@ def handle(layout: Layout, event: ev.AgentEvent) -> Answer:
     from gitai.agents.sessions import Session
 
     session = Session(layout, event.host, event.session_id)
-    if event.model and session.data.get("model") != event.model:
-        session.data["model"] = event.model
+    if event.model:
+        if session.data.get("model") != event.model:
+            session.data["model"], session.data["model_source"] = event.model, "payload"
+    elif session.data.get("model_source") not in ("payload", "transcript"):
+        from gitai.agents.model import find_model
+
+        found = find_model(event.host, event.transcript_path, layout.root)
+        if found:
+            session.data["model"], session.data["model_source"] = found
     kind = event.kind
     if kind == ev.BEFORE_WRITE:
         return _before_write(layout, event, session)
@@ -267,7 +281,10 @@ def _before_write(layout: Layout, event: ev.AgentEvent, session: Session) -> Ans
 def _before_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> Answer:
     from gitai.agents.gate import check_shell
 
+    host = BY_NAME[event.host]
     intent_id = session_intent(layout, session)
+    if host.stdin_tools and (_truthy(event.tool_input.get("tty")) or event.tool.rsplit(".", 1)[-1] in host.stdin_tools):
+        return _denied(layout, event, session, intent_id, Answer(DENY, INTERACTIVE), command=(event.command or "")[:500])
     gov = _governor(layout, event, intent_id)
     if event.paths:  # a shell command carrying a patch: the patch's paths, then the command itself
         answer = gov.check(event.paths, what="patch")
@@ -276,15 +293,35 @@ def _before_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> Ans
     if not event.command:
         return Answer(ALLOW)
     answer, risk = check_shell(gov, event.command, event.cwd)
+    if answer.decision == ALLOW and session.data.get("files"):  # shell writes wait for a fresh read too
+        from gitai.agents.gate import check_stale
+
+        answer = check_stale(layout, session, [t for t in risk.targets if not os.path.isabs(t)])
     if answer.decision != ALLOW:
         return _denied(layout, event, session, intent_id, answer, command=event.command[:500])
-    if getattr(risk, "commits", False):
+    if risk.commits:
+        from gitai.agents.commits import commit_refusal, remember_head
         from gitai.agents.sessions import note_commit
 
+        if not BY_NAME[event.host].git_hooks_in_shell:
+            refusal = commit_refusal(layout, _policy(layout), intent_id, event.command, event.cwd)
+            if refusal:
+                return _denied(layout, event, session, intent_id, Answer(DENY, refusal), command=event.command[:500])
         note_commit(layout, session)
         if session.intent:
             _commit_under_session(layout, session)
+        remember_head(layout, session)
+        session.save()
     return answer
+
+
+INTERACTIVE = ("gitai: command refused (interactive): a shell started with a terminal takes input that gitai's "
+               "hooks never see (what is typed into it with write_stdin is not checked). Way forward: run each "
+               "command on its own, without tty.")
+
+
+def _truthy(value: object) -> bool:
+    return value is True or (isinstance(value, str) and value.lower() in ("true", "1", "yes"))
 
 
 def _commit_under_session(layout: Layout, session: Session) -> None:
@@ -304,6 +341,12 @@ def _commit_under_session(layout: Layout, session: Session) -> None:
 def _after_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> None:
     command = event.command or ""
     changed = False
+    from gitai.agents.sessions import HEAD_BEFORE
+
+    if HEAD_BEFORE in session.data:
+        from gitai.agents.commits import record_new_commits
+
+        record_new_commits(layout, session)
     if "gitai" in command and ("select" in command or "clear" in command):
         from gitai.intents.active import selected_intent
 
@@ -314,6 +357,13 @@ def _after_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> None
                 session.data["intent_id"] = selected.id
             elif "clear" in command and selected is None:
                 changed = session.data.pop("intent_id", None) is not None
+    from gitai.agents.shell_reads import shell_reads
+
+    read = shell_reads(command, event.cwd)
+    if read and event.exit_code in (None, 0):  # what the agent saw through its shell counts as a read
+        from gitai.agents.after_write import remember_seen
+
+        changed = bool(remember_seen(layout, session, read)) or changed
     if session.data.get("files") and (any(c in command for c in ">|") or any(
             w in command for w in ("sed", "mv", "cp", "tee", "rm", "touch", "truncate"))):
         from gitai.agents.after_write import remember_seen

@@ -52,7 +52,7 @@ class Host:
                  "patch_tools", "delete_tools", "shell_tools", "read_tools", "stdin_tools", "install_events",
                  "config_style", "timeout", "timeout_unit", "refusal", "context", "failure", "asks",
                  "shell_variables", "hook_variables", "model_keys", "transcript_key", "transcript_names_model",
-                 "trust", "instructions")
+                 "trust", "instructions", "git_hooks_in_shell", "model_variables", "model_settings", "executables", "login_shell")
 
     name: str  # on the command line: `gitai hook NAME`, `gitai agents install NAME`
     title: str
@@ -81,6 +81,13 @@ class Host:
     transcript_names_model: bool  # the transcript says which model answered
     trust: str  # what a person does for the hooks to run (trust, approval, restart)
     instructions: tuple[str, ...]  # the instructions files it reads, in the repository root
+    git_hooks_in_shell: bool  # git runs the repository's hooks in its shell (False: the hook checks commits)
+    model_variables: tuple[str, ...]  # environment variables that choose its model (its hooks inherit them)
+    # (settings file, key path) that name the default model: "~/" under the home directory, else in the
+    # worktree; the first found wins, so the project's file comes before the user's where it overrides it
+    model_settings: tuple[tuple[str, tuple[str, ...]], ...]
+    executables: tuple[str, ...]  # its program's names: a process above a hook with one is the host itself
+    login_shell: bool  # runs commands in a login shell that rebuilds PATH: gitai is named by its absolute path
 
     def __init__(self, *, name: str, title: str, project_configs: tuple[str, ...], user_configs: tuple[str, ...],
                  events: tuple[tuple[str, str], ...], write_tools: tuple[str, ...], edit_tools: tuple[str, ...],
@@ -90,7 +97,10 @@ class Host:
                  timeout_unit: str, refusal: str, context: str, failure: str, asks: bool,
                  shell_variables: tuple[str, ...], hook_variables: tuple[str, ...], model_keys: tuple[str, ...],
                  transcript_key: str | None, transcript_names_model: bool, trust: str,
-                 instructions: tuple[str, ...]) -> None:
+                 instructions: tuple[str, ...], git_hooks_in_shell: bool = True,
+                 model_variables: tuple[str, ...] = (),
+                 model_settings: tuple[tuple[str, tuple[str, ...]], ...] = (),
+                 executables: tuple[str, ...] = (), login_shell: bool = False) -> None:
         values = {"name": name, "title": title, "project_configs": project_configs, "user_configs": user_configs,
                   "events": events, "write_tools": write_tools, "edit_tools": edit_tools, "patch_tools": patch_tools,
                   "delete_tools": delete_tools, "shell_tools": shell_tools, "read_tools": read_tools,
@@ -98,7 +108,10 @@ class Host:
                   "timeout": timeout, "timeout_unit": timeout_unit, "refusal": refusal, "context": context,
                   "failure": failure, "asks": asks, "shell_variables": shell_variables,
                   "hook_variables": hook_variables, "model_keys": model_keys, "transcript_key": transcript_key,
-                  "transcript_names_model": transcript_names_model, "trust": trust, "instructions": instructions}
+                  "transcript_names_model": transcript_names_model, "trust": trust, "instructions": instructions,
+                  "git_hooks_in_shell": git_hooks_in_shell, "model_variables": model_variables,
+                  "model_settings": model_settings, "executables": executables,
+                  "login_shell": login_shell}
         for key, value in values.items():
             object.__setattr__(self, key, value)
 
@@ -136,6 +149,10 @@ HOSTS = (
         transcript_key="transcript_path", transcript_names_model=True,
         trust="restart Claude Code (or open /hooks) so that it reads the new hooks",
         instructions=("CLAUDE.md",),
+        model_variables=("ANTHROPIC_MODEL",),
+        model_settings=((".claude/settings.local.json", ("model",)), (".claude/settings.json", ("model",)),
+                        ("~/.claude/settings.json", ("model",))),
+        executables=("claude",),
     ),
     Host(
         name="cursor", title="Cursor",
@@ -156,6 +173,7 @@ HOSTS = (
         model_keys=("model",), transcript_key=None, transcript_names_model=False,
         trust="restart Cursor so that it reads .cursor/hooks.json",
         instructions=("AGENTS.md",),
+        executables=("cursor-agent",),
     ),
     Host(
         name="gemini", title="Gemini CLI",
@@ -175,6 +193,12 @@ HOSTS = (
                "~/.gemini/trustedFolders.json; GEMINI_CLI_TRUST_WORKSPACE=true in CI; `--skip-trust` runs without "
                "them); versions that still need it: set \"tools\": {\"enableHooks\": true} in the same settings.json"),
         instructions=("GEMINI.md",),
+        # Its shell tool sets git config through GIT_CONFIG_COUNT/KEY/VALUE, an empty core.hooksPath among it.
+        git_hooks_in_shell=False,
+        model_variables=("GEMINI_MODEL",),
+        model_settings=((".gemini/settings.json", ("model", "name")), (".gemini/settings.json", ("model",)),
+                        ("~/.gemini/settings.json", ("model", "name")), ("~/.gemini/settings.json", ("model",))),
+        executables=("gemini",),
     ),
     Host(
         name="codex", title="Codex CLI",
@@ -194,6 +218,8 @@ HOSTS = (
                "each gitai hook in Codex's /hooks screen (kept under [hooks.state...] in $CODEX_HOME/config.toml; "
                "`codex exec --dangerously-bypass-hook-trust` in CI); gitai does not forge that trust"),
         instructions=("AGENTS.md",),
+        executables=("codex",),
+        login_shell=True,  # `bash -lc COMMAND`
     ),
     Host(
         name="copilot", title="Copilot CLI",
@@ -215,6 +241,9 @@ HOSTS = (
                "loads it only in a trusted folder (trust it when asked, or `--trust-folder`; kept in "
                "~/.copilot/config.json)"),
         instructions=("AGENTS.md",),
+        model_variables=("COPILOT_MODEL",),
+        model_settings=(("~/.copilot/config.json", ("model",)),),
+        executables=("copilot",),
     ),
     Host(
         name="qwen", title="Qwen Code",
@@ -238,6 +267,9 @@ HOSTS = (
                "(security.folderTrust.enabled) it loads project hooks only in a trusted folder "
                "(~/.qwen/trustedFolders.json)"),
         instructions=("QWEN.md", "AGENTS.md"),
+        model_variables=("OPENAI_MODEL",),
+        model_settings=((".qwen/settings.json", ("model", "name")), ("~/.qwen/settings.json", ("model", "name"))),
+        executables=("qwen",),
     ),
 )
 

@@ -17,20 +17,22 @@ from typing import Any
 
 from gitai.agents.hosts import BY_NAME, FLAT, NAMED_GROUPS, NAMES, PER_EVENT, PRE_TOOL, Host
 from gitai.errors import GitaiError
+from gitai.util.program import gitai_program
 
 COMMAND = "gitai hook"
 
 
 @functools.cache
-def _our_commands() -> frozenset[str]:
+def _our_commands() -> frozenset[str | None]:
     """Every command line install writes, exactly (a user's own `gitai hook ...` is not ours)."""
     found = set()
     for host in NAMES:
         for entries in desired(host).values():
             for entry in entries:
                 for hook in [entry, *entry.get("hooks", [])]:
-                    found |= {hook[k] for k in ("command", "bash", "powershell") if isinstance(hook.get(k), str)}
-    return frozenset(found)
+                    found |= {_as_by_name(hook[k]) for k in ("command", "bash", "powershell")
+                              if isinstance(hook.get(k), str)}
+    return frozenset(found - {None})
 
 
 def _is_ours(entry: Any) -> bool:
@@ -38,10 +40,24 @@ def _is_ours(entry: Any) -> bool:
         return False
     for key in ("command", "bash", "powershell"):
         value = entry.get(key)
-        if isinstance(value, str) and value.strip() in _our_commands():
+        if isinstance(value, str) and _as_by_name(value) in _our_commands():
             return True
     hooks = entry.get("hooks")
     return isinstance(hooks, list) and bool(hooks) and all(_is_ours(h) for h in hooks)
+
+
+def _as_by_name(command: str) -> str | None:
+    """`command` with gitai named by name where it is named by a path (install writes a path for
+    hosts that rebuild PATH, and the path moves with the virtualenv); None when it is not gitai's."""
+    import shlex
+
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    if not words or os.path.basename(words[0]) != "gitai":
+        return None
+    return " ".join(["gitai", *words[1:]])
 
 
 def _host(name: str) -> Host:
@@ -53,7 +69,7 @@ def _host(name: str) -> Host:
 
 def _entry(host: Host, event: str, matcher: str | None) -> dict[str, Any]:
     """gitai's entry for one event, in the host's configuration style."""
-    cmd = f"{COMMAND} {host.name}"
+    cmd = f"{gitai_program()} hook {host.name}" if host.login_shell else f"{COMMAND} {host.name}"
     if host.config_style == FLAT:
         entry: dict[str, Any] = {"command": cmd}
         if matcher is not None:
@@ -338,3 +354,33 @@ def resolve_hosts(names: tuple[str, ...], all_hosts: bool) -> list[str]:
     if unknown:
         raise GitaiError(f"unknown host {unknown[0]!r} (known: {', '.join(NAMES)})")
     return list(dict.fromkeys(names))
+
+
+IGNORE_NOTE = "# The agent hooks' configurations `gitai agents install` writes: no intent needs to own them"
+
+
+def ignore_in_scopes(root: str, paths: list[str]) -> list[str]:
+    """Add the project configs gitai wrote to `.orchestration/.intentignore`, so that committing them
+    is not refused as "owned by: no intent" (agents still may not edit them). Returns the lines
+    added; nothing is written in a repository without `.orchestration/`."""
+    orchestration = os.path.join(root, ".orchestration")
+    if not os.path.isdir(orchestration):
+        return []
+    ignore = os.path.join(orchestration, ".intentignore")
+    try:
+        with open(ignore, encoding="utf-8") as handle:
+            old: str | None = handle.read()
+    except FileNotFoundError:
+        old = None
+    present = {line.strip() for line in (old or "").splitlines()}
+    wanted = ["/" + os.path.relpath(p, root).replace(os.sep, "/") for p in paths]
+    added = [line for line in dict.fromkeys(wanted) if line not in present]
+    if not added:
+        return []
+    text = old or ""
+    if text and not text.endswith("\n"):
+        text += "\n"
+    if IGNORE_NOTE not in present:
+        text += IGNORE_NOTE + "\n"
+    _write_text(ignore, text + "".join(line + "\n" for line in added), old)
+    return added

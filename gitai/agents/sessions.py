@@ -19,10 +19,12 @@ from gitai.util.files import remove_stale, write_atomic
 STALE_AFTER = 12 * 3600
 COMMIT_FILE = "agent-commit.json"  # the agent session about to commit (before-shell saw `git commit`)
 COMMIT_FRESH = 600
+HEAD_BEFORE = "head_before_commit"  # session key: HEAD when the session's last commit command started
 SAFE_ID = re.compile(r"[^A-Za-z0-9._-]")
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any
 
     from gitai.layout import Layout
@@ -126,7 +128,7 @@ def prune_stale(layout: Layout) -> None:
 def note_commit(layout: Layout, session: Session) -> None:
     """The session is about to run `git commit`: the post-commit hook reads its model from here
     (an agent's shell carries no model variable)."""
-    data = {key: session.data.get(key) for key in ("host", "session_id", "model", "intent_id")}
+    data = {key: session.data.get(key) for key in ("host", "session_id", "model", "model_source", "intent_id")}
     data["at"] = time.time()
     try:
         write_atomic(os.path.join(layout.state_dir, COMMIT_FILE), json.dumps(data))
@@ -134,13 +136,27 @@ def note_commit(layout: Layout, session: Session) -> None:
         pass
 
 
-def committing_model(layout: Layout) -> str | None:
-    """The model of the agent session that announced a commit in the last COMMIT_FRESH seconds."""
+def _committing(layout: Layout, key: str) -> str | None:
+    """`key` of the agent session that announced a commit in the last COMMIT_FRESH seconds."""
     try:
         with open(os.path.join(layout.state_dir, COMMIT_FILE), encoding="utf-8") as handle:
             data = json.load(handle)
         fresh = time.time() - float(data.get("at", 0)) < COMMIT_FRESH
     except (OSError, ValueError, TypeError, AttributeError):
         return None
-    model = data.get("model") if fresh else None
-    return model if isinstance(model, str) and model else None
+    value = data.get(key) if fresh else None
+    return value if isinstance(value, str) and value else None
+
+
+def committing_model(layout: Layout) -> str | None:
+    """The model of the agent session that announced a commit in the last COMMIT_FRESH seconds."""
+    return _committing(layout, "model")
+
+
+def model_metadata(layout: Layout, contributor: Mapping[str, object]) -> dict[str, Any]:
+    """`{"model_source": ...}` for a record whose contributor is that session's model: where the
+    hooks found it (its payload, transcript, environment, command line or settings)."""
+    source = _committing(layout, "model_source")
+    model = _committing(layout, "model")
+    named = contributor.get("model_id")
+    return {"model_source": source} if source and model and named and str(named).endswith(model) else {}

@@ -41,14 +41,24 @@ def _report(rows: list[dict[str, Any]], as_json: bool, manual: bool) -> None:
 @click.option("--user", is_flag=True, help="Your user-level configuration (~/...) instead of this project's.")
 @json_option
 def agents_install(hosts: tuple[str, ...], all_hosts: bool, user: bool, as_json: bool) -> int:
-    from gitai.agents.install import install_host, resolve_hosts
+    import os
+
+    from gitai.agents.install import ignore_in_scopes, install_host, resolve_hosts
 
     root = layout().root
     rows = []
     for host in resolve_hosts(hosts, all_hosts):
         state, changed = install_host(host, root, user)
         rows.append({**state.to_json(), "changed": changed})
+    written = [] if user else [str(row["path"]) for row in rows]
+    ignored = ignore_in_scopes(root, written)
     _report(rows, as_json, manual=True)
+    if written and not as_json:
+        if ignored:
+            click.echo(f"Added to .orchestration/.intentignore (no intent needs to own them): {', '.join(ignored)}")
+        shown = " ".join(os.path.relpath(p, root) for p in written)
+        click.echo(f"To commit them (a person, under any intent or none): git add {shown} "
+                   ".orchestration/.intentignore && git commit -m 'gitai agent hooks'")
     return EXIT_OK
 
 

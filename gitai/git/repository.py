@@ -35,14 +35,24 @@ class RepoPaths:
                 self.main_worktree = os.path.normpath(os.path.join(common_dir, configured))
 
 
+def without_config_overrides() -> dict[str, str]:
+    """This process's environment without the git config given through the environment
+    (`GIT_CONFIG_COUNT`/`GIT_CONFIG_KEY_n`/`GIT_CONFIG_VALUE_n`, `GIT_CONFIG_PARAMETERS`): what a
+    host sets for its agent's shell (Gemini CLI's empty core.hooksPath) is not the repository's."""
+    return {key: value for key, value in os.environ.items()
+            if key not in ("GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS")
+            and not key.startswith(("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_"))}
+
+
 def discover(cwd: str | None = None) -> RepoPaths:
-    """Find the repository around `cwd` with one `git rev-parse` call."""
-    proc = subprocess.run(
-        ["git", "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir", "--git-common-dir",
-         "--git-path", "hooks"],
-        cwd=cwd,
-        capture_output=True,
-    )
+    """Find the repository around `cwd` with one `git rev-parse` call. Under config from the
+    environment that git cannot use for the hooks path (an empty core.hooksPath: "not a valid
+    path"), the repository's own config answers instead: its hooks are gitai's."""
+    args = ["git", "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir", "--git-common-dir",
+            "--git-path", "hooks"]
+    proc = subprocess.run(args, cwd=cwd, capture_output=True)
+    if proc.returncode != 0 and ("GIT_CONFIG_COUNT" in os.environ or "GIT_CONFIG_PARAMETERS" in os.environ):
+        proc = subprocess.run(args, cwd=cwd, capture_output=True, env=without_config_overrides())
     lines = proc.stdout.decode("utf-8", "surrogateescape").split("\n")
     where = os.path.abspath(cwd or os.getcwd())
     if proc.returncode != 0 or len(lines) != 5 or lines[4]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import os
 
-from gitai.agents.sessions import committing_model
+from gitai.agents.sessions import committing_model, model_metadata
 from gitai.git.objects import ObjectReader, commit_parents
-from gitai.git.runner import head_commit
+from gitai.git.runner import head_commit, rev_list
 from gitai.intents.active import active_intent
 from gitai.layout import Layout
 from gitai.recording import trace_commit
@@ -79,9 +79,20 @@ def after_commit(layout: Layout) -> None:
     picked = _cherry_picked_from(layout)
     # A cherry-pick replays another commit's lines: they keep their authors, by content, from its record.
     old_records = own_records(read_note(layout.root, picked), picked) if picked else None
+    contributor = detect_contributor(session_model=committing_model(layout))
     with ObjectReader(layout.root) as reader:
-        trace_commit(layout, reader, commit, _active_id(layout), detect_contributor(session_model=committing_model(layout)),
+        trace_commit(layout, reader, commit, _active_id(layout), contributor, model_metadata(layout, contributor),
                      old_records=old_records)
+
+
+def after_unhooked_commits(layout: Layout, since: str) -> None:
+    """Each commit of `since..HEAD` without a record, oldest first: commits an agent made where git
+    ran no hooks (gitai/agents/commits.py starts this with the agent's marks in the environment)."""
+    contributor = detect_contributor(session_model=committing_model(layout))
+    with ObjectReader(layout.root) as reader:
+        for commit in rev_list(layout.root, f"{since}..HEAD", "--reverse"):
+            if not own_records(read_note(layout.root, commit), commit):
+                trace_commit(layout, reader, commit, _active_id(layout), contributor, model_metadata(layout, contributor))
 
 
 def _cherry_picked_from(layout: Layout) -> str | None:

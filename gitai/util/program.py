@@ -1,0 +1,27 @@
+"""Where the running gitai is: hosts that rebuild PATH (Codex runs commands with `bash -lc`) do
+not find a gitai installed in a virtualenv by name, so their hook commands and the commands their
+agents are told to run name it by its absolute path."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import sys
+
+COMMAND_WORD = re.compile(r"(?<![\w./-])gitai (?=[a-z])")  # `gitai select ...`, not the `gitai:` prefix
+
+
+def gitai_program() -> str:
+    """The absolute path of the gitai executable beside this Python (or on PATH), shell-quoted;
+    plain `gitai` when neither is found."""
+    beside = os.path.join(os.path.dirname(sys.executable), "gitai")
+    found = beside if os.access(beside, os.X_OK) else shutil.which("gitai")
+    return shlex.quote(os.path.abspath(found)) if found else "gitai"
+
+
+def with_program(text: str) -> str:
+    """`text` with each `gitai COMMAND` it tells someone to run naming gitai by its absolute path."""
+    program = gitai_program()
+    return COMMAND_WORD.sub(lambda _: program + " ", text) if program != "gitai" else text

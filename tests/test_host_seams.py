@@ -1,0 +1,208 @@
+"""What the real hosts do to gitai that their documentation does not say: git config set through
+the environment, hooks git does not run, models named only in transcripts or settings, PATH rebuilt
+by a login shell, the installer's own files (docs/agents.md, "Seen in the real hosts")."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from conftest import GITAI, commit, git, gitai, gitai_json, head, write
+from host_simulator import Agent, HostSimulator
+
+from gitai.agents.install import install_host
+
+# Gemini CLI's shell: git config from the environment, with an empty core.hooksPath.
+GEMINI_GIT_CONFIG = {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "core.hooksPath", "GIT_CONFIG_VALUE_0": ""}
+
+
+def test_gitai_works_under_git_config_from_the_environment(repo: Path) -> None:
+    status = gitai(repo, "status", env=GEMINI_GIT_CONFIG)
+    assert status.returncode == 0, status.stderr
+    selected = gitai(repo, "select", "INT-001", env=GEMINI_GIT_CONFIG)
+    assert selected.returncode == 0, selected.stderr
+    assert "INT-001" in gitai(repo, "status").stdout
+
+
+def test_a_directory_outside_any_repository_is_still_refused(tmp_path: Path) -> None:
+    status = gitai(tmp_path, "status", env=GEMINI_GIT_CONFIG)
+    assert status.returncode == 2 and "not a git repository" in status.stderr
+
+
+def gemini_session(repo: Path) -> tuple[Agent, dict[str, str]]:
+    """A Gemini CLI session under INT-001, and the environment of its shell tool."""
+    install_host("gemini", str(repo))
+    agent = Agent(HostSimulator("gemini", repo, dict(os.environ)), "g1", model="gemini-2.5-pro")
+    agent.start()
+    command = "gitai select INT-001"
+    assert agent.shell(command).decision == "allow"
+    shell_env = {**GEMINI_GIT_CONFIG, "GEMINI_CLI": "1"}
+    assert gitai(repo, "select", "INT-001", env=shell_env).returncode == 0
+    agent.shell_done(command)
+    return agent, shell_env
+
+
+def test_a_commit_where_git_runs_no_hooks_is_gated_before_it_runs(repo: Path) -> None:
+    agent, _ = gemini_session(repo)
+    write(repo, "src/auth/token.py", "x = 1\n")
+    write(repo, "docs/secret.md", "made by a program the agent ran\n")
+    command = "git add -A && git commit -m 'token'"
+    outcome = agent.shell(command)
+    assert outcome.decision == "deny"
+    assert "docs/secret.md" in outcome.reason and "outside the scope of INT-001" in outcome.reason
+    git(repo, "add", "src/auth/token.py")  # staged one by one, then committed: only the index counts
+    assert agent.shell("git commit -m 'token'").decision == "allow"
+    assert agent.shell("git add src/auth && git commit -m 'token'").decision == "allow"
+    write(repo, "README.md", "# readme, tracked, owned by INT-002\n")
+    git(repo, "add", "README.md")
+    git(repo, "commit", "-q", "--no-verify", "--only", "README.md", "-m", "readme")
+    assert agent.shell("git commit -am 'token'").decision == "allow"  # README.md unchanged: -a adds nothing outside
+    write(repo, "README.md", "# changed\n")
+    am = agent.shell("git commit -am 'token'")
+    assert am.decision == "deny" and "README.md" in am.reason and "docs/secret.md" not in am.reason, am.reason
+    assert agent.shell("git commit -m 'token' docs/secret.md").decision == "deny"  # paths: every change counts
+
+
+def test_a_commit_where_git_runs_no_hooks_is_recorded_after_it(repo: Path) -> None:
+    agent, shell_env = gemini_session(repo)
+    agent.wrote("src/auth/token.py")
+    write(repo, "src/auth/token.py", "x = 1\n")
+    before = head(repo)
+    command = "git add src/auth/token.py && git commit -m 'token'"
+    outcome = agent.shell(command)
+    assert outcome.decision == "allow", outcome.reason
+    commit(repo, "token", "src/auth/token.py", env=shell_env)  # the host's shell: git runs no hooks
+    assert head(repo) != before
+    assert "Intent:" not in git(repo, "log", "-1", "--format=%B").stdout
+    assert gitai(repo, "show", "--json").returncode != 0  # no record yet
+    agent.shell_done(command)
+    (record,) = gitai_json(repo, "show")
+    assert record["metadata"]["dev.gitai"]["intent_id"] == "INT-001"
+    (entry,) = [f for f in record["files"] if f["path"] == "src/auth/token.py"]
+    contributor = entry["conversations"][0]["contributor"]
+    assert contributor == {"type": "ai", "model_id": "gemini-2.5-pro"}
+
+
+def test_the_model_comes_from_the_transcript_and_the_record_says_so(repo: Path, tmp_path: Path) -> None:
+    install_host("gemini", str(repo))
+    agent = Agent(HostSimulator("gemini", repo, dict(os.environ)), f"seams-{tmp_path.name}", model="")
+    transcript = Path(f"/tmp/{agent.session}.jsonl")  # where the simulator's payloads say it is
+    transcript.write_text('{"type":"user","content":"Do the task."}\n'
+                          '{"type":"gemini","model":"gemini-2.5-flash","content":"ok"}\n')
+    try:
+        agent.start()
+        command = "gitai select INT-001"
+        agent.shell(command)
+        gitai(repo, "select", "INT-001", env={"GEMINI_CLI": "1"})
+        agent.shell_done(command)
+        write(repo, "src/auth/token.py", "x = 1\n")
+        agent.wrote("src/auth/token.py")
+        assert agent.shell("git add src/auth/token.py && git commit -m token").decision == "allow"
+        commit(repo, "token", "src/auth/token.py", env={"GEMINI_CLI": "1"})
+        agent.shell_done("git add src/auth/token.py && git commit -m token")
+    finally:
+        transcript.unlink()
+    (record,) = gitai_json(repo, "show")
+    assert record["metadata"]["dev.gitai"]["model_source"] == "transcript"
+    (entry,) = [f for f in record["files"] if f["path"] == "src/auth/token.py"]
+    assert entry["conversations"][0]["contributor"]["model_id"] == "google/gemini-2.5-flash"
+
+
+def test_the_model_comes_from_the_hosts_settings(repo: Path) -> None:
+    install_host("gemini", str(repo))
+    settings = Path(os.environ["HOME"]) / ".gemini" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text('{"model": {"name": "gemini-2.5-pro"}}')
+    agent = Agent(HostSimulator("gemini", repo, dict(os.environ)), "no-transcript", model="")
+    agent.start()
+    command = "gitai select INT-001"
+    agent.shell(command)
+    gitai(repo, "select", "INT-001", env={"GEMINI_CLI": "1"})
+    agent.shell_done(command)
+    write(repo, "src/auth/token.py", "x = 1\n")
+    agent.wrote("src/auth/token.py")
+    assert agent.shell("git commit -m token").decision == "allow"
+    commit(repo, "token", "src/auth/token.py", env={"GEMINI_CLI": "1"})
+    (record,) = gitai_json(repo, "show")
+    assert record["metadata"]["dev.gitai"]["model_source"] == "settings"
+    (entry,) = [f for f in record["files"] if f["path"] == "src/auth/token.py"]
+    assert entry["conversations"][0]["contributor"]["model_id"] == "google/gemini-2.5-pro"
+
+
+def test_a_host_that_rebuilds_path_gets_gitai_by_its_absolute_path(repo: Path) -> None:
+    install_host("codex", str(repo))
+    config = (repo / ".codex" / "config.toml").read_text()
+    assert f'"{GITAI} hook codex"' in config
+    agent = Agent(HostSimulator("codex", repo, dict(os.environ)), "c1")
+    outcome = agent.write("src/auth/token.py")
+    assert outcome.decision == "deny"
+    advice = next(line for line in outcome.reason.splitlines() if "select INT-001" in line)
+    command = advice[advice.index(GITAI):]
+    assert command == f"{GITAI} select INT-001", advice
+    # The agent's shell: a login shell whose PATH does not have the virtualenv.
+    login = subprocess.run(["bash", "-lc", command], cwd=repo, capture_output=True, text=True,
+                           env={"HOME": os.environ["HOME"], "PATH": "/usr/bin:/bin", "GIT_CONFIG_NOSYSTEM": "1"})
+    assert login.returncode == 0, login.stderr
+    assert "INT-001" in gitai(repo, "status").stdout
+    install_host("codex", str(repo))  # installing again changes nothing: gitai knows its own entry
+    assert (repo / ".codex" / "config.toml").read_text() == config
+
+
+def test_the_installed_configs_can_be_committed_and_agents_still_cannot_edit_them(repo: Path) -> None:
+    from gitai.agents.hosts import PROJECT_CONFIGS
+
+    installed = gitai(repo, "agents", "install", "--all")
+    assert installed.returncode == 0, installed.stderr
+    assert "To commit them" in installed.stdout and "git add .claude/settings.json" in installed.stdout
+    ignore = (repo / ".orchestration" / ".intentignore").read_text()
+    again = gitai(repo, "agents", "install", "--all")
+    assert again.returncode == 0 and (repo / ".orchestration" / ".intentignore").read_text() == ignore
+    written = [p for p in PROJECT_CONFIGS if (repo / p).exists()]
+    assert len(written) >= 6
+    before = head(repo)
+    committed = commit(repo, "gitai agent hooks", *written, ".orchestration/.intentignore", check=False)
+    assert committed.returncode == 0, committed.stderr  # no intent selected: none is needed
+    assert head(repo) != before
+    assert git(repo, "status", "--porcelain").stdout == ""
+    agent, _ = gemini_session(repo)
+    settings = repo / ".gemini" / "settings.json"
+    content = settings.read_bytes()
+    assert agent.write(".gemini/settings.json").decision == "deny"
+    assert settings.read_bytes() == content
+
+
+def test_a_shell_read_counts_as_a_read_and_shell_writes_wait_for_one(repo: Path) -> None:
+    install_host("codex", str(repo))
+    agent = Agent(HostSimulator("codex", repo, dict(os.environ)), "c-stale")
+    command = "gitai select INT-001"
+    agent.shell(command)
+    gitai(repo, "select", "INT-001", env={"CODEX_SANDBOX": "seatbelt"})
+    agent.shell_done(command)
+    login = write(repo, "src/auth/login.py", "x = 1\n")
+    agent.wrote("src/auth/login.py")  # the agent's apply_patch left it so
+    login.write_text("x = 1\n# a person's note\n")
+    sed = "sed -i 's/x = 1/x = 2/' src/auth/login.py"
+    refused = agent.shell(sed)
+    assert refused.decision == "deny" and "read it again" in refused.reason
+    assert agent.write("src/auth/login.py").decision == "deny"  # the patch tool waits as well
+    assert agent.shell("cat src/auth/login.py").decision == "allow"
+    agent.shell_done("cat src/auth/login.py")
+    assert agent.shell(sed).decision == "allow"
+    assert agent.write("src/auth/login.py").decision == "allow"
+
+
+def test_an_interactive_shell_is_refused_where_the_hooks_cannot_see_its_input(repo: Path) -> None:
+    install_host("codex", str(repo))
+    sim = HostSimulator("codex", repo, dict(os.environ))
+    agent = Agent(sim, "c-tty")
+    payload = {**agent._common("PreToolUse"), "tool_name": "exec_command", "tool_use_id": "t",
+               "tool_input": {"cmd": "bash", "tty": True}}
+    outcome = sim.fire("PreToolUse", payload, "exec_command")
+    assert outcome.decision == "deny" and "interactive" in outcome.reason
+    plain = {**payload, "tool_input": {"cmd": "ls", "tty": False}}
+    assert sim.fire("PreToolUse", plain, "exec_command").decision == "allow"
+    # Claude Code has no way to type into a running shell: its commands are checked as they are.
+    install_host("claude-code", str(repo))
+    claude = Agent(HostSimulator("claude-code", repo, dict(os.environ)), "cc-tty")
+    assert claude.shell("ls").decision == "allow"
