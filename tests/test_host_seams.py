@@ -64,6 +64,22 @@ def test_a_commit_where_git_runs_no_hooks_is_gated_before_it_runs(repo: Path) ->
     assert agent.shell("git commit -m 'token' docs/secret.md").decision == "deny"  # paths: every change counts
 
 
+def test_staging_the_gate_cannot_read_counts_every_change(repo: Path) -> None:
+    """Where git runs no hooks, a `git add` behind a wrapper, a variable or an option gitai does not
+    run for the agent is not read from the text: every change of the worktree is checked instead."""
+    agent, _ = gemini_session(repo)
+    write(repo, "docs/other.md", "out of scope\n")
+    fifo = repo.parent / "paths.fifo"
+    os.mkfifo(fifo)
+    for command in ("A=1 git add docs/other.md && git commit -m x", "command git add docs/other.md && git commit -m x",
+                    "timeout 5 git add docs/other.md && git commit -m x", "git stage docs/other.md && git commit -m x",
+                    "bash -c 'git add docs/other.md' && git commit -m x", "python3 stage.py && git commit -m x",
+                    f"git add --pathspec-from-file={fifo} && git commit -m x"):  # a FIFO would hang git add
+        outcome = agent.shell(command)
+        assert outcome.decision == "deny" and "docs/other.md" in outcome.reason, (command, outcome.reason)
+    assert git(repo, "diff", "--cached", "--name-only").stdout == ""  # nothing was staged on the agent's behalf
+
+
 def test_a_commit_where_git_runs_no_hooks_is_recorded_after_it(repo: Path) -> None:
     agent, shell_env = gemini_session(repo)
     agent.wrote("src/auth/token.py")
@@ -206,3 +222,13 @@ def test_an_interactive_shell_is_refused_where_the_hooks_cannot_see_its_input(re
     install_host("claude-code", str(repo))
     claude = Agent(HostSimulator("claude-code", repo, dict(os.environ)), "cc-tty")
     assert claude.shell("ls").decision == "allow"
+
+
+def test_the_pre_commit_frameworks_config_is_protected_like_a_hosts(repo: Path) -> None:
+    """Where the pre-commit framework runs gitai's git hooks, its config decides whether they run."""
+    agent, _ = gemini_session(repo)
+    outcome = agent.write(".pre-commit-config.yaml")
+    assert outcome.decision == "deny" and "only a person changes it" in outcome.reason, outcome.reason
+    assert not (repo / ".pre-commit-config.yaml").exists()
+    shell = agent.shell("printf 'repos: []\\n' > .pre-commit-config.yaml")
+    assert shell.decision == "deny", shell.reason

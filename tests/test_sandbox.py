@@ -202,3 +202,29 @@ def test_user_hook_configs_are_read_only_and_the_hosts_state_stays_writable(
     assert (home / ".codex" / "config.toml").read_text() == "[features]\nhooks = true\n"
     assert settings.read_text() == "{}\n"  # made empty before the domain, so the agent could not make it
     assert (home / ".codex" / "state.sqlite").read_text() == "state"
+
+
+def test_programs_that_run_later_outside_the_domain_stay_out_of_reach(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """~/.cache holds programs a person runs later outside the domain (pre-commit's environments), and
+    a missing ~/.codex/hooks.json would be read by the person's next Codex: neither is writable inside.
+    (HOME is put beside the scope, not under /tmp, which the domain allows as a whole.)"""
+    home = repo / "home"
+    (home / ".cache" / "pre-commit").mkdir(parents=True)
+    (home / ".codex").mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    done = run_in(repo, *py(
+        "import pathlib, os\n"
+        "home = pathlib.Path(os.environ['HOME'])\n"
+        "for target in (home / '.cache' / 'pre-commit' / 'hook.py', home / '.codex' / 'hooks.json'):\n"
+        "    try:\n"
+        "        target.write_text('planted')\n"
+        "        print('wrote', target)\n"
+        "    except OSError as exc:\n"
+        "        print('refused', exc.errno)\n"
+        "cache = pathlib.Path(os.environ['XDG_CACHE_HOME'])\n"
+        "(cache / 'tool').write_text('a cache of its own')\n"))
+    assert done.stdout.count("refused") == 2 and done.returncode == 0, done.stdout + done.stderr
+    assert not (home / ".cache" / "pre-commit" / "hook.py").exists()
+    assert (home / ".codex" / "hooks.json").read_text() != "planted"

@@ -27,3 +27,8 @@ def charge() -> None:
     """Raise BudgetSpent once the call's time is up (cheap: call it in loops)."""
     if time.monotonic() > _deadline:
         raise BudgetSpent(f"checking this call needs more than the hook's {SECONDS:g} s budget")
+
+
+def remaining() -> float:
+    """Seconds left for a subprocess the call waits on (at least a little, so it can answer)."""
+    return max(0.1, _deadline - time.monotonic())

@@ -15,9 +15,10 @@ import sys
 
 from gitai.gate.check import check_paths, staged_paths
 from gitai.git.repository import without_config_overrides
+from gitai.agents import budget
 from gitai.agents.sessions import HEAD_BEFORE
 from gitai.agents.shell_reads import segments
-from gitai.git.runner import git_process, head_commit, run_git, split_z
+from gitai.git.runner import head_commit, run_git, split_z
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -25,9 +26,8 @@ if TYPE_CHECKING:
     from gitai.gate.policy import Policy
     from gitai.layout import Layout
 
-# git subcommands that change the index in a way gitai does not read from the command line.
-STAGING = ("rm", "mv", "apply", "update-index", "read-tree", "checkout", "restore", "stash", "merge", "cherry-pick",
-           "revert", "pull", "am", "reset")
+READ_ONLY = ("status", "diff", "log", "show", "rev-parse", "ls-files")  # read, stage nothing
+ADD_OPTIONS = ("-A", "--all", "-u", "--update", "--", "-N", "--intent-to-add", "-f", "--force", "-v", "--verbose")
 COMMIT_VALUE_LETTERS = ("m", "F", "C", "c", "t")  # `-amMSG`, `-am MSG`: the rest of the cluster, or the next word
 COMMIT_VALUE_OPTIONS = ("-m", "-F", "-C", "-c", "-t", "--message", "--file", "--author", "--date", "--template",
                         "--reuse-message", "--reedit-message", "--fixup", "--squash", "--trailer", "--cleanup")
@@ -57,12 +57,21 @@ def _staged_by(layout: Layout, command: str, cwd: str) -> list[str] | None:
             cwd = os.path.join(cwd, words[1])
             continue
         if words[0] != "git" or len(words) < 2:
-            continue
+            return None  # any other program (`A=1 git add`, `timeout 5 git add`, a script) may stage: unknown
         sub, args = words[1], words[2:]
-        if sub.startswith("-") or sub in STAGING:
-            return None  # `git -C DIR ...`, or staging gitai does not read
+        if sub in READ_ONLY:
+            continue
+        if sub not in ("add", "commit"):
+            return None  # `git -C DIR ...`, `git stage`, or staging gitai does not read
         if sub == "add":
-            proc = git_process(["-c", "core.quotePath=false", "add", "--dry-run", *args], os.path.normpath(cwd))
+            if any(a.startswith("-") and a not in ADD_OPTIONS for a in args):
+                return None  # --pathspec-from-file, --interactive, --edit ...: not run on the agent's behalf
+            try:
+                proc = subprocess.run(["git", "-c", "core.quotePath=false", "add", "--dry-run", *args],
+                                      cwd=os.path.normpath(cwd), capture_output=True, stdin=subprocess.DEVNULL,
+                                      timeout=budget.remaining())
+            except subprocess.TimeoutExpired:
+                raise budget.BudgetSpent("`git add --dry-run` did not answer within the hook's budget") from None
             if proc.returncode != 0:
                 return None
             for line in proc.stdout.decode("utf-8", "surrogateescape").splitlines():

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 
-from gitai.agents.hosts import PROJECT_CONFIGS as AGENT_CONFIG_FILES  # an agent that edits them can switch gitai off
+from gitai.agents.hosts import PROTECTED_CONFIGS as AGENT_CONFIG_FILES  # an agent that edits them can switch gitai off
 from gitai.agents.protocol import ALLOW, ASK, DENY, Answer
 from gitai.intents.patterns import is_exempt
 from gitai.intents.statuses import CLOSED

@@ -15,7 +15,7 @@ import os
 import sys
 
 from gitai.agents import normalize as ev
-from gitai.agents.hosts import BY_NAME, NAMES, PER_EVENT, PRE_TOOL
+from gitai.agents.hosts import BY_NAME, NAMES, PER_EVENT
 from gitai.agents.protocol import ALLOW, ASK, DENY, Answer, render, render_failure
 
 USAGE = """\
@@ -70,11 +70,10 @@ def run(host: str, event_arg: str | None, data: bytes) -> tuple[str, str, int]:
         payload = ev.parse_payload(data.decode("utf-8", "surrogateescape"))
         event = ev.normalize(host, payload, event_arg)
         hook_event = event.hook_event
-        if (event.tool and event.tool.rsplit(".", 1)[-1] in BY_NAME[host].stdin_tools
-                and dict(BY_NAME[host].events).get(event.hook_event) == PRE_TOOL):
-            event.kind = ev.BEFORE_SHELL  # typing into a running shell: refused below, like the shell it types into
         if event.kind == ev.OTHER or os.environ.get("GITAI_HOOKS", "").lower() == "off":
             return render(event, Answer(ALLOW))
+        if event.kind == ev.BEFORE_SHELL and BY_NAME[host].stdin_tools and _truthy(event.tool_input.get("tty")):
+            return render(event, Answer(DENY, INTERACTIVE))  # in any repository or none: what is typed is unseen
         if host == "claude-code" and _handled_elsewhere(payload):
             return render(event, Answer(ALLOW))
         from gitai.errors import GitaiError
@@ -281,10 +280,7 @@ def _before_write(layout: Layout, event: ev.AgentEvent, session: Session) -> Ans
 def _before_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> Answer:
     from gitai.agents.gate import check_shell
 
-    host = BY_NAME[event.host]
     intent_id = session_intent(layout, session)
-    if host.stdin_tools and (_truthy(event.tool_input.get("tty")) or event.tool.rsplit(".", 1)[-1] in host.stdin_tools):
-        return _denied(layout, event, session, intent_id, Answer(DENY, INTERACTIVE), command=(event.command or "")[:500])
     gov = _governor(layout, event, intent_id)
     if event.paths:  # a shell command carrying a patch: the patch's paths, then the command itself
         answer = gov.check(event.paths, what="patch")
@@ -293,10 +289,11 @@ def _before_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> Ans
     if not event.command:
         return Answer(ALLOW)
     answer, risk = check_shell(gov, event.command, event.cwd)
-    if answer.decision == ALLOW and session.data.get("files"):  # shell writes wait for a fresh read too
-        from gitai.agents.gate import check_stale
+    if answer.decision == ALLOW and session.data.get("files"):  # shell writes (and patches) wait for a fresh read too
+        from gitai.agents.gate import check_stale, repo_relative
 
-        answer = check_stale(layout, session, [t for t in risk.targets if not os.path.isabs(t)])
+        patched = [r for r in (repo_relative(layout, p) for p in event.paths) if r is not None]
+        answer = check_stale(layout, session, patched + [t for t in risk.targets if not os.path.isabs(t)])
     if answer.decision != ALLOW:
         return _denied(layout, event, session, intent_id, answer, command=event.command[:500])
     if risk.commits:

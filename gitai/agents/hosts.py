@@ -282,5 +282,9 @@ COMMIT_VARIABLES = tuple(v for host in HOSTS for v in host.shell_variables) + UN
 AGENT_VARIABLES = tuple(v for host in HOSTS for v in host.shell_variables + host.hook_variables) + UNHOOKED_AGENT_VARIABLES
 # Every project file whose edit could switch an agent's hooks off.
 PROJECT_CONFIGS = tuple(dict.fromkeys(path for host in HOSTS for path in host.project_configs))
+# Not a host's, but it decides whether gitai's git hooks run where the pre-commit framework (or prek)
+# installs them: protected from agents like the hosts' own configs.
+GIT_HOOK_FRAMEWORK_CONFIGS = (".pre-commit-config.yaml", ".pre-commit-config.yml")
+PROTECTED_CONFIGS = PROJECT_CONFIGS + GIT_HOOK_FRAMEWORK_CONFIGS
 # The instructions files the hosts read; AGENTS.md is the one every project gets.
 INSTRUCTIONS = tuple(dict.fromkeys(["AGENTS.md", *(name for host in HOSTS for name in host.instructions)]))

@@ -17,7 +17,7 @@ import os
 import posixpath
 
 from gitai.agents import budget
-from gitai.agents.hosts import PROJECT_CONFIGS as CONFIG_FILES
+from gitai.agents.hosts import PROTECTED_CONFIGS as CONFIG_FILES
 
 READ_ONLY = "read_only"
 WRITES = "writes"

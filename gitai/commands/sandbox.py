@@ -50,10 +50,16 @@ def _enter_domain(lay: Layout, scope: tuple[str, ...]) -> None:
         return
     for note in plan.notes:
         click.echo(f"gitai: note: {note}", err=True)
+    import tempfile
+
+    # ~/.cache is not writable in the domain (programs there run later outside it): a cache of its own
+    os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="gitai-domain-cache-")
 
 
 def _exec(command: tuple[str, ...], intent_id: str | None) -> int:
-    os.environ["GITAI_DOMAIN"] = intent_id or ""
+    from gitai.sandbox.domain import DOMAIN_VARIABLE
+
+    os.environ[DOMAIN_VARIABLE] = intent_id or ""
     try:
         os.execvp(command[0], list(command))
     except OSError as exc:

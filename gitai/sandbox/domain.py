@@ -17,14 +17,15 @@ from dataclasses import dataclass, field
 
 from gitai.layout import ORCHESTRATION, Layout
 
-from gitai.agents.hosts import HOSTS
+from gitai.agents.hosts import GIT_HOOK_FRAMEWORK_CONFIGS, HOSTS
 
 # Hook configs of the agent hosts (their hooks are the agent's gate): in a worktree, the whole
 # directory of each (`.claude/`, `.github/hooks/`); in HOME, the files themselves.
 HOOK_CONFIG_DIRS = tuple(sorted({os.path.dirname(path) for host in HOSTS for path in host.project_configs}))
 USER_HOOK_CONFIGS = tuple(sorted({path for host in HOSTS for path in (*host.user_configs, *host.project_configs)}))
-# The hosts' own state in HOME, and caches tools write.
-HOST_STATE_DIRS = (".claude", ".codex", ".gemini", ".copilot", ".qwen", ".cursor", ".cache")
+# The hosts' own state in HOME. Not ~/.cache: it holds programs that run later outside the domain
+# (pre-commit's environments, browser drivers); the domain gets a cache of its own in TMPDIR.
+HOST_STATE_DIRS = (".claude", ".codex", ".gemini", ".copilot", ".qwen", ".cursor")
 HOST_STATE_FILES = (".claude.json", ".claude.json.backup")
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts", "/dev/shm")
 GLOB_CHARACTERS = frozenset("*?[\\")
@@ -106,7 +107,7 @@ def plan_domain(layout: Layout, scope: tuple[str, ...], home: str | None, mounts
     protected = [repo.git_dir, repo.common_dir, repo.hooks_dir, *gitai_install_dirs()]
     for root in worktree_roots:
         protected += [os.path.join(root, ".git"), os.path.join(root, ORCHESTRATION)]
-        protected += [os.path.join(root, name) for name in HOOK_CONFIG_DIRS]
+        protected += [os.path.join(root, name) for name in HOOK_CONFIG_DIRS + GIT_HOOK_FRAMEWORK_CONFIGS]
     user_configs = [os.path.join(home, name) for name in USER_HOOK_CONFIGS] if home else []
     if not mounts:
         protected += user_configs  # their directories then stay closed to new files, the host's state too
@@ -132,13 +133,11 @@ def plan_domain(layout: Layout, scope: tuple[str, ...], home: str | None, mounts
 
 def _user_hook_configs(paths: list[str]) -> list[str]:
     """The user-level hook configs, to be mounted read-only so the hosts' state directories that hold
-    them stay writable (a host makes new files there). One a host would read but that is missing is
-    made empty first, so that the agent cannot create it inside the domain."""
-    placeholders = {name for host in HOSTS for name in host.user_configs}
+    them stay writable (a host makes new files there). One that is missing where its directory exists
+    is made empty first, so that the agent cannot create it inside the domain."""
     found = []
     for path in paths:
-        if not os.path.lexists(path) and os.path.isdir(os.path.dirname(path)) and \
-                any(path.endswith(os.sep + name) for name in placeholders):
+        if not os.path.lexists(path) and os.path.isdir(os.path.dirname(path)):
             with open(path, "x", encoding="utf-8") as handle:
                 handle.write("{}\n" if path.endswith(".json") else "")
         if os.path.lexists(path):

@@ -153,7 +153,7 @@ def test_an_agent_commit_names_the_model(committed: Session) -> None:
 ESCAPE = "import pathlib\npathlib.Path('docs/escape.md').write_text('out of scope')\n"
 
 
-@pytest.mark.parametrize("host", hosts(gemini=GEMINI_GIT_CONFIG))
+@pytest.mark.parametrize("host", HOSTS)
 def test_inside_gitai_run_the_kernel_refuses_what_the_hooks_cannot_see(session: MakeSession, host: str) -> None:
     """The agent writes an in-scope script that writes out of scope, then runs it: the hooks see only
     `python3 src/auth/escape.py`; inside `gitai run`'s Landlock domain the write fails all the same,
