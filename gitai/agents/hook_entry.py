@@ -300,14 +300,16 @@ def _before_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> Ans
         from gitai.agents.commits import commit_refusal, remember_head
         from gitai.agents.sessions import note_commit
 
-        if not BY_NAME[event.host].git_hooks_in_shell:
+        hookless = not BY_NAME[event.host].git_hooks_in_shell
+        if hookless:
             refusal = commit_refusal(layout, _policy(layout), intent_id, event.command, event.cwd)
             if refusal:
                 return _denied(layout, event, session, intent_id, Answer(DENY, refusal), command=event.command[:500])
         note_commit(layout, session)
         if session.intent:
             _commit_under_session(layout, session)
-        remember_head(layout, session)
+        if hookless:  # elsewhere git's own post-commit hook records the commit
+            remember_head(layout, session)
         session.save()
     return answer
 
