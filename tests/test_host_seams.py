@@ -232,3 +232,23 @@ def test_the_pre_commit_frameworks_config_is_protected_like_a_hosts(repo: Path) 
     assert not (repo / ".pre-commit-config.yaml").exists()
     shell = agent.shell("printf 'repos: []\\n' > .pre-commit-config.yaml")
     assert shell.decision == "deny", shell.reason
+
+
+def test_user_level_host_configs_are_protected_like_project_ones(repo: Path) -> None:
+    """`~/.claude/settings.json` with `disableAllHooks`, Codex's hook approvals, Gemini's trusted
+    folders: written by the agent, the next session would run without gitai. Refused, and untouched."""
+    home = Path(os.environ["HOME"])
+    settings = home / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text("{}\n")
+    (home / ".codex").mkdir(exist_ok=True)
+    (home / ".codex" / "config.toml").write_text("[features]\nhooks = true\n")
+    agent, _ = gemini_session(repo)
+    outcome = agent.write(str(settings))
+    assert outcome.decision == "deny" and "user-level hooks" in outcome.reason, outcome.reason
+    for command in (f"printf '{{\"disableAllHooks\": true}}' > {settings}", "rm ~/.codex/config.toml",
+                    f"sed -i s/true/false/ {home}/.codex/config.toml",
+                    "echo '{}' > ~/.gemini/trustedFolders.json"):
+        assert agent.shell(command).decision != "allow", command
+    assert settings.read_text() == "{}\n"
+    assert (home / ".codex" / "config.toml").read_text() == "[features]\nhooks = true\n"

@@ -89,9 +89,20 @@ class Governor:
         self.session_id = session_id
         self.layouts: dict[str, Layout | None] = {}
         self.intents: dict[str, str | None] = {}
+        self._user_controls: frozenset[str] | None = None
         if home is not None:
             self.layouts[home.root] = home
             self.intents[home.root] = home_intent
+
+    def user_controls(self) -> frozenset[str]:
+        """The files in HOME that decide whether the hosts run gitai's hooks, in every resolved form."""
+        if self._user_controls is None:
+            from gitai.agents.hosts import user_controls
+
+            home = os.environ.get("HOME") or os.path.expanduser("~")
+            paths = user_controls(home, os.environ.get("CODEX_HOME")) if home and home != "~" else []
+            self._user_controls = frozenset(p for path in paths for p in (path, os.path.realpath(path)))
+        return self._user_controls
 
     def layout_of(self, top: str) -> Layout | None:
         """The governed layout whose work tree is `top` (None: a repository gitai does not govern)."""
@@ -122,6 +133,9 @@ class Governor:
         """Why `path` (one resolved form) is never for an agent, or None."""
         if inside_git_dir(path):
             return "is inside a git directory (hooks, refs and notes are not for agents)"
+        if path in self.user_controls():
+            return ("holds an agent host's user-level hooks or its trust in them (the next session would run "
+                    "without gitai); only a person changes it")
         home = self.home
         if home is not None:
             for directory in (home.repo.git_dir, home.repo.common_dir, home.repo.hooks_dir):

@@ -286,5 +286,18 @@ PROJECT_CONFIGS = tuple(dict.fromkeys(path for host in HOSTS for path in host.pr
 # installs them: protected from agents like the hosts' own configs.
 GIT_HOOK_FRAMEWORK_CONFIGS = (".pre-commit-config.yaml", ".pre-commit-config.yml")
 PROTECTED_CONFIGS = PROJECT_CONFIGS + GIT_HOOK_FRAMEWORK_CONFIGS
+# Files in HOME that decide whether a host runs gitai's hooks at all: its user-level hooks (and any
+# project config name a host also reads from HOME) and where it keeps trust and hook approvals.
+TRUST_FILES = (".gemini/trustedFolders.json", ".qwen/trustedFolders.json", ".copilot/config.json")
+USER_CONTROLS = tuple(sorted({path for host in HOSTS for path in (*host.user_configs, *host.project_configs)}
+                             | set(TRUST_FILES)))
+
+
+def user_controls(home: str, codex_home: str | None = None) -> list[str]:
+    """USER_CONTROLS as absolute paths under `home`, and Codex's config where $CODEX_HOME moves it."""
+    found = [home.rstrip("/") + "/" + name for name in USER_CONTROLS]
+    if codex_home:
+        found += [codex_home.rstrip("/") + "/config.toml", codex_home.rstrip("/") + "/hooks.json"]
+    return found
 # The instructions files the hosts read; AGENTS.md is the one every project gets.
 INSTRUCTIONS = tuple(dict.fromkeys(["AGENTS.md", *(name for host in HOSTS for name in host.instructions)]))

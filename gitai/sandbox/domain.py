@@ -17,12 +17,11 @@ from dataclasses import dataclass, field
 
 from gitai.layout import ORCHESTRATION, Layout
 
-from gitai.agents.hosts import GIT_HOOK_FRAMEWORK_CONFIGS, HOSTS
+from gitai.agents.hosts import GIT_HOOK_FRAMEWORK_CONFIGS, HOSTS, user_controls
 
 # Hook configs of the agent hosts (their hooks are the agent's gate): in a worktree, the whole
 # directory of each (`.claude/`, `.github/hooks/`); in HOME, the files themselves.
 HOOK_CONFIG_DIRS = tuple(sorted({os.path.dirname(path) for host in HOSTS for path in host.project_configs}))
-USER_HOOK_CONFIGS = tuple(sorted({path for host in HOSTS for path in (*host.user_configs, *host.project_configs)}))
 # The hosts' own state in HOME. Not ~/.cache: it holds programs that run later outside the domain
 # (pre-commit's environments, browser drivers); the domain gets a cache of its own in TMPDIR.
 HOST_STATE_DIRS = (".claude", ".codex", ".gemini", ".copilot", ".qwen", ".cursor")
@@ -108,7 +107,7 @@ def plan_domain(layout: Layout, scope: tuple[str, ...], home: str | None, mounts
     for root in worktree_roots:
         protected += [os.path.join(root, ".git"), os.path.join(root, ORCHESTRATION)]
         protected += [os.path.join(root, name) for name in HOOK_CONFIG_DIRS + GIT_HOOK_FRAMEWORK_CONFIGS]
-    user_configs = [os.path.join(home, name) for name in USER_HOOK_CONFIGS] if home else []
+    user_configs = user_controls(home, os.environ.get("CODEX_HOME")) if home else []
     if not mounts:
         protected += user_configs  # their directories then stay closed to new files, the host's state too
     planner = _Planner(protected)
