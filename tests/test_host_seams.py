@@ -252,3 +252,20 @@ def test_user_level_host_configs_are_protected_like_project_ones(repo: Path) -> 
         assert agent.shell(command).decision != "allow", command
     assert settings.read_text() == "{}\n"
     assert (home / ".codex" / "config.toml").read_text() == "[features]\nhooks = true\n"
+
+
+def test_a_persons_commit_after_the_agents_command_is_the_persons(repo: Path) -> None:
+    """The agent's announced commit command makes a commit the agent's only while it runs: once its
+    after-shell hook came, a person's commit in the same worktree is recorded as theirs."""
+    install_host("claude-code", str(repo))
+    agent = Agent(HostSimulator("claude-code", repo, dict(os.environ)), "announce")
+    gitai(repo, "select", "INT-001")
+    assert agent.shell("git commit -q -m 'nothing staged yet'").decision == "allow"
+    agent.shell_done("git commit -q -m 'nothing staged yet'", exit_code=1)
+    write(repo, "src/auth/person.py", "x = 1\n")
+    git(repo, "add", "src/auth/person.py")
+    git(repo, "commit", "-q", "-m", "a person's work")
+    shown = gitai_json(repo, "show", "--json")
+    record = shown[0] if isinstance(shown, list) else shown
+    (entry,) = [f for f in record["files"] if f["path"] == "src/auth/person.py"]
+    assert [c["contributor"]["type"] for c in entry["conversations"]] == ["human"], entry

@@ -346,6 +346,10 @@ def _after_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> None
         from gitai.agents.commits import record_new_commits
 
         record_new_commits(layout, session)
+    if session.data.get("session_id"):
+        from gitai.agents.sessions import commit_command_done
+
+        commit_command_done(layout, session)
     if "gitai" in command and ("select" in command or "clear" in command):
         from gitai.intents.active import selected_intent
 

@@ -19,6 +19,7 @@ from gitai.util.files import remove_stale, write_atomic
 STALE_AFTER = 12 * 3600
 COMMIT_FILE = "agent-commit.json"  # the agent session about to commit (before-shell saw `git commit`)
 COMMIT_FRESH = 600
+COMMIT_RUNNING = 120  # seconds a commit command's announcement makes a commit the agent's
 HEAD_BEFORE = "head_before_commit"  # session key: HEAD when the session's last commit command started
 SAFE_ID = re.compile(r"[^A-Za-z0-9._-]")
 
@@ -136,16 +137,32 @@ def note_commit(layout: Layout, session: Session) -> None:
         pass
 
 
-def _committing(layout: Layout, key: str) -> str | None:
-    """`key` of the agent session that announced a commit in the last COMMIT_FRESH seconds."""
+def _committing(layout: Layout, key: str, fresh_for: float = COMMIT_FRESH) -> str | None:
+    """`key` of the agent session that announced a commit in the last `fresh_for` seconds."""
     try:
         with open(os.path.join(layout.state_dir, COMMIT_FILE), encoding="utf-8") as handle:
             data = json.load(handle)
-        fresh = time.time() - float(data.get("at", 0)) < COMMIT_FRESH
+        fresh = time.time() - float(data.get("at", 0)) < fresh_for
     except (OSError, ValueError, TypeError, AttributeError):
         return None
     value = data.get(key) if fresh else None
     return value if isinstance(value, str) and value else None
+
+
+def committing_host(layout: Layout) -> str | None:
+    """The host of the agent session whose commit command is running: its commit is the agent's
+    whatever the command's environment says (`env -u CLAUDECODE git commit`). The after-shell hook
+    ends the announcement; COMMIT_RUNNING bounds it where that hook never comes (a failed command)."""
+    return _committing(layout, "host", COMMIT_RUNNING)
+
+
+def commit_command_done(layout: Layout, session: Session) -> None:
+    """After the session's shell command: its announcement ends, so a person's later commit is theirs."""
+    if _committing(layout, "session_id") == session.data.get("session_id"):
+        try:
+            os.remove(os.path.join(layout.state_dir, COMMIT_FILE))
+        except OSError:
+            pass
 
 
 def committing_model(layout: Layout) -> str | None:

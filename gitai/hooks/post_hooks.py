@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from gitai.agents.sessions import committing_model, model_metadata
+from gitai.agents.sessions import committing_host, committing_model, model_metadata
 from gitai.git.objects import ObjectReader, commit_parents
 from gitai.git.runner import head_commit, rev_list
 from gitai.intents.active import active_intent
@@ -23,6 +23,11 @@ from gitai.trace.record import (
 )
 from gitai.trace.store import read_note
 
+
+
+def _contributor(layout: Layout) -> Contributor:
+    """Who wrote the commit: the environment's agent, or the agent session whose commit command is running."""
+    return detect_contributor(session_model=committing_model(layout), session_host=committing_host(layout))
 
 def _rebase_in_progress(layout: Layout) -> bool:
     git_dir = layout.repo.git_dir
@@ -79,7 +84,7 @@ def after_commit(layout: Layout) -> None:
     picked = _cherry_picked_from(layout)
     # A cherry-pick replays another commit's lines: they keep their authors, by content, from its record.
     old_records = own_records(read_note(layout.root, picked), picked) if picked else None
-    contributor = detect_contributor(session_model=committing_model(layout))
+    contributor = _contributor(layout)
     with ObjectReader(layout.root) as reader:
         trace_commit(layout, reader, commit, _active_id(layout), contributor, model_metadata(layout, contributor),
                      old_records=old_records)
@@ -88,7 +93,7 @@ def after_commit(layout: Layout) -> None:
 def after_unhooked_commits(layout: Layout, since: str) -> None:
     """Each commit of `since..HEAD` without a record, oldest first: commits an agent made where git
     ran no hooks (gitai/agents/commits.py starts this with the agent's marks in the environment)."""
-    contributor = detect_contributor(session_model=committing_model(layout))
+    contributor = _contributor(layout)
     with ObjectReader(layout.root) as reader:
         for commit in rev_list(layout.root, f"{since}..HEAD", "--reverse"):
             if not own_records(read_note(layout.root, commit), commit):
@@ -113,7 +118,7 @@ def after_merge(layout: Layout, squash: str) -> None:
     with ObjectReader(layout.root) as reader:
         if len(commit_parents(reader, commit)) < 2:
             return  # a fast-forward: the commits are someone else's, traced (or not) where made
-        trace_commit(layout, reader, commit, _active_id(layout), detect_contributor(session_model=committing_model(layout)))
+        trace_commit(layout, reader, commit, _active_id(layout), _contributor(layout))
 
 
 def after_rewrite(layout: Layout, kind: str, rewritten: str) -> None:
@@ -135,8 +140,7 @@ def after_rewrite(layout: Layout, kind: str, rewritten: str) -> None:
             # when the old records have line-level attribution). An amend is new work: this worktree's
             # checkpoints still apply to it.
             line_level = any(attribution_of(r) in ("checkpoints", "carried") for r in old_records)
-            contributor = (kind == "rebase" and not line_level and _recorded_contributor(old_records)) or detect_contributor(
-                session_model=committing_model(layout))
+            contributor = (kind == "rebase" and not line_level and _recorded_contributor(old_records)) or _contributor(layout)
             carry = {"old_records": old_records, "use_checkpoints": kind == "amend"}
             if old is not None:  # the old record's intent, as declared (or inferred) there
                 trace_commit(layout, reader, new, intent_of(old), contributor, {"rewritten_from": olds},

@@ -9,10 +9,13 @@ from gitai.agents.hosts import COMMIT_VARIABLES
 from gitai.trace.record import Contributor
 
 
-def detect_contributor(environ: Mapping[str, str] = os.environ, session_model: str | None = None) -> Contributor:
-    """`{"type": "ai", "model_id": ...}` under an agent, else `{"type": "human"}`. `session_model`: the
-    model the agent hooks saw for the session that is committing (gitai/agents/sessions.py)."""
-    is_agent = bool(environ.get("GITAI_AGENT")) or any(environ.get(name) for name in COMMIT_VARIABLES)
+def detect_contributor(environ: Mapping[str, str] = os.environ, session_model: str | None = None,
+                       session_host: str | None = None) -> Contributor:
+    """`{"type": "ai", "model_id": ...}` under an agent, else `{"type": "human"}`. `session_model` and
+    `session_host`: those of the agent session whose commit command is running (gitai/agents/sessions.py),
+    which makes the commit the agent's even when the command took the agent's variables away."""
+    is_agent = (bool(environ.get("GITAI_AGENT")) or bool(session_host)
+                or any(environ.get(name) for name in COMMIT_VARIABLES))
     if not is_agent:
         return {"type": "human"}
     contributor: Contributor = {"type": "ai"}

@@ -169,3 +169,24 @@ def test_inside_gitai_run_the_kernel_refuses_what_the_hooks_cannot_see(session: 
     assert (s.repo / "src" / "auth" / "escape.py").read_text() == ESCAPE, told
     assert s.git("log", "-1", "--format=%s").strip() == "add escape", told
     assert s.git("notes", "--ref", "gitai", "list", "HEAD").strip(), "the commit made inside the domain has a record"
+
+
+@pytest.mark.parametrize("host", HOSTS)
+def test_an_agent_commit_that_drops_the_agents_variables_is_still_the_agents(session: MakeSession,
+                                                                            host: str) -> None:
+    """`env -u CLAUDECODE ... git commit`: the agent's variables gone from the commit's environment,
+    its lines are still recorded as the agent's (the hook saw the session's commit command). The file is
+    written through the shell, so no checkpoint of the agent's write tool vouches for its lines."""
+    from gitai.agents.hosts import BY_NAME, UNHOOKED_AGENT_VARIABLES
+
+    s = session(host)
+    s.gitai("select", "INT-001")
+    variables = {*BY_NAME[host].shell_variables, *BY_NAME[host].hook_variables, *UNHOOKED_AGENT_VARIABLES,
+                 "GITAI_AGENT", "GITAI_MODEL"}
+    unset = " ".join(f"-u {name}" for name in sorted(variables))
+    before = s.head()
+    result = s.run([s.host.shell("printf 'def token():\\n    return 1\\n' > src/auth/token.py"),
+                    s.host.shell(f"git add src/auth/token.py && env {unset} git commit -q -m 'hidden'")])
+    assert s.head() != before, result.tool_results()
+    (entry,) = [f for f in record(s)["files"] if f["path"] == "src/auth/token.py"]
+    assert [c["contributor"]["type"] for c in entry["conversations"]] == ["ai"], entry
