@@ -228,3 +228,25 @@ def test_programs_that_run_later_outside_the_domain_stay_out_of_reach(
     assert done.stdout.count("refused") == 2 and done.returncode == 0, done.stdout + done.stderr
     assert not (home / ".cache" / "pre-commit" / "hook.py").exists()
     assert (home / ".codex" / "hooks.json").read_text() != "planted"
+
+
+def test_submodules_and_other_worktrees_git_controls_stay_out_of_reach(repo: Path, tmp_path: Path) -> None:
+    """A submodule's config (`core.fsmonitor` runs in the person's next `git status`) and another
+    linked worktree's `config.worktree` are git controls too: read-only inside the domain."""
+    library = tmp_path / "library"
+    library.mkdir()
+    git(library, "init", "-q", "-b", "main")
+    write(library, "lib.py", "y = 2\n")
+    git(library, "add", "lib.py")
+    git(library, "commit", "-q", "-m", "lib")
+    git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(library), "src/lib")
+    git(repo, "worktree", "add", "-q", str(tmp_path / "other"), "-b", "other")
+    targets = [repo / ".git" / "modules" / "src" / "lib" / "config",
+               repo / ".git" / "worktrees" / "other" / "config.worktree", repo / ".git" / "config.worktree"]
+    before = {t: t.read_bytes() if t.exists() else b"" for t in targets}  # a missing one is made empty
+    code = ("import sys\nfor target in sys.argv[1:]:\n"
+            "    try:\n        open(target, 'a').write('[core]\\n\\tfsmonitor = touch /tmp/pwned\\n')\n"
+            "        print('wrote', target)\n    except OSError as exc:\n        print('refused', exc.errno)\n")
+    done = run_in(repo, "python3", "-c", code, *map(str, targets))
+    assert done.stdout.count("refused") == len(targets), done.stdout + done.stderr
+    assert {t: t.read_bytes() if t.exists() else b"" for t in targets} == before

@@ -176,12 +176,39 @@ def _git_controls(layout: Layout) -> list[str]:
                 os.path.join(layout.shared_state_dir, "installed"), approvals_path(layout),
                 # a linked worktree's pointers: another common dir would bring other hooks and config
                 os.path.join(repo.git_dir, "commondir"), os.path.join(repo.git_dir, "gitdir")]
+    own = os.path.join(repo.git_dir, "config.worktree")
+    if not os.path.lexists(own):  # read when extensions.worktreeConfig is on: made empty, then read-only
+        with open(own, "x", encoding="utf-8"):
+            pass
+    controls += _nested_git_controls(repo.common_dir)
     try:
         load_policy(layout)  # the compiled scopes the pre-commit gate trusts: made now, then read-only
         controls.append(os.path.join(layout.state_dir, CACHE_NAME))
     except (GitaiError, OSError):
         pass  # a catalogue the gate cannot read: the gate refuses every commit anyway
     return sorted(set(controls))
+
+
+def _nested_git_controls(common_dir: str) -> list[str]:
+    """The same controls for the submodules' git dirs (`modules/**`) and the other linked worktrees
+    (`worktrees/*`) kept in the common dir: a submodule's `core.fsmonitor` or another worktree's
+    `config.worktree` would run a program in the person's next git command, outside the domain."""
+    found = []
+    modules = os.path.join(common_dir, "modules")
+    for top, directories, _ in os.walk(modules):
+        if os.path.isfile(os.path.join(top, "HEAD")):  # a submodule's git dir (may hold nested ones)
+            found += [os.path.join(top, name) for name in ("config", "hooks", "info", "config.worktree")]
+        directories[:] = [d for d in directories if d not in ("objects", "refs", "logs", "hooks", "info")]
+    worktrees = os.path.join(common_dir, "worktrees")
+    if os.path.isdir(worktrees):
+        for name in os.listdir(worktrees):
+            base = os.path.join(worktrees, name)
+            found += [os.path.join(base, n) for n in ("config.worktree", "commondir", "gitdir")]
+            if not os.path.lexists(os.path.join(base, "config.worktree")):
+                # made empty, so it can be mounted read-only rather than created inside the domain
+                with open(os.path.join(base, "config.worktree"), "x", encoding="utf-8"):
+                    pass
+    return [p for p in found if os.path.lexists(p)]
 
 
 def session_intent(layout: Layout, session_key: str) -> str | None:
