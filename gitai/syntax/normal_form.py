@@ -534,6 +534,19 @@ def _python_tuple_pattern(node: Node, field: int, walk: _Walk) -> list[bytes] | 
     return None
 
 
+def _extend_joining_texts(out: list[bytes], tokens: Sequence[bytes], content: bytes) -> None:
+    """Append a string's body `tokens` to `out`, a text (`content` and its bytes) that follows another
+    text joining it: the bodies of adjacent literals read as one string."""
+    index = 0
+    while index < len(tokens):
+        if tokens[index] == content and len(out) >= 2 and out[-2] == content:
+            out[-1] += tokens[index + 1]
+            index += 2
+        else:
+            out.append(tokens[index])
+            index += 1
+
+
 def _python_concatenation(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
     """`'a' 'b'` is `'ab'` (ruff joins implicit concatenations that fit on a line), when all parts
     agree on raw and bytes prefixes; an f-string part makes the whole an f-string."""
@@ -548,15 +561,7 @@ def _python_concatenation(node: Node, field: int, walk: _Walk) -> list[bytes] | 
     prefix = bytes(sorted(set(b"".join(prefixes))))
     merged: list[bytes] = [string] + ([_QUOTE_MARK, prefix] if prefix else [])
     for part, own in zip(parts, prefixes):
-        body = part[3 if own else 1 : -1]
-        index = 0
-        while index < len(body):
-            if body[index] == content and len(merged) >= 2 and merged[-2] == content:
-                merged[-1] += body[index + 1]  # adjacent texts join
-                index += 2
-            else:
-                merged.append(body[index])
-                index += 1
+        _extend_joining_texts(merged, part[3 if own else 1 : -1], content)
     merged.append(_CLOSE)
     return merged
 
@@ -813,14 +818,7 @@ def _c_concatenation(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
             continue
         joined = merged[-1]
         joined.pop()  # its close marker
-        index = 2 if head else 1
-        while index < len(tokens) - 1:
-            if tokens[index] == content and len(joined) >= 2 and joined[-2] == content:
-                joined[-1] += tokens[index + 1]  # adjacent texts join
-                index += 2
-            else:
-                joined.append(tokens[index])
-                index += 1
+        _extend_joining_texts(joined, tokens[2 if head else 1 : -1], content)
         joined.append(_CLOSE)
     if len(merged) == 1:
         return merged[0]
