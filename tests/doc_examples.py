@@ -1,9 +1,13 @@
 """The console examples of README.md and docs/*.md, parsed and run (tests/test_doc_examples.py).
 
 Every ```console block is preceded by `<!-- example: NAME -->`, NAME being a setup in
-tests/doc_setups.sh (a shell function that scripts the repository the example runs in). The
-block's `$ ` lines run in order in one bash, in that repository, stderr merged into stdout as a
-terminal shows them; a here-document's lines belong to its command. The lines after a command,
+tests/doc_setups.sh (a shell function that scripts the repository the example runs in; each is
+run once per test process and copied for each example). The block's `$ ` lines run in order in
+one bash, in that repository, stderr merged into stdout as a terminal shows them; a
+here-document's lines belong to its command. The bash has no controlling terminal, as an agent's
+tool call; `<!-- example: NAME, typed: WORD -->` runs it on a terminal instead (a pty: stdout is
+the terminal too), where a person types WORD at each `... to confirm: ` prompt, which the
+output shows as a terminal does. The lines after a command,
 up to the next one, are its output as documented, compared with what it printed after both are
 normalised: the scenario's directory reads `/path/to/repo`, commit ids, record ids and times are
 placeholders, `...` on a line of its own stands for any lines. A command shown without output is
@@ -12,15 +16,25 @@ run, its output not compared.
 
 from __future__ import annotations
 
+import os
+import pty
 import re
+import select
+import shutil
+import signal
 import subprocess
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).parent.parent
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 SETUPS = Path(__file__).parent / "doc_setups.sh"
-MARKER = re.compile(r"^\s*<!-- example: ([\w-]+) -->\s*$")
+MARKER = re.compile(r"^\s*<!-- example: ([\w-]+)(?:, typed: (\w+))? -->\s*$")
+PROMPT = b"to confirm: "
+UNAVAILABLE = 98  # a setup's exit code: what the example needs is missing here (its output says what)
+TIMEOUT = 300
+PERSON = {"USER": "ann", "LOGNAME": "ann"}  # who runs the examples (lessons and approvals name them)
 FENCE = re.compile(r"^(\s*)```console\s*$")
 SENTINEL = "@@gitai-doc-example@@"
 PLACEHOLDERS = [
@@ -45,6 +59,7 @@ class Example:
     commands: list[Command]
     indent: int = 0
     ordinal: int = 0  # the page's how-manieth console block, from 0
+    typed: str | None = None  # run on a terminal where a person types this at each prompt
 
     @property
     def where(self) -> str:
@@ -68,7 +83,7 @@ def examples() -> list[Example]:
                 body.append(inner[indent:])
             ordinal = sum(e.path == path for e in found)
             found.append(Example(path, number + 1, marker.group(1) if marker else None, _commands(body), indent,
-                                 ordinal))
+                                 ordinal, marker.group(2) if marker else None))
     return found
 
 
@@ -89,19 +104,89 @@ def _commands(body: list[str]) -> list[Command]:
     return commands
 
 
-def run(example: Example, scratch: Path) -> list[list[str]]:
-    """Each command's output lines, run after the example's setup in `scratch`."""
-    setup = f"setup_{(example.setup or '').replace('-', '_')}"
-    script = [f"source {SETUPS}", "exec 2>&1", f"cd {scratch}",
-              f"{setup} >{scratch}/setup.log 2>&1 || {{ cat {scratch}/setup.log; exit 97; }}"]
+class Unavailable(Exception):
+    """What the example needs is missing on this machine (the setup said what)."""
+
+
+def prepare(setup: str, cache: Path) -> tuple[Path, str]:
+    """The scripted directory of `setup`, built once under `cache`, and where in it the example starts."""
+    built = cache / setup
+    if not (built / ".cwd").exists():
+        shutil.rmtree(built, ignore_errors=True)
+        (built / "root").mkdir(parents=True)
+        script = (f"source {SETUPS}\ncd {built / 'root'}\nsetup_{setup.replace('-', '_')} >{built}/setup.log 2>&1 "
+                  f"|| {{ code=$?; cat {built}/setup.log; exit $code; }}\npwd >{built}/.cwd-new")
+        proc = subprocess.run(["bash", "-c", script], capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                              env={**os.environ, **PERSON}, start_new_session=True, timeout=TIMEOUT)
+        if proc.returncode == UNAVAILABLE:
+            raise Unavailable(proc.stdout.strip())
+        if proc.returncode:
+            raise AssertionError(f"setup {setup} failed ({proc.returncode}):\n{proc.stdout}{proc.stderr}")
+        (built / ".cwd-new").rename(built / ".cwd")
+    return built / "root", os.path.relpath((built / ".cwd").read_text().strip(), built / "root")
+
+
+def place(built: Path, scratch: Path) -> None:
+    """Copy a built setup into `scratch`, its own absolute path in text files (a remote's URL, a
+    worktree in an event) made scratch's, as if it had been scripted there."""
+    shutil.copytree(built, scratch, symlinks=True, dirs_exist_ok=True)
+    old, new = str(built).encode(), str(scratch).encode()
+    for path in scratch.rglob("*"):
+        if path.is_symlink() or not path.is_file() or "objects" in path.relative_to(scratch).parts:
+            continue
+        content = path.read_bytes()
+        if old in content and b"\0" not in content:
+            path.write_bytes(content.replace(old, new))
+
+
+def run(example: Example, scratch: Path, cache: Path) -> list[list[str]]:
+    """Each command's output lines, run in a copy of the example's setup in `scratch`."""
+    built, start = prepare(example.setup or "", cache)
+    place(built, scratch)
+    script = ["exec 2>&1", f"cd {scratch / start}"]
     for command in example.commands:
         script += [f"printf '\\n{SENTINEL}\\n'", command.text]
-    proc = subprocess.run(["bash", "-c", "\n".join(script)], capture_output=True, text=True, cwd=scratch,
-                          stdin=subprocess.DEVNULL, timeout=300)
-    if proc.returncode == 97:
-        raise AssertionError(f"{example.where}: setup {example.setup} failed:\n{proc.stdout}")
-    parts = proc.stdout.split(f"\n{SENTINEL}\n")[1:]
+    argv = ["bash", "-c", "\n".join(script)]
+    if example.typed is None:
+        output = subprocess.run(argv, capture_output=True, text=True, cwd=scratch, stdin=subprocess.DEVNULL,
+                                env={**os.environ, **PERSON}, start_new_session=True, timeout=TIMEOUT).stdout
+    else:
+        output = on_terminal(argv, scratch, example.typed)
+    parts = output.split(f"\n{SENTINEL}\n")[1:]
     return [part.splitlines() for part in parts]
+
+
+def on_terminal(argv: list[str], cwd: Path, typed: str) -> str:
+    """What `argv` prints on a terminal of its own (a pty, its controlling terminal), where
+    `typed` and Enter are typed at each confirmation prompt."""
+    pid, terminal = pty.fork()
+    if pid == 0:  # the child: a new session whose controlling terminal, stdin and stdout are the pty
+        try:
+            os.chdir(cwd)
+            os.execvpe(argv[0], argv, {**os.environ, **PERSON})
+        finally:
+            os._exit(127)
+    seen, deadline = b"", time.monotonic() + TIMEOUT
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([terminal], [], [], 1.0)
+            if not ready:
+                continue
+            try:
+                chunk = os.read(terminal, 65536)
+            except OSError:  # EIO: every process holding the terminal is gone
+                break
+            if not chunk:
+                break
+            seen += chunk
+            if seen.endswith(PROMPT):
+                os.write(terminal, typed.encode() + b"\n")
+    finally:
+        os.close(terminal)
+        if time.monotonic() >= deadline:
+            os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    return seen.decode("utf-8", "replace").replace("\r\n", "\n")
 
 
 def normalise(lines: list[str], scratch: Path) -> list[str]:
