@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test,bench]' --config-settings editable_mode=compat
+	$(PY) -m pip install --quiet -e '.[test,bench]'
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -86,7 +86,7 @@ bench: $(STAMP)
 	for b in hook_latency agent_hook trace_cost ast_hash blame; do $(PY) benchmarks/$$b.py || exit 1; done
 
 typecheck: $(STAMP)
-	$(PY) -m pip install --quiet -e '.[dev]' --config-settings editable_mode=compat
+	$(PY) -m pip install --quiet -e '.[dev]'
 	$(PY) -m mypy gitai
 
 clean:
