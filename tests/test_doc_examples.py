@@ -27,8 +27,6 @@ def setups(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.parametrize("example", [e for e in ALL if e.setup], ids=lambda e: e.where)
 def test_console_example_prints_what_the_docs_say(example: Example, tmp_path: Path, setups: Path) -> None:
-    if example.setup == "unchecked":
-        pytest.skip(f"{example.where}: not yet scripted (marked 'unchecked'): this example may drift")
     scratch = tmp_path / "example"
     try:
         outputs = run(example, scratch, setups)
