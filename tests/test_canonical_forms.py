@@ -153,6 +153,8 @@ RULES = [
     ("c string literals joined", "a.c", 'char *s = "ab";\n', 'char *s = "a"\n          "b";\n', 'char *s = "a" "c";\n'),
     ("c hex escape not joined", "a.c", 'char *s = "\\x12";\n', 'char *s = "\\x12";\n', 'char *s = "\\x1" "2";\n'),
     ("c prefixed literals joined", "a.c", 'int *s = L"ab";\n', 'int *s = L"a" L"b";\n', 'int *s = L"a" "b";\n'),
+    ("c literals with escapes joined", "a.c", 'char *s = u8"a\\n\\tb\\n";\n', 'char *s = u8"a\\n" u8"" u8"\\tb" u8"\\n";\n',
+     'char *s = u8"a\\n" u8"\\t" "b\\n";\n'),
     ("c macro between literals", "a.c", 'char *s = "ab" X "c";\n', 'char *s = "a" "b" X "c";\n',
      'char *s = "a" X "bc";\n'),
     ("cpp include order", "a.cc", "#include <vector>\n#include <map>\nnamespace n {}\n",

@@ -778,34 +778,48 @@ def _c_macro_tokens(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
     return [walk.tables.markers[node.kind_id], walk.text(b" ".join(tokens))]
 
 
-def _c_plain_concatenation(node: Node, src: bytes) -> tuple[bytes, bytes] | None:
-    """The opening token and the joined text of a concatenation of string literals that hold only
-    text (no escape, no macro, one prefix), as the walk would write them; None otherwise."""
+def _c_plain_concatenation(node: Node, walk: _Walk) -> list[bytes] | None:
+    """The tokens of a concatenation of string literals that hold only text and escapes under one
+    prefix, read from the source as the general rule below would write them; None otherwise."""
+    src, tables = walk.src, walk.tables
+    content, escape = tables.kind_markers["string_content"], tables.kind_markers["escape_sequence"]
+    out = [tables.kind_markers["string_literal"]]
     head = None
-    texts = []
     for part in node.named_children:
-        if part.type != "string_literal" or any(child.type != "string_content" for child in part.named_children):
+        if part.type != "string_literal":
             return None
         quote = src.find(b'"', part.start_byte, part.end_byte) + 1
         if head is None:
             head = src[part.start_byte : quote]
+            if head != b'"':
+                out.append(walk.text(head))
         elif src[part.start_byte : quote] != head:
             return None
-        texts.append(src[quote : part.end_byte - 1])
-    return (head, b"".join(texts)) if head else None
+        for child in part.named_children:
+            kind = child.type
+            text = walk.text(src[child.start_byte : child.end_byte])
+            if kind == "string_content":
+                if len(out) > 1 and out[-2] is content:  # a text after a text: the next literal's, joined
+                    out[-1] += text
+                else:
+                    out += (content, text)
+            elif kind == "escape_sequence":
+                out += (escape, text)
+            else:
+                return None
+    out.append(_CLOSE)
+    return out if head else None
 
 
 def _c_concatenation(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
     """`"a" "b"` is `"ab"` (clang-format breaks long string literals in two): adjacent literals with the
     same prefix are one (a macro between them, `"a" __FILE__ "b"`, stays apart); escapes stay apart
     from the text, so `"\\x1" "2"` is not `"\\x12"`."""
+    plain = _c_plain_concatenation(node, walk)
+    if plain is not None:  # the common case: literals of text and escapes with one prefix, read from the source
+        return plain
     tables = walk.tables
     literal, content = tables.kind_markers["string_literal"], tables.kind_markers["string_content"]
-    plain = _c_plain_concatenation(node, walk.src)
-    if plain is not None:  # the common case: literals of plain text with one prefix, read from the source
-        opening, text = plain
-        return [literal, *((walk.text(opening),) if opening != b'"' else ()),
-                *((content, walk.text(text)) if text else ()), _CLOSE]
     bodies = (content, tables.kind_markers["escape_sequence"], _CLOSE)
     merged: list[list[bytes]] = []  # the parts, adjacent literals joined
     heads: list[bytes | None] = []  # a literal's prefix token (b"" for none), None for another part
