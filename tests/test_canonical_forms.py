@@ -24,6 +24,8 @@ RULES = [
     ("python (s) target is s, (s,) unpacks", "a.py", "a = s = h[0]\n", "a = (s) = h[0]\n", "a = (s,) = h[0]\n"),
     ("python union_type = binary_operator", "a.py", "def f() -> A | B | None:\n    pass\n",
      "def f() -> (\n    A | B | None\n):\n    pass\n", "def f() -> (A | B) & None:\n    pass\n"),
+    ("python `|` after a generic type is left-associative", "a.py", "h: A[X] | B | None = v\n",
+     "h: (\n    A[X] | B | None\n) = v\n", "h: A[X] | (B | None) = v\n"),
     ("python generic_type = subscript", "a.py", "def f() -> dict[str, int]:\n    pass\n",
      "def f() -> (dict[str, int]):\n    pass\n", "def f() -> dict[str, (int, str)]:\n    pass\n"),
     ("python left/right fields", "a.py", "x = a - b\n", "x = (a) - (b)\n", "x = b - a\n"),
@@ -41,6 +43,8 @@ RULES = [
     ("python number case", "a.py", "x = 0XFF + 1E5\n", "x = 0xff + 1e5\n", "x = 0xfe + 1e5\n"),
     ("python implicit concatenation", "a.py", "x = ('a' 'b')\n", "x = 'ab'\n", "x = 'a b'\n"),
     ("python f-string concatenation", "a.py", "x = f'{a}' 'b'\n", "x = f'{a}b'\n", "x = f'{a}' f'{b}'\n"),
+    ("python f-string concatenation braces", "a.py", "x = 'a: {b} ' f'{c}}}'\n", "x = f'a: {{b}} {c}}}'\n",
+     "x = 'a: ' f'{b} {c}}}'\n"),
     ("python raw and plain are not joined", "a.py", "x = r'\\d' 'b'\n", "x = r'\\d' 'b'\n", "x = '\\d' 'b'\n"),
     # --- JavaScript and TypeScript
     ("js single parameter", "a.js", "const f = x => g(x);\n", "const f = (x) => g(x);\n",
