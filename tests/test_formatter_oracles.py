@@ -120,6 +120,9 @@ PYTHON_ORACLE_CASES = [
     # black and ruff parenthesize a long annotation; tree-sitter reads `A[X] | B | None` as A[X] | (B | None)
     ("h: Iterable[T] | T | None = d.get(k)\n", "h: (\n    Iterable[T] | T | None\n) = d.get(k)\n"),
     ("h: Iterable[T] | T | None = d.get(k)\n", "h: Iterable[T] | (T | None) = d.get(k)\n"),
+    # black --preview parenthesizes `del` targets: the oracle reads them as black's own check does (the stdlib)
+    ("del c.maintype, c.subtype\n", "del (\n    c.maintype,\n    c.subtype,\n)\n"),
+    ("del c.maintype, c.subtype\n", "del (c.maintype, c.subtypes)\n"),
 ]
 
 
