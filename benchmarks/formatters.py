@@ -16,6 +16,8 @@ formatter or corpus is reported loudly and its language skipped.
 Usage: .venv/bin/python benchmarks/formatters.py [--lang python,rust] [--max-files N] [--show N]
        [--mirror DIR]  (a directory of repositories, OWNER+NAME/repo git directories as `fetch` leaves them)
        [--repository typescript=vuejs+core:packages/]  (another mirrored repository for a language)
+       --python-oracle [OWNER+NAME,...] [--dump DIR]  (every .py file of mirrored repositories under the
+       six Python settings and CPython's `ast`, mutants included; docs/classification.md says what it prints)
 C, C++ and PHP need clang-format (apt-get install clang-format) and tests/formatters/node_modules
 (`make provision`).
 """
@@ -452,6 +454,7 @@ def run_language(language: str, mirror: Path, limit: int, per_kind: int) -> Resu
                 result.failures.append((setting, name, verdict, old, new))
             if language == "python" and python_ast_equal(old, new) != (verdict.classification == "AST_REFACTOR"):
                 result.oracle_disagree += 1
+                result.oracle_cases.append((setting, name, old, new))
         if language in ("typescript", "javascript"):
             result.oracle_disagree += _ts_disagreements(language, inputs, formatted, result, setting)
         result.changed += changed
@@ -477,6 +480,182 @@ def run_language(language: str, mirror: Path, limit: int, per_kind: int) -> Resu
                 result.oracle_disagree += 1
                 result.oracle_cases.append((f"mutant {kind}", name, data, mutated))
     return result
+
+
+# --- the Python oracle over whole repositories -----------------------------------------------------
+
+ORACLE_REPOSITORIES = ["pallets+click", "pallets+flask", "psf+requests", "encode+httpx", "pypa+pip",
+                       "python-attrs+attrs", "Textualize+rich", "tiangolo+typer", "pytest-dev+pluggy",
+                       "simonw+sqlite-utils", "more-itertools+more-itertools"]
+SWEEP = 2  # the FORMATTERS["python"] setting that also sweeps every mutant (ruff: fast enough for all of them)
+
+
+@dataclass
+class OracleResult:
+    """One repository under the `ast` oracle: every .py file, every Python setting, every mutant."""
+    files: int = 0
+    not_cpython: int = 0  # files CPython cannot parse (another Python version, or not Python): no verdict
+    not_tree_sitter: int = 0  # files tree-sitter parses with an error: kept, a reformat of one is a disagreement
+    changed: Counter[str] = field(default_factory=Counter)
+    refactor: Counter[str] = field(default_factory=Counter)
+    oracle_same: Counter[str] = field(default_factory=Counter)
+    disagree: Counter[str] = field(default_factory=Counter)
+    mutants: int = 0
+    caught: int = 0
+    swept: int = 0
+    swept_caught: int = 0
+    cases: list[tuple[str, str, bytes, bytes, str]] = field(default_factory=list)
+
+
+def _all_python(git_dir: Path) -> dict[str, bytes]:
+    """Every .py file at HEAD, whatever its size."""
+    data = subprocess.run(["git", "--git-dir", str(git_dir), "archive", "HEAD"], capture_output=True,
+                          check=True).stdout
+    files: dict[str, bytes] = {}
+    with tarfile.open(fileobj=io.BytesIO(data)) as archive:
+        for member in sorted(archive.getmembers(), key=lambda m: m.name):
+            if member.isfile() and member.name.endswith(".py"):
+                handle = archive.extractfile(member)
+                if handle is not None:
+                    files[member.name] = handle.read()
+    return files
+
+
+def _dump_or_none(data: bytes) -> str | None:
+    try:
+        return ast_dump(data)
+    except (SyntaxError, ValueError):
+        return None
+
+
+def _oracle_case(result: OracleResult, setting: str, name: str, old: bytes, new: bytes, oracle_same: bool,
+                 verdict: FileClassification) -> None:
+    ours = verdict.classification == "AST_REFACTOR"
+    if ours != oracle_same:
+        result.disagree[setting] += 1
+        result.cases.append((setting, name, old, new, f"ast {'same' if oracle_same else 'differs'}, gitai "
+                             f"{verdict.classification} {verdict.reason or ''}".strip()))
+
+
+def python_oracle(repository: str, mirror: Path, per_kind: int) -> OracleResult | None:
+    """Every .py file of `repository` under the six Python settings and its mutants, judged by gitai and by
+    CPython's `ast`; the mutants are also swept by one setting (a change, then the reformat)."""
+    git_dir = mirror / repository / "repo"
+    if not git_dir.is_dir():
+        print(f"!! {repository} missing under {mirror} (fetch github:{repository.replace('+', '/')})")
+        return None
+    result = OracleResult()
+    files: dict[str, bytes] = {}
+    dumps: dict[str, str] = {}
+    for name, data in _all_python(git_dir).items():
+        dump = _dump_or_none(data)
+        if dump is None:
+            result.not_cpython += 1
+            continue
+        files[f"{repository}/{name}"] = data
+        dumps[f"{repository}/{name}"] = dump
+        result.not_tree_sitter += parse("python", data).root_node.has_error
+    result.files = len(files)
+    for setting, command in FORMATTERS["python"]:
+        for name, new in run_formatter("python", command, files).items():
+            old = files[name]
+            if new == old:
+                continue
+            new_dump = _dump_or_none(new)
+            if new_dump is None:
+                continue  # the formatter wrote what CPython rejects: no verdict (never seen)
+            verdict = classify_pair(name, old, new)
+            same = new_dump == dumps[name]
+            result.changed[setting] += 1
+            result.refactor[setting] += verdict.classification == "AST_REFACTOR"
+            result.oracle_same[setting] += same
+            _oracle_case(result, setting, name, old, new, same, verdict)
+    rng = random.Random(13)
+    made: dict[str, bytes] = {}
+    for name, data in files.items():
+        if parse("python", data).root_node.has_error:
+            continue
+        for kind, sites in mutation_sites("python", data).items():
+            rng.shuffle(sites)
+            count = 0
+            for site in sites:
+                if count == per_kind:
+                    break
+                mutated = data[:site.start] + site.replacement + data[site.end:]
+                dump = _dump_or_none(mutated)
+                if dump is None or dump == dumps[name] or parse("python", mutated).root_node.has_error:
+                    continue
+                count += 1
+                made[f"{name}#{kind}"] = mutated
+                verdict = classify_pair(name, data, mutated)
+                result.mutants += 1
+                result.caught += verdict.classification == "INTENT_EVOLUTION"
+                _oracle_case(result, f"mutant {kind}", name, data, mutated, False, verdict)
+    setting, command = FORMATTERS["python"][SWEEP]
+    for key, swept in run_formatter("python", command, made).items():
+        name = key.rpartition("#")[0]
+        dump = _dump_or_none(swept)
+        if dump is None or dump == dumps[name]:
+            continue
+        verdict = classify_pair(name, files[name], swept)
+        result.swept += 1
+        result.swept_caught += verdict.classification == "INTENT_EVOLUTION"
+        _oracle_case(result, f"mutant swept by {setting}", name, files[name], swept, False, verdict)
+    return result
+
+
+def run_python_oracle(repositories: list[str], mirror: Path, per_kind: int, dump: Path | None, show: int) -> None:
+    print(f"load average {os.getloadavg()[0]:.1f} at start")
+    totals = OracleResult()
+    rows = []
+    for repository in repositories:
+        started = time.perf_counter()
+        result = python_oracle(repository, mirror, per_kind)
+        if result is None:
+            continue
+        changed, refactor = sum(result.changed.values()), sum(result.refactor.values())
+        disagree = sum(result.disagree.values())
+        files = (f"{result.files} (+{result.not_cpython} not CPython 3.{sys.version_info.minor}, "
+                 f"{result.not_tree_sitter} tree-sitter errors)")
+        row = (repository, files, f"{refactor}/{changed}",
+               f"{sum(result.oracle_same.values())}/{changed}", f"{result.caught}/{result.mutants}",
+               f"{result.swept_caught}/{result.swept}", str(disagree))
+        rows.append(row)
+        print("  ".join(row), f"({time.perf_counter() - started:.0f} s, load average {os.getloadavg()[0]:.1f})",
+              flush=True)
+        for setting in result.changed:
+            print(f"   {setting}: {result.refactor[setting]}/{result.changed[setting]} AST_REFACTOR, ast same "
+                  f"{result.oracle_same[setting]}, disagreements {result.disagree[setting]}")
+        for setting, name, _, _, why in result.cases[:show]:
+            print(f"   ORACLE DISAGREES {setting} {name}: {why}")
+        if dump:
+            for index, (setting, name, old, new, why) in enumerate(result.cases):
+                stem = dump / f"{repository}-{index}-{name.rpartition('/')[2]}"
+                stem.mkdir(parents=True, exist_ok=True)
+                (stem / "old.py").write_bytes(old)
+                (stem / "new.py").write_bytes(new)
+                (stem / "why.txt").write_text(f"{setting}\n{name}\n{why}\n")
+        totals.files += result.files
+        totals.not_cpython += result.not_cpython
+        totals.not_tree_sitter += result.not_tree_sitter
+        for counter in ("changed", "refactor", "oracle_same", "disagree"):
+            getattr(totals, counter).update(getattr(result, counter))
+        totals.mutants += result.mutants
+        totals.caught += result.caught
+        totals.swept += result.swept
+        totals.swept_caught += result.swept_caught
+    print("\nrepository  files  reformatted AST_REFACTOR  ast says same  mutants INTENT_EVOLUTION  "
+          "swept mutants INTENT_EVOLUTION  oracle disagreements")
+    for row in rows:
+        print("  ".join(row))
+    print(f"all  {totals.files} (+{totals.not_cpython}, {totals.not_tree_sitter})  "
+          f"{sum(totals.refactor.values())}/{sum(totals.changed.values())}  "
+          f"{sum(totals.oracle_same.values())}/{sum(totals.changed.values())}  {totals.caught}/{totals.mutants}  "
+          f"{totals.swept_caught}/{totals.swept}  {sum(totals.disagree.values())}")
+    for setting in totals.changed:
+        print(f"   {setting}: {totals.refactor[setting]}/{totals.changed[setting]} AST_REFACTOR, ast same "
+              f"{totals.oracle_same[setting]}, disagreements {totals.disagree[setting]}")
+    print(f"load average {os.getloadavg()[0]:.1f} at the end")
 
 
 def _dump(directory: Path, result: Result) -> None:
@@ -505,7 +684,12 @@ def main() -> int:
     parser.add_argument("--dump", type=Path, help="write each failing pair (old, new) under this directory")
     parser.add_argument("--repository", action="append", default=[], metavar="LANG=OWNER+NAME[:PREFIX,...]",
                         help="take a language's corpus from another repository under the mirror")
+    parser.add_argument("--python-oracle", nargs="?", const=",".join(ORACLE_REPOSITORIES), metavar="OWNER+NAME,...",
+                        help="every .py file of these mirrored repositories (default: eleven) under CPython's ast")
     args = parser.parse_args()
+    if args.python_oracle:
+        run_python_oracle(args.python_oracle.split(","), args.mirror, args.per_kind, args.dump, args.show)
+        return 0
     for choice in args.repository:
         language, _, source = choice.partition("=")
         name, _, prefixes = source.partition(":")

@@ -109,3 +109,25 @@ def test_typescript_oracle_sees_what_the_normal_form_ignores() -> None:
                       "b.ts": b"const x = (a + b) * 2\nconst o = { k: `t${a}` }\n",
                       "c.ts": b"const x = a + b * 2; const o = {'k': `t${a}`};"})
     assert dumps["a.ts"] == dumps["b.ts"] != dumps["c.ts"]
+
+
+# pairs where gitai and CPython's `ast` disagreed under black or ruff on real repositories
+# (benchmarks/formatters.py --python-oracle), with a change next to each; now they agree
+PYTHON_ORACLE_CASES = [
+    # ruff joins a plain string and an f-string: the plain part's braces are doubled (click)
+    ("x = \"a: {'k': \" f\"{v!r}}}\"\n", "x = f\"a: {{'k': {v!r}}}\"\n"),
+    ("x = \"a: {k}\" f\"{v}\"\n", "x = f\"a: {k}{v}\"\n"),
+    # black and ruff parenthesize a long annotation; tree-sitter reads `A[X] | B | None` as A[X] | (B | None)
+    ("h: Iterable[T] | T | None = d.get(k)\n", "h: (\n    Iterable[T] | T | None\n) = d.get(k)\n"),
+    ("h: Iterable[T] | T | None = d.get(k)\n", "h: Iterable[T] | (T | None) = d.get(k)\n"),
+    # black --preview parenthesizes `del` targets: the oracle reads them as black's own check does (the stdlib)
+    ("del c.maintype, c.subtype\n", "del (\n    c.maintype,\n    c.subtype,\n)\n"),
+    ("del c.maintype, c.subtype\n", "del (c.maintype, c.subtypes)\n"),
+]
+
+
+@pytest.mark.parametrize(("old", "new"), PYTHON_ORACLE_CASES)
+def test_python_oracle_cases_agree(old: str, new: str) -> None:
+    from python_oracle import ast_dump
+
+    assert (verdict("a.py", old, new) == AST) == (ast_dump(old) == ast_dump(new))

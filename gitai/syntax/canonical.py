@@ -82,7 +82,7 @@ CANONS: dict[str, Canon] = {
         handlers={"expression_statement": "python_docstring", "string": "python_uncovered_string",
                   "string_content": "python_string", "integer": "lowercase",
                   "float": "lowercase", "tuple_pattern": "python_tuple_pattern",
-                  "concatenated_string": "python_concatenation"},
+                  "concatenated_string": "python_concatenation", "union_type": "python_union"},
     ),
     "javascript": _JS,
     "typescript": _TS,

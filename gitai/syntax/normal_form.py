@@ -547,9 +547,19 @@ def _extend_joining_texts(out: list[bytes], tokens: Sequence[bytes], content: by
             index += 1
 
 
+_BRACES = re.compile(rb"\\\\|\\N\{[^}]*\}|[{}]")  # an escaped backslash and a `\N{name}` escape are no braces
+_RAW_BRACES = re.compile(rb"[{}]")
+
+
+def _double_brace(match: re.Match[bytes]) -> bytes:
+    text = match.group()
+    return text + text if text in (b"{", b"}") else text
+
+
 def _python_concatenation(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
     """`'a' 'b'` is `'ab'` (ruff joins implicit concatenations that fit on a line), when all parts
-    agree on raw and bytes prefixes; an f-string part makes the whole an f-string."""
+    agree on raw and bytes prefixes; an f-string part makes the whole an f-string, in which the other
+    parts' braces are text (`'{a}' f'{b}'` is `f'{{a}}{b}'`)."""
     parts = [_walk((part,), walk) for part in _named(node)]
     if not parts or any(len(part) < 2 for part in parts):
         return None
@@ -561,9 +571,44 @@ def _python_concatenation(node: Node, field: int, walk: _Walk) -> list[bytes] | 
     prefix = bytes(sorted(set(b"".join(prefixes))))
     merged: list[bytes] = [string] + ([_QUOTE_MARK, prefix] if prefix else [])
     for part, own in zip(parts, prefixes):
-        _extend_joining_texts(merged, part[3 if own else 1 : -1], content)
+        tokens = part[3 if own else 1 : -1]
+        if b"f" in prefix and b"f" not in own:  # its braces are text: an f-string writes them doubled
+            braces = _RAW_BRACES if b"r" in own else _BRACES
+            tokens = [braces.sub(_double_brace, tokens[i]) if i and tokens[i - 1] == content else tokens[i]
+                      for i in range(len(tokens))]
+        _extend_joining_texts(merged, tokens, content)
     merged.append(_CLOSE)
     return merged
+
+
+def _python_union_operands(node: Node, src: bytes) -> list[Node]:
+    """The operands of an unparenthesized chain of `|` in a type, left to right."""
+    kind = node.type
+    named = _named(node)
+    if kind == "type" and len(named) == 1 and named[0].type in ("union_type", "binary_operator"):
+        return _python_union_operands(named[0], src)
+    operator = node.child_by_field_name("operator") if kind == "binary_operator" else None
+    if kind == "union_type" or (operator is not None and src[operator.start_byte : operator.end_byte] == b"|"):
+        return [*_python_union_operands(named[0], src), *_python_union_operands(named[-1], src)]
+    return [node]
+
+
+def _python_union(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
+    """`A[X] | B | None` is `(A[X] | B) | None`, as in `(A[X] | B | None)`: tree-sitter-python reads the
+    part after a generic type's `|` as one expression (`A[X] | (B | None)`), Python's `|` is left-associative."""
+    named = _named(node)
+    right = named[-1] if named else None
+    if right is None or right.type != "type" or right.named_child_count != 1 or \
+            right.named_children[0].type != "binary_operator":
+        return None
+    operands = _python_union_operands(node, walk.src)
+    out = [walk.tables.kind_markers["binary_operator"]] * (len(operands) - 1)
+    out += _walk(operands[:1], walk)
+    for operand in operands[1:]:
+        out.append(b"|")  # an operator token: its text, no field
+        out += _walk((operand,), walk)
+        out.append(_CLOSE)
+    return out
 
 
 def _python_docstring(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
@@ -778,34 +823,48 @@ def _c_macro_tokens(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
     return [walk.tables.markers[node.kind_id], walk.text(b" ".join(tokens))]
 
 
-def _c_plain_concatenation(node: Node, src: bytes) -> tuple[bytes, bytes] | None:
-    """The opening token and the joined text of a concatenation of string literals that hold only
-    text (no escape, no macro, one prefix), as the walk would write them; None otherwise."""
+def _c_plain_concatenation(node: Node, walk: _Walk) -> list[bytes] | None:
+    """The tokens of a concatenation of string literals that hold only text and escapes under one
+    prefix, read from the source as the general rule below would write them; None otherwise."""
+    src, tables = walk.src, walk.tables
+    content, escape = tables.kind_markers["string_content"], tables.kind_markers["escape_sequence"]
+    out = [tables.kind_markers["string_literal"]]
     head = None
-    texts = []
     for part in node.named_children:
-        if part.type != "string_literal" or any(child.type != "string_content" for child in part.named_children):
+        if part.type != "string_literal":
             return None
         quote = src.find(b'"', part.start_byte, part.end_byte) + 1
         if head is None:
             head = src[part.start_byte : quote]
+            if head != b'"':
+                out.append(walk.text(head))
         elif src[part.start_byte : quote] != head:
             return None
-        texts.append(src[quote : part.end_byte - 1])
-    return (head, b"".join(texts)) if head else None
+        for child in part.named_children:
+            kind = child.type
+            text = walk.text(src[child.start_byte : child.end_byte])
+            if kind == "string_content":
+                if len(out) > 1 and out[-2] is content:  # a text after a text: the next literal's, joined
+                    out[-1] += text
+                else:
+                    out += (content, text)
+            elif kind == "escape_sequence":
+                out += (escape, text)
+            else:
+                return None
+    out.append(_CLOSE)
+    return out if head else None
 
 
 def _c_concatenation(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
     """`"a" "b"` is `"ab"` (clang-format breaks long string literals in two): adjacent literals with the
     same prefix are one (a macro between them, `"a" __FILE__ "b"`, stays apart); escapes stay apart
     from the text, so `"\\x1" "2"` is not `"\\x12"`."""
+    plain = _c_plain_concatenation(node, walk)
+    if plain is not None:  # the common case: literals of text and escapes with one prefix, read from the source
+        return plain
     tables = walk.tables
     literal, content = tables.kind_markers["string_literal"], tables.kind_markers["string_content"]
-    plain = _c_plain_concatenation(node, walk.src)
-    if plain is not None:  # the common case: literals of plain text with one prefix, read from the source
-        opening, text = plain
-        return [literal, *((walk.text(opening),) if opening != b'"' else ()),
-                *((content, walk.text(text)) if text else ()), _CLOSE]
     bodies = (content, tables.kind_markers["escape_sequence"], _CLOSE)
     merged: list[list[bytes]] = []  # the parts, adjacent literals joined
     heads: list[bytes | None] = []  # a literal's prefix token (b"" for none), None for another part
@@ -1252,6 +1311,7 @@ _HANDLERS: dict[str, Handler] = {
     "python_string": _python_string, "python_docstring": _python_docstring, "lowercase": _lowercase,
     "python_uncovered_string": _python_uncovered_string,
     "python_tuple_pattern": _python_tuple_pattern, "python_concatenation": _python_concatenation,
+    "python_union": _python_union,
     "js_string": _js_string, "js_number": _js_number, "js_logical": _js_logical, "single_parameter": _single_parameter,
     "leading_pipe": _leading_pipe, "rust_block": _rust_block, "rust_statement": _rust_statement, "empty": _empty, "set": _set,
     # issue 13, mis-parses and token-level spellings
