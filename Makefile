@@ -83,7 +83,7 @@ $(FORMATTER_TOOLS): tests/formatters/package-lock.json
 # (this matters where PYTHONDONTWRITEBYTECODE is set and an editable install never writes it).
 bench: $(STAMP)
 	$(PY) -m compileall -q gitai
-	for b in hook_latency agent_hook trace_cost ast_hash blame; do $(PY) benchmarks/$$b.py || exit 1; done
+	for b in hook_latency agent_hook trace_cost ast_hash blame backfill; do $(PY) benchmarks/$$b.py || exit 1; done
 
 typecheck: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[dev]'

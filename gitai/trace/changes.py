@@ -80,8 +80,25 @@ def changes_against(root: str, reader: ObjectReader, parent: str | None, commit:
                     diffs: Diffs | None = None) -> CommitChanges:
     """What `commit` adds, changes and deletes against `parent` (None: the empty tree); `diffs`:
     the stream that has this diff (backfill), else one `diff-tree` here."""
-    raw, per_change = diffs(parent, commit) if diffs else raw_and_hunks(root, parent, commit)
-    changes = load_changes(root, reader, raw, per_change)
+    return _loaded(root, reader, diffs(parent, commit) if diffs else raw_and_hunks(root, parent, commit))
+
+
+Listed = tuple[list[RawChange], list[list[Hunk] | None] | None]
+"""One diff: its raw changes and, for each, its hunks (see `raw_and_hunks`)."""
+
+
+def _loaded(root: str, reader: ObjectReader, listed: Listed,
+            files: set[str] | None = None, deleted: set[str] | None = None) -> CommitChanges:
+    """The changes of one diff, with their blobs; with `files` and `deleted`, only the changes
+    of those paths are read (whether a path is gone is of the whole diff still)."""
+    raw, per_change = listed
+    if files is not None and deleted is not None:
+        kept = [index for index, change in enumerate(raw)
+                if (change.old_path in deleted if change.status == "D" else change.new_path in files)]
+        changes = load_changes(root, reader, [raw[index] for index in kept],
+                               None if per_change is None else [per_change[index] for index in kept])
+    else:
+        changes = load_changes(root, reader, raw, per_change)
     changes.paths_gone = [any(change.status in "DR" for change in raw)]
     return changes
 
@@ -132,24 +149,21 @@ def _fallback_hunks(root: str, change: RawChange) -> list[Hunk]:
 def commit_changes(root: str, reader: ObjectReader, commit: str, parents: list[str],
                    diffs: Diffs | None = None) -> CommitChanges:
     """The commit's changes; for a merge, only lines new against every parent (`diffs`: see
-    `changes_against`)."""
-    if not parents:
-        return changes_against(root, reader, None, commit, diffs)
-    first = changes_against(root, reader, parents[0], commit, diffs)
-    for parent in parents[1:]:
-        other = changes_against(root, reader, parent, commit, diffs)
+    `changes_against`). A merge's files are those it changes against every parent (any other it
+    took from one of them), so only theirs are read: a merge of a long-lived branch differs from
+    its other parent in many files it does not change."""
+    if len(parents) < 2:
+        return changes_against(root, reader, parents[0] if parents else None, commit, diffs)
+    listed = [diffs(parent, commit) if diffs else raw_and_hunks(root, parent, commit) for parent in parents]
+    files = set.intersection(*({change.new_path for change in raw if change.status != "D"} for raw, _ in listed))
+    deleted = set.intersection(*({change.old_path for change in raw if change.status == "D"} for raw, _ in listed))
+    first = _loaded(root, reader, listed[0], files, deleted)
+    for other in (_loaded(root, reader, diff, files, set()) for diff in listed[1:]):
         first.paths_gone += other.paths_gone
         other_files = {f.path: f for f in other.files}
-        kept = []
         for changed in first.files:
-            against = other_files.get(changed.path)
-            if against is None:
-                continue  # identical to this parent: the merge took the file from it
+            against = other_files[changed.path]
             if changed.kind == "text":
                 changed.added_lines = sorted(set(changed.added_lines) & set(against.added_lines))
             changed.other_parents.append((against.old_path, against.old_oid, against.hunks))
-            kept.append(changed)
-        first.files = kept
-        other_deleted = {path for path, _ in other.deleted}
-        first.deleted = [(path, data) for path, data in first.deleted if path in other_deleted]
     return first
