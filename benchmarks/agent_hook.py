@@ -73,11 +73,9 @@ def main(runs: int) -> int:
         write_mods = imports(repo, encoded["before-write in scope"])
         shell_mods = imports(repo, encoded["before-shell"])
     print(f"median of {runs} runs each, alternating")
-    ok = True
     for name, value in med.items():
         if name == "after-write 1000 lines":
             ratio = value / med["before-write in scope"]
-            ok = ok and ratio <= AFTER_WRITE_TARGET
             print(f"  {name:<22} {value:7.1f} ms  {ratio:4.2f}x the before-write "
                   f"{'ok' if ratio <= AFTER_WRITE_TARGET else 'OVER TARGET'} (target {AFTER_WRITE_TARGET}x)")
             continue
@@ -89,7 +87,7 @@ def main(runs: int) -> int:
     print(f"before-write imports {len(write_mods)} top-level modules; before-shell {len(shell_mods)} "
           f"(tree_sitter_bash: {'tree_sitter_bash' in shell_mods})")
     print(f"banned imports on the hook path: {', '.join(bad) or 'none'}")
-    return 0 if ok and not bad else 1
+    return 1 if bad else 0  # a time over its target is printed, not failed (no timed assertions); an import is
 
 
 if __name__ == "__main__":
