@@ -1,5 +1,6 @@
 """The `gitai` console entry: `gitai hook ...` goes straight to the lean agent-hook entry (it runs on
-every tool call of an agent, so it must not import click and the command modules); everything
+every tool call of an agent, so it must not import click and the command modules), `gitai hooks
+run HOOK` (the pre-commit framework's, on every commit) to the git hooks' entry; everything
 else goes to the click CLI (gitai/cli.py), `blame-intent` after starting its `git blame` (a fresh
 clone's first run waits mostly for it: gitai/blame/early.py)."""
 
@@ -13,6 +14,11 @@ def main() -> None:
         from gitai.agents.hook_entry import main as hook_main
 
         sys.exit(hook_main(sys.argv[2:]))
+    if sys.argv[1:3] == ["hooks", "run"] and len(sys.argv) > 3:  # the pre-commit framework's entry: every commit
+        from gitai.hook_main import FRAMEWORK_HOOKS, run_for_framework
+
+        if sys.argv[3] in FRAMEWORK_HOOKS:
+            sys.exit(run_for_framework(sys.argv[3], sys.argv[4:]))
     if len(sys.argv) > 1 and sys.argv[1] == "blame-intent":
         from gitai.blame.early import start_blame_ahead
 

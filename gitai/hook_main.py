@@ -1,4 +1,5 @@
-"""Entry point of the installed hooks (gitai/hooks/gitai-hook.sh calls `main`).
+"""Entry point of the installed hooks (gitai/hooks/gitai-hook.sh calls `main`), and of the pre-commit
+framework's (`gitai hooks run`, which gitai/entry.py sends to `run_for_framework` without click).
 
 The hooks run Python with `-I -S` and an explicit sys.path, and each hook imports only
 what it needs, so the pre-commit gate starts fast. (commit-msg is plain shell.) The post-*
@@ -97,11 +98,46 @@ HOOKS = {
 }
 
 
-def uses_gitai(layout: Layout) -> bool:
-    """A repository uses gitai when its hooks were installed for it (a marker in the common git
-    dir) or its checkout has `.orchestration/`. Hooks in a shared `core.hooksPath` also run in
-    repositories that never ran `gitai init`: there they do nothing."""
-    return os.path.isdir(layout.orchestration) or os.path.isfile(layout.installed_marker)
+# What the pre-commit framework tells its hooks in the environment instead of git's arguments
+# (pre-commit's names, and prek's where they differ).
+FRAMEWORK_ARGUMENTS = {
+    "post-merge": (("PRE_COMMIT_IS_SQUASH_MERGE", "PRE_COMMIT_SQUASH_MERGE"),),
+    "post-rewrite": (("PRE_COMMIT_REWRITE_COMMAND",),),
+    "pre-push": (("PRE_COMMIT_REMOTE_NAME",), ("PRE_COMMIT_REMOTE_URL",)),
+}
+FRAMEWORK_HOOKS = ("pre-commit", "commit-msg", *HOOKS)
+
+
+def run_for_framework(hook: str, args: list[str]) -> int:
+    """`gitai hooks run HOOK [ARGS]`: gitai's hook HOOK as the installed one runs it, for the pre-commit
+    framework; nothing when git already runs gitai's own HOOK (so nothing runs twice). In this process,
+    but commit-msg, which is the hook template's shell."""
+    from gitai.hooks.markers import runs_from_git
+
+    try:
+        layout = find_layout()
+    except GitaiError as exc:
+        print(f"gitai: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    if runs_from_git(layout.repo.hooks_dir, hook):
+        return 0
+    given = list(args)
+    if not given:  # the framework passes these in its environment
+        for names in FRAMEWORK_ARGUMENTS.get(hook, ()):
+            given.append(next((os.environ[n] for n in names if os.environ.get(n)), ""))
+        while given and not given[-1]:
+            given.pop()
+    if hook != "commit-msg":
+        with open(os.devnull) as nothing:  # post-rewrite reads its list from the git dir: the framework passes none
+            sys.stdin = nothing
+            return main([hook, *given])
+    import subprocess
+
+    from gitai.hooks.install import render_hook
+
+    # $0 names no directory with a chained hook: the framework runs the others itself.
+    return subprocess.run(["sh", "-c", render_hook(hook), os.path.join(os.devnull, hook), *given],
+                          cwd=layout.root, stdin=subprocess.DEVNULL).returncode
 
 
 def main(argv: list[str]) -> int:
@@ -121,7 +157,7 @@ def main(argv: list[str]) -> int:
     layout: Layout | None = None
     try:
         layout = find_layout()
-        if not uses_gitai(layout):
+        if not layout.uses_gitai():
             return 0
         return HOOKS[hook](layout, args)
     except GitaiError as exc:

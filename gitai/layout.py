@@ -52,6 +52,13 @@ class Layout:
         self.ledger = os.path.join(shared, LEDGER)
         self.events = os.path.join(shared, EVENTS)
 
+    def uses_gitai(self) -> bool:
+        """A repository uses gitai when its hooks were installed for it (a marker in the common git
+        dir) or its checkout has `.orchestration/`. Hooks in a shared `core.hooksPath` (git's and the
+        agent hosts' user-level ones) also run in repositories that never ran `gitai init`: there
+        they do nothing. (gitai/hooks/gitai-hook.sh asks the same in shell for commit-msg.)"""
+        return os.path.isdir(self.orchestration) or os.path.isfile(self.installed_marker)
+
     def guard(self, path: str) -> str:
         """`path` (a file gitai writes), after checking that writing it follows no symbolic link in a
         worktree: links there come from commits, and must never make gitai write outside the repository."""

@@ -195,7 +195,7 @@ def test_host_rules_of_the_simulator(repo: Path, install) -> None:  # type: igno
 def test_internal_error_fails_closed(repo: Path, install) -> None:  # type: ignore[no-untyped-def]
     sim = install("claude-code")
     gitai(repo, "select", "INT-001")
-    cache = repo / ".git/gitai/policy-cache.json"
+    cache = repo / ".git/gitai/policy-cache.marshal"
     cache.unlink(missing_ok=True)
     cache.mkdir(parents=True)  # the hook cannot read its cache: a bug-like failure
     out = Agent(sim, "s").write(str(repo / "src/auth/a.py"))

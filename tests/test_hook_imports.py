@@ -1,31 +1,55 @@
-"""The speed promise of the pre-commit gate: its path imports none of the heavy modules."""
+"""The speed promise of the hooks: their paths import nothing the answer does not need.
+
+The pre-commit gate, run as the installed hook runs it (`python -I -S`, the hook's own sys.path, the
+staged paths piped in), imports no module beyond the interpreter's own start-up set but `marshal` and
+`zlib`: no `re`, no `json`, no `subprocess` when it lets a commit through. The agent hooks (`gitai
+hook`, run through the `gitai` console script) import neither click, YAML, pathspec, `typing` nor
+`subprocess` to answer a before-write or a session start (docs/development.md, "Where the time goes").
+"""
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 from conftest import git, gitai_ok, write
 
 HEAVY = {"typing", "yaml", "pathspec", "pygit2", "click", "dataclasses", "tree_sitter", "pathlib"}
-PROBE = """
+HEAVY_FOR_GATE = HEAVY | {"json", "re", "subprocess", "enum", "collections", "functools"}
+HEAVY_AGENT = HEAVY | {"subprocess", "urllib", "xml", "email", "importlib", "tree_sitter_bash", "threading"}
+GATE_PROBE = """
 import sys
 sys.path[:0] = sys.argv[1].split("\\n")
 from gitai.hook_main import main
-code = main(["pre-commit"])
+code = main(["pre-commit", "--staged-stdin"])
 print(code, ",".join(sorted({m.split(".")[0] for m in sys.modules} & set(sys.argv[2].split(",")))))
+"""
+AGENT_PROBE = """
+import sys
+from gitai.entry import main
+sys.argv = ["gitai", "hook", "claude-code"]
+try:
+    main()
+except SystemExit:
+    pass
+print()
+print(",".join(sorted({m.split(".")[0] for m in sys.modules} & set(sys.argv[1:] or HEAVY))))
 """
 
 
-def _run_gate_as_installed(repo: Path) -> tuple[int, set[str]]:
-    """Run the gate the way the installed hook does: `python -I -S` with the hook's own sys.path."""
+def _run_gate_as_installed(repo: Path, heavy: set[str]) -> tuple[int, set[str]]:
+    """Run the gate the way the installed hook does: `python -I -S` with the hook's own sys.path,
+    `git diff --cached` and its exit status piped in."""
     hook = (repo / ".git" / "hooks" / "pre-commit").read_text()
     python = re.search(r"^GITAI_PYTHON='(.*)'$", hook, re.M)
     path = re.search(r"^GITAI_PATH='(.*?)'$", hook, re.M | re.S)
     assert python and path
-    proc = subprocess.run([python.group(1), "-I", "-S", "-c", PROBE, path.group(1), ",".join(sorted(HEAVY))],
-                          cwd=repo, capture_output=True, text=True)
+    staged = git(repo, "diff", "--cached", "--name-only", "-z", "--no-renames", "--no-ext-diff").stdout + "0"
+    proc = subprocess.run([python.group(1), "-I", "-S", "-c", GATE_PROBE, path.group(1), ",".join(sorted(heavy))],
+                          cwd=repo, capture_output=True, text=True, input=staged)
     code, _, loaded = proc.stdout.strip().partition(" ")
     assert code.isdigit(), proc.stderr
     return int(code), set(filter(None, loaded.split(",")))
@@ -35,8 +59,29 @@ def test_pre_commit_gate_imports_no_heavy_module(repo: Path) -> None:
     gitai_ok(repo, "select", "INT-001")
     write(repo, "src/auth/a.py", "x = 1\n")
     git(repo, "add", "-A")
-    _run_gate_as_installed(repo)  # the first run after a catalogue change compiles the policy cache
-    assert _run_gate_as_installed(repo) == (0, set())
+    _run_gate_as_installed(repo, HEAVY_FOR_GATE)  # the first run after a catalogue change compiles the policy cache
+    assert _run_gate_as_installed(repo, HEAVY_FOR_GATE) == (0, set())
     write(repo, "docs/x.md", "x\n")
     git(repo, "add", "-A")
-    assert _run_gate_as_installed(repo) == (1, set())  # the refusal path too
+    assert _run_gate_as_installed(repo, HEAVY) == (1, set())  # the refusal path: no heavy module either
+
+
+def _agent_hook_modules(repo: Path, payload: dict[str, object]) -> tuple[str, set[str]]:
+    """Run `gitai hook claude-code` in-process as the console script does; its answer and the heavy modules loaded."""
+    probe = AGENT_PROBE.replace("HEAVY", repr(sorted(HEAVY_AGENT)))
+    proc = subprocess.run([sys.executable, "-c", probe], cwd=repo, capture_output=True, text=True,
+                          input=json.dumps({"session_id": "imports", "cwd": str(repo), **payload}))
+    answer, _, loaded = proc.stdout.rpartition("\n\n")
+    return answer, set(filter(None, loaded.strip().split(",")))
+
+
+def test_agent_hooks_import_no_heavy_module(repo: Path) -> None:
+    gitai_ok(repo, "select", "INT-001")
+    _agent_hook_modules(repo, {"hook_event_name": "SessionStart"})  # the first one compiles the policy cache
+    answer, loaded = _agent_hook_modules(repo, {"hook_event_name": "SessionStart", "source": "startup"})
+    assert "INT-001" in answer and loaded == set()
+    write_call = {"hook_event_name": "PreToolUse", "tool_name": "Write"}
+    answer, loaded = _agent_hook_modules(repo, {**write_call, "tool_input": {"file_path": str(repo / "src/auth/a.py")}})
+    assert "deny" not in answer and loaded == set()
+    answer, loaded = _agent_hook_modules(repo, {**write_call, "tool_input": {"file_path": str(repo / "docs/a.md")}})
+    assert '"deny"' in answer and loaded == set()  # the refusal path too

@@ -169,12 +169,12 @@ def test_the_compiled_scopes_and_a_worktrees_pointers_stay_out_of_reach(repo: Pa
     pointer = repo / ".git/worktrees/linked/commondir"
     pointer_before = pointer.read_bytes()
     proc = subprocess.run([GITAI, "run", "INT-001", "--", "sh", "-c", "echo /tmp/fake > \"$(git rev-parse --git-dir)/commondir\"; "
-                           "echo '{}' > \"$(git rev-parse --git-dir)/gitai/policy-cache.json\""],
+                           "echo '{}' > \"$(git rev-parse --git-dir)/gitai/policy-cache.marshal\""],
                           cwd=other, capture_output=True, text=True, stdin=subprocess.DEVNULL, start_new_session=True)
     assert proc.returncode != 0
     assert pointer.read_bytes() == pointer_before
-    cache = repo / ".git/worktrees/linked/gitai/policy-cache.json"
-    assert cache.exists() and cache.read_text() != "{}\n"
+    cache = repo / ".git/worktrees/linked/gitai/policy-cache.marshal"
+    assert cache.exists() and cache.read_bytes() != b"{}\n"
 
 
 def test_user_hook_configs_are_read_only_and_the_hosts_state_stays_writable(

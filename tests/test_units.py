@@ -11,7 +11,7 @@ from gitai.blame import early, origin_cache
 from gitai.blame.step import InconsistentStep, ParentSide, carry, step
 from gitai.git.blame import parse_incremental, unquote_path
 from gitai.git.diff import added_lines, parse_hunks, parse_raw
-from gitai.intents.patterns import PatternError, compile_pattern
+from gitai.intents.patterns import Matcher, PatternError, compile_pattern, string_test
 from gitai.intents.status_edit import set_status_text
 from gitai.trace.record import load_record
 from gitai.util.lines import content_hash, merge_ranges, split_lines
@@ -135,6 +135,32 @@ def test_pattern_compilation() -> None:
         with pytest.raises(PatternError):
             compile_pattern(bad)
     assert compile_pattern("/build", anchors=True) is not None  # .intentignore: a leading / anchors
+
+
+FAST_PATTERNS = ["src/**", "a.b/**", "a b/**", "AGENTS.md", "x", "a+b", "a-b.md", ".md", "name\\*", "**/x", "*.md",
+                 "*.tar.gz", "/.claude/settings.json", "src/a.py", "src", "!src/vendor/**"]
+OTHER_PATTERNS = ["src/", "foo/*.py", "a/**/b", "[ab].md", "?.md", "*", "**"]
+
+
+def test_literal_scopes_match_as_their_regexes_do() -> None:
+    """The gate matches literal scopes with string operations (no `re` import): on every path built
+    from awkward parts (a final newline, which `$` accepts; a leading or doubled `/`) each answers
+    as `re.match` on the regex does; any other shape is left to the regex."""
+    import itertools
+    import re
+
+    parts = ["", "src", "x", "a.md", ".md", "AGENTS.md", "a", ".claude", "settings.json", "a.b", "a b", "a+b",
+             "t.tar.gz", "srcx", "\n", "md", "a.md\n", "x\n", "vendor", "a-b.md", "name*"]
+    paths = {"/".join(combo) for n in (1, 2, 3) for combo in itertools.product(parts, repeat=n)}
+    for pattern in FAST_PATTERNS + OTHER_PATTERNS:
+        regex, include = compile_pattern(pattern, anchors=pattern.startswith("/")) or ("", True)
+        test = string_test(regex)
+        assert (test is not None) == (pattern in FAST_PATTERNS), pattern
+        if test is not None:
+            expected = re.compile(regex, re.DOTALL)
+            assert [p for p in paths if bool(test(p)) != bool(expected.match(p))] == [], pattern
+        matcher = Matcher([(regex, include)])
+        assert [p for p in paths if matcher.matches(p) != (bool(re.compile(regex, re.DOTALL).match(p)) and include)] == []
 
 
 # --- untrusted records and text -----------------------------------------------------------------

@@ -7,18 +7,20 @@ lessons for it, and recent refusals. Without: the selectable intents and how to 
 
 from __future__ import annotations
 
+import os
 import re
-from typing import Any
 
 from gitai.layout import Layout
+
+TYPE_CHECKING = False  # no typing import on the session-start hook
+if TYPE_CHECKING:
+    from typing import Any
 
 LESSON_LINE = re.compile(r"^- (\S+) \[([^\]]*)\] (\S+(?: \([^)]*\))?): (.*)$")
 
 
 def lessons(layout: Layout, intent_id: str | None = None, limit: int = 5) -> list[dict[str, str]]:
     """The latest lessons of `.orchestration/AGENT.md` (for `intent_id` and general ones)."""
-    import os
-
     path = os.path.join(layout.orchestration, "AGENT.md")
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
@@ -41,13 +43,50 @@ def recent_refusals(layout: Layout, limit: int = 5) -> list[dict[str, Any]]:
     return [{k: e.get(k) for k in ("timestamp", "intent_id", "host", "session", "reason")} for e in events[-limit:]]
 
 
+RECENT_COMMITS_CACHE = "recent-commits.json"
+
+
 def recent_commits(layout: Layout, intent_id: str, limit: int = 5) -> list[dict[str, str]]:
+    """The latest commits whose Intent trailer names `intent_id`. Finding them walks the whole
+    history when there are few, so the answer is kept per HEAD (in the git dir): a session start
+    reads it from there until the next commit."""
+    import json
+
+    from gitai.git.repository import head_from_files
+
+    head = head_from_files(layout.repo)
+    cache_path = os.path.join(layout.state_dir, RECENT_COMMITS_CACHE)
+    cached: dict[str, Any] = {}
+    if head is not None:
+        try:
+            with open(cache_path, encoding="utf-8") as handle:
+                cached = json.load(handle)
+        except (OSError, ValueError):
+            cached = {}
+        if not isinstance(cached, dict) or cached.get("head") != head or cached.get("limit") != limit:
+            cached = {"head": head, "limit": limit, "intents": {}}
+        rows = cached["intents"].get(intent_id) if isinstance(cached.get("intents"), dict) else None
+        if isinstance(rows, list):
+            return rows
+    rows = _recent_commits(layout, intent_id, limit)
+    if head is not None and rows is not None:
+        from gitai.util.files import write_atomic
+
+        cached["intents"][intent_id] = rows
+        try:
+            write_atomic(cache_path, json.dumps(cached))
+        except OSError:
+            pass  # a read-only git dir only costs speed
+    return rows or []
+
+
+def _recent_commits(layout: Layout, intent_id: str, limit: int) -> list[dict[str, str]] | None:
     from gitai.git.runner import git_process
 
     proc = git_process(["log", f"-n{limit}", "--format=%h%x00%s", "-E", "-i",
                         f"--grep=^intent: *{re.escape(intent_id)} *$"], layout.root)
     if proc.returncode != 0:
-        return []
+        return None
     rows = proc.stdout.decode("utf-8", "replace").splitlines()
     return [{"commit": r.split("\0", 1)[0], "subject": r.split("\0", 1)[-1]} for r in rows if "\0" in r]
 
@@ -55,12 +94,10 @@ def recent_commits(layout: Layout, intent_id: str, limit: int = 5) -> list[dict[
 def build_context(layout: Layout, intent_id: str | None) -> dict[str, Any]:
     """The context as data (`gitai context --json`)."""
     from gitai.gate.policy import load_policy
-    from gitai.intents.catalogue import load_catalogue
-    from gitai.intents.selection import intent_context
+    from gitai.intents.active import intent_context
     from gitai.intents.statuses import CLOSED
 
-    catalogue = load_catalogue(layout.catalogue, layout.root)
-    policy = load_policy(layout)
+    policy = load_policy(layout)  # the catalogue as the policy cache keeps it: no YAML at session start
     exempt = [".orchestration/** (exempt at commit time, but agents do not edit it: use `gitai lesson`)"]
     try:
         with open(layout.intentignore, encoding="utf-8", errors="replace") as handle:
@@ -69,23 +106,23 @@ def build_context(layout: Layout, intent_id: str | None) -> dict[str, Any]:
         pass
     data: dict[str, Any] = {"intent_id": intent_id, "exempt_paths": exempt,
                             "recent_refusals": recent_refusals(layout)}
-    by_id = {i.id: i for i in catalogue.intents}
+    by_id = {i.id: i.details for i in policy.intents.values()}
     intent = by_id.get(intent_id) if intent_id else None
     if intent is None:
         data["intent_id"] = None
-        data["selectable"] = [{"intent_id": i.id, "name": i.name, "status": i.status, "owned_scope": list(i.owned_scope),
-                               "requires_approval": i.requires_approval}
-                              for i in catalogue.intents if i.status not in CLOSED]
+        data["selectable"] = [{"intent_id": i["intent_id"], "name": i["name"], "status": i["status"],
+                               "owned_scope": list(i["owned_scope"]), "requires_approval": i["requires_approval"]}
+                              for i in by_id.values() if i["status"] not in CLOSED]
         data["how_to_select"] = "gitai select INT-ID"
         data["lessons"] = lessons(layout)
         return data
     data["intent"] = intent_context(intent)
-    parent = by_id.get(intent.parent_intent) if intent.parent_intent else None
-    data["parent_intent"] = ({"intent_id": parent.id, "name": parent.name, "constraints": list(parent.constraints)}
-                             if parent else None)
-    data["related_specs"] = [{"path": spec, "owners": policy.owners(spec)} for spec in intent.related_specs]
-    data["recent_commits"] = recent_commits(layout, intent.id)
-    data["lessons"] = lessons(layout, intent.id)
+    parent = by_id.get(intent["parent_intent"]) if intent["parent_intent"] else None
+    data["parent_intent"] = ({"intent_id": parent["intent_id"], "name": parent["name"],
+                              "constraints": list(parent["constraints"])} if parent else None)
+    data["related_specs"] = [{"path": spec, "owners": policy.owners(spec)} for spec in intent["related_specs"]]
+    data["recent_commits"] = recent_commits(layout, intent["intent_id"])
+    data["lessons"] = lessons(layout, intent["intent_id"])
     return data
 
 

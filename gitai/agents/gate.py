@@ -115,7 +115,7 @@ class Governor:
             layout: Layout | None = find_layout(top)
         except GitaiError:
             layout = None
-        if layout is not None and not (os.path.isdir(layout.orchestration) or os.path.isfile(layout.installed_marker)):
+        if layout is not None and not layout.uses_gitai():
             layout = None
         self.layouts[top] = layout
         return layout

@@ -86,7 +86,7 @@ def run(host: str, event_arg: str | None, data: bytes) -> tuple[str, str, int]:
             layout = find_layout(event.cwd if os.path.isdir(event.cwd) else None)
         except GitaiError:
             layout = None  # the cwd is in no repository: the paths are judged by their own
-        if layout is not None and not (os.path.isdir(layout.orchestration) or os.path.isfile(layout.installed_marker)):
+        if layout is not None and not layout.uses_gitai():
             layout = None
         try:
             if layout is None:
@@ -161,11 +161,14 @@ def handle(layout: Layout, event: ev.AgentEvent) -> Answer:
         if session.data.get("model") != event.model:
             session.data["model"], session.data["model_source"] = event.model, "payload"
     elif session.data.get("model_source") not in ("payload", "transcript"):
-        from gitai.agents.model import find_model
+        probe = _model_probe(event)
+        if session.data.get("model_probe") != probe or event.kind == ev.SESSION_START:
+            from gitai.agents.model import find_model
 
-        found = find_model(event.host, event.transcript_path, layout.root)
-        if found:
-            session.data["model"], session.data["model_source"] = found
+            found = find_model(event.host, event.transcript_path, layout.root)
+            if found:
+                session.data["model"], session.data["model_source"] = found
+            session.data["model_probe"] = probe  # kept when the session is next saved
     kind = event.kind
     if kind == ev.BEFORE_WRITE:
         return _before_write(layout, event, session)
@@ -204,6 +207,17 @@ def handle(layout: Layout, event: ev.AgentEvent) -> Answer:
     if kind == ev.SESSION_END:
         session.remove()
     return Answer(ALLOW)
+
+
+def _model_probe(event: ev.AgentEvent) -> str:
+    """What `find_model`'s answer depends on that changes during a session: the transcript, where
+    the host writes the model into it. The same probe again finds the same model, or none."""
+    if not (event.transcript_path and BY_NAME[event.host].transcript_names_model):
+        return "-"
+    try:
+        return str(os.stat(event.transcript_path).st_size)
+    except OSError:
+        return "absent"
 
 
 def _now() -> str:

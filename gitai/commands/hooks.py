@@ -90,15 +90,6 @@ def hooks_status(as_json: bool) -> int:
 
 
 
-# What the pre-commit framework tells its hooks in the environment instead of git's arguments
-# (pre-commit's names, and prek's where they differ).
-FRAMEWORK_ARGUMENTS = {
-    "post-merge": (("PRE_COMMIT_IS_SQUASH_MERGE", "PRE_COMMIT_SQUASH_MERGE"),),
-    "post-rewrite": (("PRE_COMMIT_REWRITE_COMMAND",),),
-    "pre-push": (("PRE_COMMIT_REMOTE_NAME",), ("PRE_COMMIT_REMOTE_URL",)),
-}
-
-
 @hooks.command("run", context_settings={"ignore_unknown_options": True},
                epilog="Example: gitai hooks run commit-msg .git/COMMIT_EDITMSG")
 @click.argument("hook", type=click.Choice(["pre-commit", "commit-msg", "post-commit", "post-merge", "post-rewrite",
@@ -109,23 +100,6 @@ def hooks_run(hook: str, args: tuple[str, ...]) -> int:
 
     Does nothing when git already runs gitai's own hook for HOOK (installed by `gitai init`, or kept
     by the framework as HOOK.legacy), so nothing runs twice."""
-    import os
-    import subprocess
-    from pathlib import Path
+    from gitai.hook_main import run_for_framework
 
-    from gitai.hooks.install import render_hook, runs_from_git
-
-    lay = layout()
-    if runs_from_git(Path(lay.repo.hooks_dir), hook):
-        return EXIT_OK
-    given = list(args)
-    if not given:  # the framework passes these in its environment
-        for names in FRAMEWORK_ARGUMENTS.get(hook, ()):
-            given.append(next((os.environ[n] for n in names if os.environ.get(n)), ""))
-        while given and not given[-1]:
-            given.pop()
-    # $0 names no directory with a chained hook: the framework runs the others itself. No standard
-    # input: post-rewrite reads its list from the git dir (the framework passes none).
-    proc = subprocess.run(["sh", "-c", render_hook(hook), os.path.join(os.devnull, hook), *given],
-                          cwd=lay.root, stdin=subprocess.DEVNULL)
-    return proc.returncode
+    return run_for_framework(hook, list(args))

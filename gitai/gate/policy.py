@@ -2,13 +2,15 @@
 
 The cache lives in the worktree's git dir and is keyed by the size and CRC-32 of the
 catalogue and `.intentignore` bytes, so the pre-commit hook parses YAML (and imports
-pathspec) only after one of them changed.
+pathspec) only after one of them changed. It also keeps each intent's whole catalogue entry
+(`Intent.to_json()`), so that the agent hooks' session-start context needs no YAML either.
 """
 
 from __future__ import annotations
 
-import json
+import marshal
 import os
+import sys
 import zlib
 
 from gitai import __version__
@@ -17,26 +19,32 @@ from gitai.intents.patterns import Matcher, is_exempt
 from gitai.layout import Layout
 from gitai.util.files import write_atomic
 
-CACHE_NAME = "policy-cache.json"
+# marshal, not JSON: built into the interpreter, where importing json (and with it re) would be a
+# third of the gate's Python time. Written and read by the same gitai: the key names the Python too.
+CACHE_NAME = "policy-cache.marshal"
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from gitai.intents.patterns import CompiledPattern
 
 
 class IntentScope:
     """What the gate needs to know of one intent."""
 
-    __slots__ = ("id", "name", "status", "patterns", "scope", "requires_approval")
+    __slots__ = ("id", "name", "status", "patterns", "scope", "requires_approval", "details")
 
     def __init__(self, intent_id: str, name: str, status: str, patterns: list[CompiledPattern],
-                 scope: list[str] | None = None, requires_approval: bool = False) -> None:
+                 scope: list[str] | None = None, requires_approval: bool = False,
+                 details: dict[str, Any] | None = None) -> None:
         self.id = intent_id
         self.name = name
         self.status = status
         self.patterns = patterns
         self.scope = scope or []  # the owned_scope as written, for messages
         self.requires_approval = requires_approval
+        self.details = details or {}  # the catalogue entry as `Intent.to_json()` gives it
 
 
 class Policy:
@@ -90,7 +98,8 @@ def _read(path: str) -> bytes | None:
 
 
 def _cache_key(*parts: bytes | None) -> str:
-    return ":".join([__version__] + ["-" if p is None else f"{len(p)}.{zlib.crc32(p)}" for p in parts])
+    python = f"py{sys.version_info[0]}.{sys.version_info[1]}.m{marshal.version}"
+    return ":".join([__version__, python] + ["-" if p is None else f"{len(p)}.{zlib.crc32(p)}" for p in parts])
 
 
 def load_policy(layout: Layout) -> Policy:
@@ -115,7 +124,7 @@ def compile_policy(catalogue_path: str, root: str | None, ignore_bytes: bytes | 
 
     catalogue = load_catalogue(catalogue_path, root)
     intents = [IntentScope(i.id, i.name, i.status, compile_patterns(i.owned_scope), list(i.owned_scope),
-                           i.requires_approval) for i in catalogue.intents]
+                           i.requires_approval, i.to_json()) for i in catalogue.intents]
     ignore: list[CompiledPattern] = []
     text = (ignore_bytes or b"").decode("utf-8", "replace")
     for number, line in enumerate(text.splitlines(), start=1):
@@ -133,17 +142,17 @@ def _load_cache(path: str, key: str) -> Policy | None:
     if data is None:
         return None
     try:
-        cached = json.loads(data)
-        if cached.get("key") != key:
+        cached = marshal.loads(data)
+        if not isinstance(cached, dict) or cached.get("key") != key:
             return None
         intents = [
             IntentScope(i["id"], i["name"], i["status"], [(r, bool(inc)) for r, inc in i["patterns"]],
-                        i["scope"], bool(i["requires_approval"]))
+                        i["scope"], bool(i["requires_approval"]), i["details"])
             for i in cached["intents"]
         ]
         return Policy(intents, [(r, bool(inc)) for r, inc in cached["ignore"]], cached["agent_policy"],
                       cached["bot_authors"])
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, EOFError):
         return None
 
 
@@ -151,12 +160,12 @@ def _store_cache(path: str, key: str, policy: Policy) -> None:
     data = {
         "key": key,
         "intents": [{"id": i.id, "name": i.name, "status": i.status, "patterns": i.patterns, "scope": i.scope,
-                     "requires_approval": i.requires_approval} for i in policy.intents.values()],
+                     "requires_approval": i.requires_approval, "details": i.details} for i in policy.intents.values()],
         "ignore": policy.ignore,
         "agent_policy": policy.agent_policy,
         "bot_authors": policy.bot_authors,
     }
     try:
-        write_atomic(path, json.dumps(data))
+        write_atomic(path, marshal.dumps(data))
     except OSError:
         pass  # a read-only git dir only costs speed

@@ -1,18 +1,19 @@
 """A small, lean layer over the `git` command.
 
-No pygit2, pathlib or dataclasses here: the pre-commit hook imports this on every commit.
+No pygit2, pathlib or dataclasses here, and `subprocess` only once git runs: the pre-commit hook
+imports this on every commit, and often runs no git process of its own.
 """
 
 from __future__ import annotations
 
 import os
-import subprocess
 
 from gitai.errors import GitaiError
 
 TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: importing typing costs the hook ~10 ms
 
 if TYPE_CHECKING:
+    import subprocess
     from collections.abc import Generator, Sequence
 
 
@@ -24,12 +25,16 @@ def git_process(
     args: Sequence[str], cwd: str | None = None, input: bytes | None = None
 ) -> subprocess.CompletedProcess[bytes]:
     """Run git and return the finished process, whatever its exit status."""
+    import subprocess
+
     return subprocess.run(["git", *args], cwd=cwd, input=input, capture_output=True)
 
 
 def git_stream(args: Sequence[str], cwd: str | None = None, sep: bytes = b"\n") -> Generator[bytes, None, None]:
     """git's stdout split on `sep` as it arrives (so a reader that stops early, as `gitai log -n`
     does on a long history, does not wait for the rest); stopping ends git. stderr is dropped."""
+    import subprocess
+
     proc = subprocess.Popen(["git", *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     out = proc.stdout
     assert out is not None
@@ -57,6 +62,8 @@ def run_git(
     env: dict[str, str] | None = None,
 ) -> bytes:
     """Run `git ARGS` and return its stdout; raise GitCommandError on failure when `check`."""
+    import subprocess
+
     proc = subprocess.run(["git", *args], cwd=cwd, input=input, capture_output=True, env=env)
     if check and proc.returncode != 0:
         message = proc.stderr.decode("utf-8", "replace").strip().splitlines()

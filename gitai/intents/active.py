@@ -12,6 +12,13 @@ from gitai.layout import Layout
 from gitai.util.files import write_atomic
 
 ENV_VAR = "GITAI_INTENT"
+# What of an intent an agent is given to work under it (`gitai select --json`, the session context)
+CONTEXT_FIELDS = ("intent_id", "name", "status", "description", "owned_scope", "constraints", "acceptance_criteria",
+                  "related_specs")
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class ActiveIntent:
@@ -50,3 +57,9 @@ def write_active(layout: Layout, intent_id: str | None) -> None:
             os.unlink(layout.active_file)
         return
     write_atomic(layout.active_file, intent_id + "\n")
+
+
+def intent_context(details: dict[str, Any]) -> dict[str, Any]:
+    """The context an agent puts in its prompt, as data, from an intent's catalogue entry
+    (`Intent.to_json()`, which the policy cache keeps: the hooks need no YAML for it)."""
+    return {key: details[key] for key in CONTEXT_FIELDS}

@@ -8,6 +8,7 @@ from typing import Any
 from xml.sax.saxutils import escape
 
 from gitai.errors import GitaiError
+from gitai.intents.active import intent_context as context_fields
 from gitai.intents.active import selected_intent, write_active
 from gitai.intents.catalogue import Intent, load_catalogue
 from gitai.intents.events import check_events_writable, record_event
@@ -69,10 +70,7 @@ def clear_intent(layout: Layout) -> str | None:
 
 def intent_context(intent: Intent) -> dict[str, Any]:
     """The context an agent puts in its prompt, as data."""
-    data = intent.to_json()
-    return {key: data[key] for key in (
-        "intent_id", "name", "status", "description", "owned_scope", "constraints", "acceptance_criteria", "related_specs",
-    )}
+    return context_fields(intent.to_json())
 
 
 def intent_context_xml(intent: Intent) -> str:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
-
 
 def display_path(path: str) -> str:
     """A path as a person should see it: quoted when it holds newlines or other control characters."""
     if any(ch < " " or ch == "\x7f" for ch in path) or path != path.strip():
+        import json  # only then: the pre-commit gate imports this module, and json costs it
+
         return json.dumps(path, ensure_ascii=False)
     return path
 
