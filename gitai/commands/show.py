@@ -19,7 +19,7 @@ def show(rev: str, as_json: bool) -> int:
     lay = reader_layout()
     sha, records = commit_records(lay, rev)
     if as_json:
-        emit_json(records)
+        emit_json([r.data for r in records])
     elif not records:
         click.echo(f"commit {sha} has no trace record ({missing_record_advice(lay)})")
     else:
