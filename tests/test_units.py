@@ -154,6 +154,16 @@ def test_load_record_refuses_crafted_values() -> None:
     assert TraceRecord.parse([good]) is None
 
 
+def test_the_absolute_program_replaces_gitai_before_a_command_not_in_prose() -> None:
+    from gitai.util.program import gitai_program, with_program
+
+    program = gitai_program()
+    assert program != "gitai"  # the test's gitai is beside its Python
+    text = "run gitai select INT-1, then gitai trace verify; gitai refuses otherwise (gitai: refused, gitai selects)"
+    assert with_program(text) == ("run " + program + " select INT-1, then " + program + " trace verify; "
+                                  "gitai refuses otherwise (gitai: refused, gitai selects)")
+
+
 def test_every_field_of_gitai_metadata_is_checked_when_read() -> None:
     """A new field of `GitaiMeta` gets its check in `META_CHECKS`, so untrusted notes cannot give it another type."""
     assert set(META_CHECKS) == set(GitaiMeta.__annotations__)
