@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test smoke provision realhosts lint-tools bench typecheck clean
+.PHONY: demo test smoke provision realhosts lint-tools lint bench typecheck clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -84,6 +84,9 @@ $(FORMATTER_TOOLS): tests/formatters/package-lock.json
 bench: $(STAMP)
 	$(PY) -m compileall -q gitai
 	for b in hook_latency agent_hook trace_cost ast_hash blame; do $(PY) benchmarks/$$b.py || exit 1; done
+
+lint: $(STAMP)
+	$(PY) -m ruff check gitai tests benchmarks
 
 typecheck: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[dev]' --config-settings editable_mode=compat

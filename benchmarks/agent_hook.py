@@ -4,9 +4,9 @@ scope) and a before-shell (`git status && ls src | grep py`), against the git pr
 Also prints the modules the hook path imports, and fails if it imports yaml, pathspec, pygit2,
 click, or tree-sitter outside the shell path.
 
-Target (issue 11): each hook median <= 1.2x the gate's median.
+Target: each hook median <= 1.2x the gate's median.
 Also the after-write checkpoint of a 1,000-line file (changed before each call, outside the timing)
-against the before-write in scope, same run. Target (issue 12): <= 1.5x.
+against the before-write in scope, same run. Target: <= 1.5x.
 Usage: .venv/bin/python benchmarks/agent_hook.py [RUNS]
 """
 
@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import BIN, ENV, gitai_repo, hooks_dir, median_ms, run, scratch, timed  # noqa: E402
+from _common import BIN, ENV, gitai_repo, hooks_dir, median_ms, run, scratch, timed
 
 TARGET = 1.2
 AFTER_WRITE_TARGET = 1.5

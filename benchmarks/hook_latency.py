@@ -2,7 +2,7 @@
 (a) gitai's gate hooks (pre-commit + commit-msg), (b) a no-op hook run by prek,
 (c) a no-op hook run by pre-commit; alternating in one run, medians of RUNS commits.
 
-Targets (issue 2): a/b <= 2.5 and a/c <= 0.35.
+Targets: a/b <= 2.5 and a/c <= 0.35.
 Usage: .venv/bin/python benchmarks/hook_latency.py [RUNS]
 """
 
@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import (  # noqa: E402
+from _common import (
     BIN,
     gitai_repo,
     median_ms,

@@ -1,4 +1,4 @@
-"""Records say only what the commit changed (issue 13, part 5): the compact form of
+"""Records say only what the commit changed: the compact form of
 docs/trace-format.md, and every reader reading it and the verbose form of earlier versions alike."""
 
 from __future__ import annotations

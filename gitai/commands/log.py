@@ -9,6 +9,7 @@ from gitai.errors import EXIT_OK, GitaiError
 from gitai.git.pager import show
 from gitai.git.runner import run_git
 from gitai.trace.log import LogFilter, traced_log
+from gitai.trace.record import INFERRED
 from gitai.util.text import NO_INTENT, display_path, printable
 
 
@@ -51,7 +52,7 @@ def log_cmd(intent_id: str | None, limit: int | None, path: str | None, no_merge
         if e is None:
             break
         kind = f" [{e.classification}]" if e.classification else ""
-        mark = "~" if e.intent_source == "scope" else ""
+        mark = "~" if e.intent_source == INFERRED else ""
         shown = mark + e.intent_id if e.intent_id else ("(several)" if e.intents else NO_INTENT)
         out.append(f"{e.commit[:12]} {e.date[:10]} {shown}{kind} {e.subject}")
         for path in e.files:

@@ -16,7 +16,6 @@ from gitai.trace.record import Contributor, TraceRecord, own_records
 from gitai.trace.store import read_note
 
 
-
 def _contributor(layout: Layout) -> Contributor:
     """Who wrote the commit: the environment's agent, or the agent session whose commit command is running."""
     return detect_contributor(session_model=committing_model(layout), session_host=committing_host(layout))
