@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test smoke provision realhosts lint-tools bench typecheck clean
+.PHONY: demo test smoke provision realhosts lint-tools lint bench typecheck clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -88,6 +88,9 @@ bench: $(STAMP)
 	$(PY) benchmarks/hook_latency.py $(CLICK)
 	for b in agent_hook trace_cost ast_hash blame; do $(PY) benchmarks/$$b.py || exit 1; done
 	$(PY) benchmarks/backfill.py $(CLICK)
+
+lint: $(STAMP)
+	$(PY) -m ruff check gitai tests benchmarks
 
 typecheck: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[dev]'

@@ -8,7 +8,7 @@ The agent hooks against prek's no-op hook (the targets) are in hook_latency.py; 
 gate is printed for comparison (the gate has since got faster than the agent hooks: its Python starts
 with -I -S and imports neither json nor re).
 Also the after-write checkpoint of a 1,000-line file (changed before each call, outside the timing)
-against the before-write in scope, same run. Target (issue 12): <= 1.5x.
+against the before-write in scope, same run. Target: <= 1.5x.
 Usage: .venv/bin/python benchmarks/agent_hook.py [RUNS]
 """
 
@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import BIN, ENV, gitai_repo, hooks_dir, median_ms, run, scratch, timed  # noqa: E402
+from _common import BIN, ENV, gitai_repo, hooks_dir, median_ms, run, scratch, timed
 
 AFTER_WRITE_TARGET = 1.5
 BANNED = ("yaml", "pathspec", "pygit2", "click")

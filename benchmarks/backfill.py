@@ -28,8 +28,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import ENV, run, scratch  # noqa: E402
-from backfill_click import CATALOGUE, SOURCE  # noqa: E402
+from _common import ENV, run, scratch
+from backfill_click import CATALOGUE, SOURCE
 
 TARGET = 10.0
 

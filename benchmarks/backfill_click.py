@@ -1,4 +1,4 @@
-"""Adopting gitai on a real history: backfill of pallets/click's full history (issue 14).
+"""Adopting gitai on a real history: backfill of pallets/click's full history.
 
 Clones SOURCE (a local clone or bare copy of https://github.com/pallets/click; nothing is fetched
 here) into a scratch directory, writes an eight-intent catalogue (uncommitted), then measures:
@@ -24,9 +24,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import ENV, median_ms, run, scratch, timed  # noqa: E402
+from _common import ENV, median_ms, run, scratch, timed
 
-from gitai.syntax.hash_cache import DIRECTORY as SYNTAX_CACHE  # noqa: E402
+from gitai.syntax.hash_cache import DIRECTORY as SYNTAX_CACHE
 
 SOURCE = "/work/.mirror/pallets+click/repo"
 FILE = "src/click/core.py"

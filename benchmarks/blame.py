@@ -6,7 +6,7 @@ of the functions, so AST_REFACTOR commits are looked through). Backfill keeps li
 the post-commit hook does. Then times both commands, alternating, medians of RUNS runs; and
 blame-intent once more with no line origins kept (a fresh clone's first run, "cold").
 Also reports how the ratio grows with file length and history depth (two more points each).
-Target (issue 5): ratio <= 1.5 at about 4,000 lines and 250 commits.
+Target: ratio <= 1.5 at about 4,000 lines and 250 commits.
 Usage: .venv/bin/python benchmarks/blame.py [RUNS]
 """
 
@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import median_ms, new_repo, run, scratch, timed  # noqa: E402
+from _common import median_ms, new_repo, run, scratch, timed
 
 CATALOGUE = "active_intents:\n" + "".join(
     f"  - id: INT-00{i}\n    name: intent {i}\n    status: IN_PROGRESS\n    owned_scope: ['**']\n" for i in range(1, 6)

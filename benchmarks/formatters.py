@@ -43,9 +43,9 @@ from pathlib import Path
 from gitai.syntax.classify import FileChange, FileClassification, classify_changes
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from python_oracle import ast_dump  # noqa: E402
-from ts_oracle import NODE_MODULES as TEST_NODE  # noqa: E402
-from ts_oracle import ts_dumps  # noqa: E402
+from python_oracle import ast_dump
+from ts_oracle import NODE_MODULES as TEST_NODE
+from ts_oracle import ts_dumps
 
 from gitai.syntax.normal_form import parse
 

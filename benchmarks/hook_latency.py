@@ -27,11 +27,11 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import BIN, CATALOGUE, ENV, hooks_dir, new_repo, remove_hooks, run, scratch  # noqa: E402
+from _common import BIN, CATALOGUE, ENV, hooks_dir, new_repo, remove_hooks, run, scratch
 
 TARGETS = {"pre-commit gate": 1.2, "agent before-write": 1.0, "agent session-start": 3.0}
 NOOP_CONFIG = """\

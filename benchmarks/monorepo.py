@@ -1,4 +1,4 @@
-"""A synthetic monorepo, generated with `git fast-import`, for gitai at scale (issue 14).
+"""A synthetic monorepo, generated with `git fast-import`, for gitai at scale.
 
 The defaults are the issue's sizes: 100,000 commits, 50,000 files, 200 intents, and a file
 (svc000/hot.py) with 2,000 versions; generation streams into one `git fast-import` (about a minute).
@@ -35,7 +35,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import ENV, median_ms, run, scratch, timed  # noqa: E402
+from _common import ENV, median_ms, run, scratch, timed
 
 HOT = "svc000/hot.py"
 

@@ -1,4 +1,4 @@
-"""Mean size of gitai's notes over a repository's whole history (issue 13: under 1.5 KB on click).
+"""Mean size of gitai's notes over a repository's whole history (the target: under 1.5 KB on click).
 
 Clones REPO (a path or a bare git dir, e.g. /work/.mirror/pallets+click/repo) into a scratch
 directory, writes a small intent catalogue over its top-level directories, runs `gitai backfill`

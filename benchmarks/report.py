@@ -1,7 +1,7 @@
 """`gitai report` and `gitai export` on a real traced repository, against `gitai trace verify` (which
 reads the same notes) in the same run, alternating; medians of RUNS runs; and the page's size.
 
-Targets (issue 15), for click's whole history traced by `gitai backfill`: the report under 10 s and
+Targets, for click's whole history traced by `gitai backfill`: the report under 10 s and
 the file under 5 MB. The repository is given (a clone, `gitai init`, a catalogue, `gitai backfill`:
 docs/report.md says how it was measured); nothing is written into it.
 Usage: .venv/bin/python benchmarks/report.py REPO [RUNS]
@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import median_ms, run, scratch, timed  # noqa: E402
+from _common import median_ms, run, scratch, timed
 
 
 def main() -> int:

@@ -3,7 +3,7 @@
 Clones REPO (a git dir or URL; e.g. the bare mirror of pallets/click) into a scratch directory,
 `gitai init --no-hooks`, `gitai backfill` (not timed), then alternates `gitai stats --json` (whole
 branch) and `git log --numstat --format=%H`; medians of RUNS. The first stats run (which builds
-the notes index) is timed apart. Target (issue 12): stats <= 2x git log --numstat.
+the notes index) is timed apart. Target: stats <= 2x git log --numstat.
 Usage: .venv/bin/python benchmarks/stats.py REPO [RUNS]
 """
 
@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import BIN, ENV, median_ms, run, scratch, timed  # noqa: E402
+from _common import BIN, ENV, median_ms, run, scratch, timed
 
 TARGET = 2.0
 

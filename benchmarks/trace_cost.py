@@ -6,7 +6,7 @@ gitai's gate hooks (pre-commit + commit-msg), (b) no hooks; medians of RUNS comm
 post-commit cost = a - c (target < 150 ms); the ratio a/b is printed too. A fourth repository,
 (d) all hooks with agent checkpoints: before each commit an agent session's after-write hook
 (`gitai hook claude-code`, outside the timing) checkpoints the 10 files, then a person changes one
-line in each; its post-commit work (d - c) against (a - c): target <= 1.2x (issue 12).
+line in each; its post-commit work (d - c) against (a - c): target <= 1.2x.
 (2) builds the history with `git fast-import` (plain git, no gitai), then times `gitai backfill`.
 Target: >= 40 commits/s.
 Usage: .venv/bin/python benchmarks/trace_cost.py [RUNS] [COMMITS]
@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import BIN, ENV, gitai_repo, median_ms, new_repo, remove_hooks, run, scratch, timed  # noqa: E402
+from _common import BIN, ENV, gitai_repo, median_ms, new_repo, remove_hooks, run, scratch, timed
 
 SOURCE = "".join(f"def function_{i}(x):\n    return x * {i}\n\n\n" for i in range(40))
 

@@ -32,7 +32,7 @@ from gitai.recording import Classified, RecordBatch
 from gitai.trace.changes import CommitChanges, commit_changes
 from gitai.trace.classify_commit import classify
 from gitai.trace.notes_reader import notes_of
-from gitai.trace.record import Contributor, Record, intent_of_any, own_records, revision
+from gitai.trace.record import Contributor, TraceRecord, own_records
 
 if TYPE_CHECKING:
     from gitai.syntax.hash_cache import HashCache
@@ -121,10 +121,10 @@ def backfill(
         for sha in untraced:
             pairs += [(parent, sha) for parent in parents_of[sha]] or [(None, sha)]
 
-        def stored(record: Record) -> None:
-            result.traced.append(revision(record))
-            result.by_source[sources[revision(record)]] += 1
-            result.several += len(intent_of_any(record)) > 1
+        def stored(record: TraceRecord) -> None:
+            result.traced.append(record.revision)
+            result.by_source[sources[record.revision]] += 1
+            result.several += len(record.intents) > 1
 
         with DiffStream(layout.root, pairs) as stream, \
                 RecordBatch(layout, last_change_of=history, on_stored=stored) as batch:
@@ -142,7 +142,7 @@ def backfill(
                     intent_id, source, per_file = _intent(trailers.get(sha), infer, policy, changes)
                     extra: dict[str, Any] = {"backfilled": True}
                     if notes.get(sha):  # a note copied from a rewritten commit (notes.rewriteRef)
-                        extra["rewritten_from"] = sorted({revision(r) for r in notes[sha]})
+                        extra["rewritten_from"] = sorted({r.revision for r in notes[sha]})
                     sources[sha] = source
                     classifiers.add(Pending(sha, parents_of[sha], changes, intent_id, extra,
                                             None if source == "unattributed" else source, per_file), batch)

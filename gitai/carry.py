@@ -29,13 +29,11 @@ from gitai.trace.notes_reader import notes_of
 from gitai.trace.record import (
     Contributor,
     Conversation,
-    Record,
     Related,
+    TraceRecord,
     choose_record,
     conversation_intent,
-    file_entries,
     intent_related,
-    intent_source_of,
     least_declared,
     own_records,
     with_conversations,
@@ -94,15 +92,15 @@ class LineOrigins:
         return self.by_path.get((path, text)) or (self.by_text.get(text) if text.strip() else None)
 
 
-def _origin_reader(commit: str, record: Record | None, trailer: str | None, path: str) -> Any:
+def _origin_reader(commit: str, record: TraceRecord | None, trailer: str | None, path: str) -> Any:
     """line number (at `commit`) -> Origin, from the conversation of the record covering it."""
     if record is None:
         fallback = Origin(commit, trailer, "trailer" if trailer else None, json.dumps(UNKNOWN, sort_keys=True))
         return lambda number: fallback
-    source = intent_source_of(record)
+    source = record.intent_source
     spans: list[tuple[int, int, Origin]] = []
     default = None
-    for entry in file_entries(record):
+    for entry in record.file_entries:
         if entry["path"] != path:
             continue
         for conversation in entry["conversations"]:
@@ -119,7 +117,7 @@ def _origin_reader(commit: str, record: Record | None, trailer: str | None, path
     return origin_of
 
 
-def _learn(layout: Layout, reader: ObjectReader, commits: list[str], notes: dict[str, list[Record]],
+def _learn(layout: Layout, reader: ObjectReader, commits: list[str], notes: dict[str, list[TraceRecord]],
            into: LineOrigins) -> None:
     """Teach `into` the lines of `commits` (oldest first: a later writer of a line wins)."""
     trailers = commit_intents(layout.root, commits)
@@ -225,7 +223,7 @@ def carry(layout: Layout, source_range: str, target: str) -> CarryResult:
                 kind, origins, replaced = "squash", everything, sources
             parents = commit_parents(reader, sha)
             changes = commit_changes(layout.root, reader, sha, parents)
-            record = make_record(sha, changes, None, Contributor(type="unknown"), None, layout.shared_state_dir)
+            record = make_record(sha, changes, intent_id=None, contributor=Contributor(type="unknown"), cache_dir=layout.shared_state_dir)
             talks: dict[str, list[Conversation]] = {}
             total = known = 0
             used: set[str] = set()
@@ -234,9 +232,9 @@ def carry(layout: Layout, source_range: str, target: str) -> CarryResult:
                 total += len(changed.added_lines) if changed.kind == "text" else 0
                 known += found
                 used.update(writers)
-            source = least_declared([intent_source_of(r) for c, r in source_records.items() if c in used and r]
+            source = least_declared([r.intent_source for c, r in source_records.items() if c in used and r]
                                     + (["trailer"] if any(source_records.get(c) is None for c in used) else []))
-            with_conversations(record, talks, source, {"carried_from": replaced, "carry": kind})
+            with_conversations(record, talks, intent_source=source, extra_metadata={"carried_from": replaced, "carry": kind})
             origins_found = new_origins(layout, sha, parents, changes, record, follow=True)
             store_record(layout, record)
             keep_origins(layout, sha, changes, origins_found)

@@ -1,5 +1,6 @@
 """The `gitai` command: a thin click shell over the library (one module per subcommand in
-gitai/commands). Every command has --json.
+gitai/commands, listed in gitai/commands/registry.py and imported only when it runs). Every
+command has --json.
 
 Exit codes: 0 ok, 1 a check found a problem, 2 bad input or usage (`gitai: error: ...`), 3 internal
 error (one line; the traceback goes to `<git common dir>/gitai/errors.log`), 130 interrupted.
@@ -7,42 +8,14 @@ error (one line; the traceback goes to `<git common dir>/gitai/errors.log`), 130
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 
 import click
 
 from gitai import __version__
-from gitai.commands.agents import agents
-from gitai.commands.approve import approve, block, done
-from gitai.commands.backfill import backfill
-from gitai.commands.blame_intent import blame_intent_cmd
-from gitai.commands.carry import carry_cmd
-from gitai.commands.check import check
-from gitai.commands.ci import ci_cmd
-from gitai.commands.classify import classify_cmd
-from gitai.commands.context import context
-from gitai.commands.coverage import coverage
-from gitai.commands.export import export_cmd
-from gitai.commands.gc import gc_cmd
-from gitai.commands.help import help_cmd
-from gitai.commands.hook import hook
-from gitai.commands.hooks import hooks
-from gitai.commands.init import init
-from gitai.commands.intent import intent
-from gitai.commands.intents import intents
-from gitai.commands.lesson import lesson
-from gitai.commands.log import log_cmd
-from gitai.commands.map import map_cmd
-from gitai.commands.owners import owners
-from gitai.commands.report import report_cmd
-from gitai.commands.sandbox import exec_cmd, run_cmd
-from gitai.commands.select import clear, select
-from gitai.commands.show import show
-from gitai.commands.stats import stats_cmd
-from gitai.commands.status import status
-from gitai.commands.sync import sync
-from gitai.commands.trace import trace
+from gitai.commands.registry import COMMANDS
 from gitai.errors import (
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
@@ -56,16 +29,41 @@ from gitai.util.crash import log_traceback
 from gitai.util.text import one_line
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog="Example: gitai help select")
+class LazyGroup(click.Group):
+    """The subcommands of the registry, each imported when it is asked for (pip's `commands_dict`):
+    `gitai status` loads the status command alone, `gitai --help` none."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in COMMANDS:
+            return None
+        module, attribute, _ = COMMANDS[cmd_name]
+        command: click.Command = getattr(importlib.import_module(f"gitai.commands.{module}"), attribute)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list from the registry's summaries, shortened as click shortens a command's help."""
+        limit = formatter.width - 6 - max(len(name) for name in COMMANDS)
+        rows = [(name, click.Command(name, help=summary).get_short_help_str(limit))
+                for name, (_, _, summary) in sorted(COMMANDS.items())]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+def subcommands(group: click.Group) -> dict[str, click.Command]:
+    """A group's commands by name, the registry's loaded."""
+    ctx = click.Context(group)
+    found = {name: group.get_command(ctx, name) for name in group.list_commands(ctx)}
+    return {name: command for name, command in found.items() if command is not None}
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]},
+             epilog="Example: gitai help select")
 @click.version_option(__version__, prog_name="gitai")
 def cli() -> None:
     """Tie every change in a git repository to the intent it serves."""
-
-
-for _command in (init, hooks, intents, select, clear, status, check, show, log_cmd, backfill, trace, sync, classify_cmd,
-                 map_cmd, blame_intent_cmd, carry_cmd, ci_cmd, gc_cmd, help_cmd, agents, hook, owners, coverage,
-                 intent, context, lesson, approve, done, block, stats_cmd, export_cmd, report_cmd, exec_cmd, run_cmd):
-    cli.add_command(_command)
 
 
 def main(argv: list[str] | None = None) -> None:

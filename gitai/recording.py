@@ -25,11 +25,9 @@ from gitai.trace.classify_commit import classify
 from gitai.trace.record import (
     INFERRED,
     Contributor,
-    Record,
+    TraceRecord,
     attributed_ranges,
     build_record,
-    file_entries,
-    revision,
 )
 from gitai.trace.store import store_record, store_records
 
@@ -44,6 +42,7 @@ Classified = tuple[str, dict[str, dict[str, Any]]]
 def make_record(
     commit: str,
     changes: CommitChanges,
+    *,
     intent_id: str | None,
     contributor: Contributor,
     extra_metadata: dict[str, Any] | None = None,
@@ -53,13 +52,14 @@ def make_record(
     authors: dict[str, Labels] | None = None,
     cache: HashCache | None = None,
     classification: Classified | None = None,
-) -> Record:
+) -> TraceRecord:
     """The one place a record is assembled from a commit's changes (`cache_dir`, `cache`: see
     `classify`, unless the `classification` is given; `authors`: each line's author per path, see
     gitai/trace/attribution.py)."""
     commit_class, file_metadata = classification or classify(changes, cache_dir, cache)
     extra = {"classification": commit_class, **(extra_metadata or {})}
-    return build_record(commit, changes, intent_id, contributor, extra, file_metadata, intent_source, per_file, authors)
+    return build_record(commit, changes, intent_id=intent_id, contributor=contributor, extra_metadata=extra,
+                        file_metadata=file_metadata, intent_source=intent_source, per_file=per_file, authors=authors)
 
 
 def record_commit(
@@ -67,6 +67,7 @@ def record_commit(
     commit: str,
     parents: list[str],
     changes: CommitChanges,
+    *,
     intent_id: str | None,
     contributor: Contributor,
     extra_metadata: dict[str, Any] | None = None,
@@ -74,12 +75,13 @@ def record_commit(
     per_file: dict[str, str | None] | None = None,
     authors: dict[str, Labels] | None = None,
     only_if_untraced: bool = False,
-) -> Record | None:
+) -> TraceRecord | None:
     """Build and store the commit's record (note and ledger line), then keep its files' line origins.
     With `only_if_untraced`: None, and nothing stored, when the commit has a record of its own by then."""
     extra_metadata = _verified(layout, intent_id, intent_source, changes, extra_metadata)
-    record = make_record(commit, changes, intent_id, contributor, extra_metadata, layout.shared_state_dir,
-                         intent_source, per_file, authors)
+    record = make_record(commit, changes, intent_id=intent_id, contributor=contributor, extra_metadata=extra_metadata,
+                         cache_dir=layout.shared_state_dir, intent_source=intent_source, per_file=per_file,
+                         authors=authors)
     try:
         origins = new_origins(layout, commit, parents, changes, record, follow=True)
     except Exception:  # noqa: BLE001 - a cache (and line_origins) is never worth the record itself
@@ -130,7 +132,7 @@ class RecordBatch:
 
     def __init__(self, layout: Layout, size: int = 500,
                  last_change_of: Callable[[str, str], str | None] | None = None,
-                 on_stored: Callable[[Record], None] | None = None) -> None:
+                 on_stored: Callable[[TraceRecord], None] | None = None) -> None:
         self.layout = layout
         self.size = size
         self.last_change_of = last_change_of
@@ -138,17 +140,19 @@ class RecordBatch:
         from gitai.syntax.hash_cache import HashCache
 
         self.hashes = HashCache(layout.shared_state_dir, recent=256)
-        self.pending: list[Record] = []
+        self.pending: list[TraceRecord] = []
         self.on_stored = on_stored
         self.dropped: list[str] = []
 
     def add(self, commit: str, parents: list[str], changes: CommitChanges, intent_id: str | None,
             contributor: Contributor, extra_metadata: dict[str, Any] | None = None,
             intent_source: str | None = None, per_file: dict[str, str | None] | None = None,
-            classification: Classified | None = None) -> Record:
+            classification: Classified | None = None) -> TraceRecord:
         extra_metadata = _verified(self.layout, intent_id, intent_source, changes, extra_metadata)
-        record = make_record(commit, changes, intent_id, contributor, extra_metadata, self.layout.shared_state_dir,
-                             intent_source, per_file, cache=self.hashes, classification=classification)
+        record = make_record(commit, changes, intent_id=intent_id, contributor=contributor,
+                             extra_metadata=extra_metadata, cache_dir=self.layout.shared_state_dir,
+                             intent_source=intent_source, per_file=per_file, cache=self.hashes,
+                             classification=classification)
         origins = new_origins(self.layout, commit, parents, changes, record, self.last_change_of, self.origins)
         self.pending.append(record)
         keep_origins(self.layout, commit, changes, origins, self.origins)
@@ -158,8 +162,8 @@ class RecordBatch:
 
     def flush(self) -> None:
         stored = store_records(self.layout, self.pending)
-        kept = {revision(r) for r in stored}
-        self.dropped += [revision(r) for r in self.pending if revision(r) not in kept]
+        kept = {r.revision for r in stored}
+        self.dropped += [r.revision for r in self.pending if r.revision not in kept]
         if self.on_stored:
             for record in stored:
                 self.on_stored(record)
@@ -180,9 +184,9 @@ def trace_commit(
     contributor: Contributor,
     extra_metadata: dict[str, Any] | None = None,
     fallback_source: str = "active",
-    old_records: list[Record] | None = None,
+    old_records: list[TraceRecord] | None = None,
     use_checkpoints: bool = True,
-) -> Record | None:
+) -> TraceRecord | None:
     """Trace `commit`; its intent is the `Intent:` trailer (source `trailer`), else `fallback_intent`
     (may be None) with `fallback_source` (the worktree's selection: `active`). Its lines' authors come from the agents' checkpoints (`use_checkpoints`: work of this worktree,
     not a replay) and, for a rewritten commit, from the `old_records` by line content."""
@@ -199,8 +203,8 @@ def trace_commit(
                 path: labels for path, labels in authors.items() if path not in carried}
             attribution = ATTRIBUTION_CARRIED if attribution == ATTRIBUTION_ENV else attribution
     extra = {**(extra_metadata or {}), "attribution": attribution}
-    record = record_commit(layout, commit, parents, changes, intent_id, contributor, extra,
-                           source if intent_id else None, authors=authors or None)
+    record = record_commit(layout, commit, parents, changes, intent_id=intent_id, contributor=contributor,
+                           extra_metadata=extra, intent_source=source if intent_id else None, authors=authors or None)
     if use_checkpoints and record is not None:
         settle_checkpoints(layout, changes)
     return record
@@ -279,7 +283,7 @@ def settle_checkpoints(layout: Layout, changes: CommitChanges) -> None:
     prune_stale(layout)
 
 
-def carried_authors(reader: ObjectReader, changes: CommitChanges, old_records: list[Record]) -> dict[str, Labels]:
+def carried_authors(reader: ObjectReader, changes: CommitChanges, old_records: list[TraceRecord]) -> dict[str, Labels]:
     """Each line's author from the records of the commits this one rewrote, by the line's content
     (at the old revision): a rebase, squash or amend keeps who wrote what."""
     from gitai.trace.attribution import carry_labels, line_key
@@ -287,8 +291,8 @@ def carried_authors(reader: ObjectReader, changes: CommitChanges, old_records: l
 
     known: dict[str, LineAuthor] = {}
     for record in old_records:
-        old = revision(record)
-        for entry in file_entries(record):
+        old = record.revision
+        for entry in record.file_entries:
             try:
                 lines = split_lines(reader.read(f"{old}:{entry['path']}"))
             except KeyError:

@@ -1,4 +1,4 @@
-"""Line-level provenance (issue 12): agent sessions through the host simulator write files, people
+"""Line-level provenance: agent sessions through the host simulator write files, people
 edit them, and each committed line is attributed ai / mixed / human / unknown."""
 
 from __future__ import annotations

@@ -140,7 +140,7 @@ def test_gitlab_carry_after_the_source_branch_was_merged_and_deleted(repo: Path,
     remote = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", str(remote))
     git(repo, "remote", "add", "origin", str(remote))
-    git(repo, "push", "-q", "origin", "main", "feature", f"feature:refs/merge-requests/7/head")
+    git(repo, "push", "-q", "origin", "main", "feature", "feature:refs/merge-requests/7/head")
     assert gitai(repo, "sync").returncode == 0
     server = tmp_path / "server"  # GitLab squashes with plain git, then deletes the source branch
     git(tmp_path, "clone", "-q", "-b", "main", str(remote), str(server))

@@ -7,7 +7,7 @@ from pathlib import Path
 from conftest import commit, git, gitai, gitai_json, gitai_ok, write
 from trace_helpers import note
 
-from gitai.trace.record import file_meta
+from gitai.trace.record import TraceRecord
 
 APP = "def area(w, h):\n    return w * h\n\n\ndef perimeter(w, h):\n    return 2 * (w + h)\n"
 
@@ -27,7 +27,7 @@ def test_records_carry_classes_per_commit_file_and_definition(repo: Path) -> Non
     write(repo, "src/auth/ui.js", 'export function greet(name) {\n  return "hi " + name;\n}\n')
     commit(repo, "reformat")
     record = note(repo)
-    meta, files = record["metadata"]["dev.gitai"], file_meta(record)
+    meta, files = record["metadata"]["dev.gitai"], TraceRecord(record).file_meta
     assert meta["classification"] == "AST_REFACTOR"
     assert "classification" not in meta["files"]["src/auth/geo.py"]  # the commit's: left out of the note
     assert files["src/auth/geo.py"]["classification"] == "AST_REFACTOR"
@@ -39,7 +39,7 @@ def test_records_carry_classes_per_commit_file_and_definition(repo: Path) -> Non
     write(repo, "src/auth/ui.js", 'export function greet(name) {\n  return "hi " + name; // hello\n}\n')
     commit(repo, "bug")
     record = note(repo)
-    meta, files = record["metadata"]["dev.gitai"], file_meta(record)
+    meta, files = record["metadata"]["dev.gitai"], TraceRecord(record).file_meta
     assert meta["classification"] == "INTENT_EVOLUTION"
     assert meta["files"]["src/auth/ui.js"]["classification"] == "AST_REFACTOR"
     defs = {d["name"]: d["status"] for d in files["src/auth/geo.py"]["definitions"]}
@@ -63,7 +63,7 @@ def test_move_between_files_and_syntax_error(repo: Path) -> None:
     assert note(repo)["metadata"]["dev.gitai"]["classification"] == "AST_REFACTOR"
     write(repo, "src/auth/geo.py", "def area(w, h:\n    return w * h\n")
     commit(repo, "broken")
-    info = file_meta(note(repo))["src/auth/geo.py"]
+    info = TraceRecord(note(repo)).file_meta["src/auth/geo.py"]
     assert info["classification"] == "INTENT_EVOLUTION" and "parse error" in info.get("reason", "")
 
 

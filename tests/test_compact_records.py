@@ -1,4 +1,4 @@
-"""Records say only what the commit changed (issue 13, part 5): the compact form of
+"""Records say only what the commit changed: the compact form of
 docs/trace-format.md, and every reader reading it and the verbose form of earlier versions alike."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from conftest import commit, git, gitai, gitai_json, gitai_ok, write
 from trace_helpers import note, notes, validate
 
 from gitai.syntax.reasons import definitions_reason
-from gitai.trace.record import compact, file_meta
+from gitai.trace.record import TraceRecord, compact
 
 PYTHON_FILE = "".join(f"def f{n}(x):\n    return x + {n}\n\n\n" for n in range(80))
 
@@ -40,7 +40,7 @@ def assert_compact(record: dict[str, Any]) -> None:
     for entry in record["files"]:
         assert all(c.get("contributor") != {"type": "unknown"} for c in entry["conversations"])
     meta = record["metadata"]["dev.gitai"]
-    expanded = file_meta(record)
+    expanded = TraceRecord(record).file_meta
     for path, info in meta.get("files", {}).items():
         assert info.get("classification") != meta["classification"]
         assert all(d.get("status") != "modified" for d in info.get("definitions", []))
@@ -62,7 +62,7 @@ def test_a_one_line_change_to_a_big_file_lists_one_definition(repo: Path) -> Non
         assert_compact(record)
         assert record["metadata"]["dev.gitai"]["files"] == {path: {"language": "python", "definitions": [
             {"kind": "function", "name": "f1", "old_lines": [5, 6], "new_lines": [5, 6]}]}}
-        info = file_meta(record)[path]
+        info = TraceRecord(record).file_meta[path]
         assert info["classification"] == "INTENT_EVOLUTION" and info["definitions"][0]["status"] == "modified"
         assert info["reason"] == "modified: function f1 (lines 5-6)"
         sizes[path] = len(git(repo, "notes", "--ref", "gitai", "show", "HEAD").stdout)
@@ -88,8 +88,8 @@ def test_backfilled_history_is_compact_and_verifies(bare_repo: Path) -> None:
         assert "contributor" not in json.dumps(record["files"])  # unknown: left out
     deleted = next(r for r in records if r["metadata"]["dev.gitai"].get("deleted"))
     assert deleted["metadata"]["dev.gitai"]["deleted"] == ["a.py"]
-    renamed = next(r for r in records if "notes.md" in file_meta(r))
-    assert file_meta(renamed)["notes.md"]["renamed_from"] == "notes.txt"
+    renamed = next(r for r in records if "notes.md" in TraceRecord(r).file_meta)
+    assert TraceRecord(renamed).file_meta["notes.md"]["renamed_from"] == "notes.txt"
     shown = gitai_json(repo, "log")
     assert all(entry["classification"] for entry in shown)
     assert "by:      unknown" in gitai_ok(repo, "show", "HEAD~1").stdout
@@ -102,7 +102,7 @@ def verbose(record: dict[str, Any]) -> dict[str, Any]:
     meta = old["metadata"]["dev.gitai"]
     for key in ("intent_id", "intent_source"):
         meta.setdefault(key, None)
-    meta["files"] = {path: dict(info) for path, info in file_meta(record).items()}
+    meta["files"] = {path: dict(info) for path, info in TraceRecord(record).file_meta.items()}
     meta.setdefault("deleted", [])
     for entry in old["files"]:
         for conversation in entry["conversations"]:
@@ -131,11 +131,11 @@ def test_an_old_verbose_record_reads_as_it_was_written() -> None:
                    "README": {"classification": "INTENT_EVOLUTION", "language": None, "definitions": []}},
                "deleted": [], "backfilled": True}}}
     validate(old)
-    expanded = file_meta(old)
+    expanded = TraceRecord(old).file_meta
     assert expanded == old["metadata"]["dev.gitai"]["files"]
     small = compact(copy.deepcopy(old))
     validate(small)
-    assert file_meta(small) == expanded
+    assert TraceRecord(small).file_meta == expanded
     assert len(json.dumps(small)) < len(json.dumps(old))
 
 

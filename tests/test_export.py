@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import re
 import sqlite3
+import subprocess
 from collections import Counter
 from pathlib import Path
 

@@ -305,11 +305,11 @@ def test_odd_shapes(tmp_path: Path, base: Path, kind: str, damage: Damage, comma
 def test_table_covers_every_command_and_is_large_enough() -> None:
     import click
 
-    from gitai.cli import cli
+    from gitai.cli import cli, subcommands
 
     def leaves(group: click.Group, prefix: tuple[str, ...] = ()) -> set[tuple[str, ...]]:
         found: set[tuple[str, ...]] = set()
-        for name, command in group.commands.items():
+        for name, command in subcommands(group).items():
             found |= leaves(command, (*prefix, name)) if isinstance(command, click.Group) else {(*prefix, name)}
         return found
 

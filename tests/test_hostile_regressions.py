@@ -1,4 +1,4 @@
-"""Regression tests for issue 10 (hostile input), through the real `gitai` command and real hooks.
+"""Regression tests for hostile input, through the real `gitai` command and real hooks.
 The table of bad input x command is test_hostile_input.py; these are the cases that need hooks,
 several processes, a peer, history rewrites or an odd repository."""
 

@@ -299,9 +299,10 @@ def test_root12_huge_commands_and_deletes_answer_in_budget(governed: Path) -> No
 
 def test_root12_spent_budget_denies(governed: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The budget itself, in-process: with no time left, a call that needs work is denied, not allowed."""
+    from hostile_moves import parse_answer, shell_payload
+
     from gitai.agents import budget
     from gitai.agents.hook_entry import run
-    from hostile_moves import parse_answer, shell_payload
 
     monkeypatch.setattr(budget, "SECONDS", -1.0)
     out, err, code = run("claude-code", None, json.dumps(shell_payload("ls; " * 2000 + "true", governed)).encode())

@@ -12,7 +12,7 @@ import pytest
 from conftest import as_person, commit, git, gitai, gitai_json, gitai_ok, new_repo, write
 from referencing import Registry, Resource
 
-from gitai.cli import cli
+from gitai.cli import cli, subcommands
 
 SCHEMAS = Path(__file__).resolve().parent.parent / "docs" / "schemas"
 
@@ -34,7 +34,7 @@ def validate(name: str, data: Any) -> None:
 
 def leaf_commands(group: click.Group, prefix: str = "") -> list[str]:
     names = []
-    for name, command in group.commands.items():
+    for name, command in subcommands(group).items():
         if isinstance(command, click.Group):
             names += leaf_commands(command, f"{prefix}{name} ")
         else:

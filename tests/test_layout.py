@@ -22,8 +22,8 @@ LAYERS: dict[str, int] = {
     "commands": 10,
     "cli": 11, "__main__": 11, "entry": 11,
 }
-# Modules with a layer of their own: the host registry is pure data that every layer reads.
-MODULE_LAYERS: dict[str, int] = {"agents.hosts": 0}
+# Modules with a layer of their own: the host and command registries are pure data that every layer reads.
+MODULE_LAYERS: dict[str, int] = {"agents.hosts": 0, "commands.registry": 0}
 
 
 def unit(module: str) -> str:

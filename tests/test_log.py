@@ -10,7 +10,6 @@ from pathlib import Path
 from conftest import GITAI, commit, git, gitai, gitai_json, write
 
 
-
 def subjects(entries: list[dict]) -> list[str]:
     return [e["subject"] for e in entries]
 

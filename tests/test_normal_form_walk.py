@@ -1,4 +1,4 @@
-"""gitai.syntax.normal_form: walk paths the speed-up of issue 13 restructured (digests must not move)."""
+"""gitai.syntax.normal_form: walk paths its speed-up restructured (digests must not move)."""
 
 from __future__ import annotations
 

@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import GITAI, as_agent, as_person, commit, git, gitai, gitai_ok, write
 
 GUARDED = """\

@@ -10,8 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
-from conftest import CATALOGUE, GITAI, as_person, commit, git, gitai, gitai_ok, write
+from conftest import CATALOGUE, as_person, commit, git, gitai, gitai_ok, write
 
 
 @pytest.fixture

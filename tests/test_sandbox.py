@@ -9,7 +9,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import GITAI, commit, git, gitai_ok, write
 
 CATALOGUE = """\

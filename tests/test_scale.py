@@ -1,4 +1,4 @@
-"""What keeps gitai's costs independent of a repository's size (issue 14; figures in
+"""What keeps gitai's costs independent of a repository's size (figures in
 benchmarks/monorepo.py): the notes index follows the notes by their diff, and the gate's
 staged-paths query is piped in by the hook only when git succeeded."""
 

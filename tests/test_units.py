@@ -13,7 +13,7 @@ from gitai.git.blame import parse_incremental, unquote_path
 from gitai.git.diff import added_lines, parse_hunks, parse_raw
 from gitai.intents.patterns import Matcher, PatternError, compile_pattern, string_test
 from gitai.intents.status_edit import set_status_text
-from gitai.trace.record import load_record
+from gitai.trace.record import META_CHECKS, GitaiMeta, TraceRecord
 from gitai.util.lines import content_hash, merge_ranges, split_lines
 from gitai.util.text import display_path, one_line
 
@@ -169,12 +169,30 @@ def test_literal_scopes_match_as_their_regexes_do() -> None:
 def test_load_record_refuses_crafted_values() -> None:
     good = {"version": "0.1.0", "id": "x", "vcs": {"type": "git", "revision": A}, "files": [],
             "metadata": {"dev.gitai": {"intent_id": "INT-1", "files": {}}}}
-    assert load_record(json.dumps(good)) == good
-    assert load_record("[" * 100_000 + "]" * 100_000) is None
-    assert load_record(json.dumps({**good, "metadata": {"dev.gitai": {"intent_id": 7}}})) is None
-    assert load_record(json.dumps({**good, "metadata": {"dev.gitai": {"files": ["a"]}}})) is None
-    assert load_record(json.dumps({**good, "files": [{"path": "a", "conversations": [{"ranges": [{"start_line": "1"}]}]}]})) is None
-    assert load_record("not json") is None
+    loaded = TraceRecord.load(json.dumps(good))
+    assert loaded is not None and loaded.data == good and loaded.intent == "INT-1"
+    assert loaded.dumps() == json.dumps(good, separators=(",", ":"))  # the bytes it was read from
+    assert TraceRecord.load("[" * 100_000 + "]" * 100_000) is None
+    assert TraceRecord.load(json.dumps({**good, "metadata": {"dev.gitai": {"intent_id": 7}}})) is None
+    assert TraceRecord.load(json.dumps({**good, "metadata": {"dev.gitai": {"files": ["a"]}}})) is None
+    assert TraceRecord.load(json.dumps({**good, "files": [{"path": "a", "conversations": [{"ranges": [{"start_line": "1"}]}]}]})) is None
+    assert TraceRecord.load("not json") is None
+    assert TraceRecord.parse([good]) is None
+
+
+def test_the_absolute_program_replaces_gitai_before_a_command_not_in_prose() -> None:
+    from gitai.util.program import gitai_program, with_program
+
+    program = gitai_program()
+    assert program != "gitai"  # the test's gitai is beside its Python
+    text = "run gitai select INT-1, then gitai trace verify; gitai refuses otherwise (gitai: refused, gitai selects)"
+    assert with_program(text) == ("run " + program + " select INT-1, then " + program + " trace verify; "
+                                  "gitai refuses otherwise (gitai: refused, gitai selects)")
+
+
+def test_every_field_of_gitai_metadata_is_checked_when_read() -> None:
+    """A new field of `GitaiMeta` gets its check in `META_CHECKS`, so untrusted notes cannot give it another type."""
+    assert set(META_CHECKS) == set(GitaiMeta.__annotations__)
 
 
 def test_one_line_and_display_path() -> None:
@@ -207,13 +225,14 @@ def test_attribution_opcodes_rebuild_the_new_lines() -> None:
 def test_one_record_per_commit_prefers_the_declared_then_the_earliest() -> None:
     from gitai.trace.record import choose_record
 
-    def record(rid: str, stamp: str, **meta: object) -> dict[str, object]:
-        return {"id": rid, "timestamp": stamp, "metadata": {"dev.gitai": {"intent_id": "INT-001", **meta}}}
+    def record(rid: str, stamp: str, **meta: object) -> TraceRecord:
+        return TraceRecord({"id": rid, "timestamp": stamp, "metadata": {"dev.gitai": {"intent_id": "INT-001", **meta}}})
 
     hook = record("b", "2026-01-02T00:00:00Z", intent_source="active")
     backfilled = record("a", "2026-01-01T00:00:00Z", intent_source="trailer", backfilled=True)
     inferred = record("c", "2026-01-01T00:00:00Z", intent_source="scope")
     assert choose_record([backfilled, inferred, hook]) is hook  # declared at commit time, though later
     assert choose_record([inferred, backfilled]) is backfilled  # both guesses: the earlier, then the smaller id
-    assert choose_record([record("z", "2026-01-03T00:00:00Z"), record("y", "2026-01-03T00:00:00Z")])["id"] == "y"
+    chosen = choose_record([record("z", "2026-01-03T00:00:00Z"), record("y", "2026-01-03T00:00:00Z")])
+    assert chosen is not None and chosen.id == "y"
     assert choose_record([]) is None

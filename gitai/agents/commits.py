@@ -13,11 +13,11 @@ import os
 import subprocess
 import sys
 
-from gitai.gate.check import check_paths, staged_paths
-from gitai.git.repository import without_config_overrides
 from gitai.agents import budget
 from gitai.agents.sessions import HEAD_BEFORE
 from gitai.agents.shell_reads import segments
+from gitai.gate.check import check_paths, staged_paths
+from gitai.git.repository import without_config_overrides
 from gitai.git.runner import head_commit, run_git, split_z
 
 TYPE_CHECKING = False

@@ -96,6 +96,7 @@ GIT_SAFE = {"status", "log", "diff", "show", "blame", "grep", "ls-files", "ls-tr
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 UNKNOWN_INPUT = "\0unknown"  # the stdin of a command fed by a pipe
@@ -496,10 +497,10 @@ class _Walker:
         if name in ("source", "."):
             self._run_script(args[0] if args else None)
             return
-        handler = getattr(self, "_cmd_" + name.replace("-", "_").replace(".", "_"), None)
+        handler = COMMAND_HANDLERS.get(name)
         if handler is not None:
             self.stdin_text = stdin if stdin is not None else UNKNOWN_INPUT
-            handler(args)
+            handler(self, args)
 
     def _unwrap(self, name: str, args: list[str | None]) -> list[str | None] | None:
         """The wrapped command of `name ARGS`, its options skipped (None: nothing runs, or already handled)."""
@@ -673,8 +674,6 @@ class _Walker:
         elif operands:
             self.risk.doubt("cd with several operands")
 
-    _cmd_pushd = _cmd_cd
-
     def _operands(self, args: list[str | None]) -> list[str | None]:
         operands, rest = [], False
         for arg in args:
@@ -777,9 +776,6 @@ class _Walker:
         operands = self._operands(rest)
         if operands:
             self._add_target(operands[-1], "copies to a path")
-
-    _cmd_install = _cmd_cp
-    _cmd_rsync = _cmd_cp
 
     def _cmd_ln(self, args: list[str | None]) -> None:
         """A link is judged as a write of the link and of what it points to; a link into the git
@@ -912,9 +908,6 @@ class _Walker:
     def _cmd_pip(self, args: list[str | None]) -> None:
         if "uninstall" in args and any(a is not None and a.startswith("gitai") for a in args):
             self.risk.raise_to(CIRCUMVENTION, "uninstalls gitai")
-
-    _cmd_pipx = _cmd_pip
-    _cmd_uv = _cmd_pip
 
     def _cmd_patch(self, args: list[str | None]) -> None:
         """`patch [-pN] [-i FILE | < FILE]`: the files the patch names are written."""
@@ -1270,6 +1263,18 @@ class _Walker:
             self._patch_targets(self.stdin_text, strip)
         for name in files:
             self._patch_targets(self._read_script(self._target_path(name)) if name else UNKNOWN_INPUT, strip)
+
+
+COMMAND_HANDLERS: dict[str, Callable[[_Walker, list[str | None]], None]] = {
+    "cd": _Walker._cmd_cd, "rm": _Walker._cmd_rm, "mv": _Walker._cmd_mv, "touch": _Walker._cmd_touch,
+    "tee": _Walker._cmd_tee, "truncate": _Walker._cmd_truncate, "mkdir": _Walker._cmd_mkdir,
+    "chmod": _Walker._cmd_chmod, "cp": _Walker._cmd_cp, "ln": _Walker._cmd_ln, "sed": _Walker._cmd_sed,
+    "perl": _Walker._cmd_perl, "watch": _Walker._cmd_watch, "parallel": _Walker._cmd_parallel, "dd": _Walker._cmd_dd,
+    "find": _Walker._cmd_find, "gitai": _Walker._cmd_gitai, "pip": _Walker._cmd_pip, "patch": _Walker._cmd_patch,
+    "git": _Walker._cmd_git, "pushd": _Walker._cmd_cd, "install": _Walker._cmd_cp, "rsync": _Walker._cmd_cp,
+    "pipx": _Walker._cmd_pip, "uv": _Walker._cmd_pip,
+}
+"""The commands whose effect the walker reads from their arguments, by name."""
 
 
 def _short_flags(arg: str) -> str:

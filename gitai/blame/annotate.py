@@ -35,6 +35,7 @@ from gitai.git.diff import Hunk, blob_hunks, raw_changes
 from gitai.git.objects import ObjectReader
 from gitai.layout import Layout
 from gitai.trace.summary_index import TraceIndex
+from gitai.util.lines import merge_ranges
 
 VersionOf = Callable[[str, str, str], "Version | None"]
 """(parent commit, path there, blob there) -> that version's origins; None: not known."""
@@ -340,7 +341,7 @@ class _Follow:
             commit, path = version
             if version in self.to_blame:
                 runs = git_blame(self.annotator.root, commit, path, self._stops(commit, path),
-                                 _ranges(self.to_blame.pop(version)))
+                                 merge_ranges(sorted(self.to_blame.pop(version))))
                 self.take(commit, path, runs)
                 continue
             stepped = self.annotator.step_placeholders(commit, path, self._graph().get(commit, []))
@@ -390,12 +391,3 @@ class _Follow:
             line = self.links[line]
         return self.origins[line]
 
-
-def _ranges(numbers: set[int]) -> list[tuple[int, int]]:
-    ranges: list[tuple[int, int]] = []
-    for number in sorted(numbers):
-        if ranges and ranges[-1][1] == number - 1:
-            ranges[-1] = (ranges[-1][0], number)
-        else:
-            ranges.append((number, number))
-    return ranges

@@ -189,12 +189,7 @@ def _contributors_by_content(layout: Layout, commit: str, path: str) -> dict[str
     from gitai.git.notes import show_note
     from gitai.layout import NOTES_REF
     from gitai.trace.attribution import line_key
-    from gitai.trace.record import (
-        attributed_ranges,
-        file_entries,
-        own_records,
-        parse_note,
-    )
+    from gitai.trace.record import attributed_ranges, own_records, parse_note
     from gitai.util.lines import split_lines
 
     body = show_note(layout.root, NOTES_REF, commit)
@@ -204,7 +199,7 @@ def _contributors_by_content(layout: Layout, commit: str, path: str) -> dict[str
     lines = split_lines(proc.stdout)
     found: dict[str, dict[str, Any]] = {}
     for record in own_records(parse_note(body), commit)[:1]:
-        for entry in file_entries(record):
+        for entry in record.file_entries:
             if entry["path"] != path:
                 continue
             for rng, contributor, session in attributed_ranges(entry):

@@ -22,7 +22,7 @@ from gitai.git.blame import blob_id, git_blame, last_change
 from gitai.git.runner import run_git
 from gitai.layout import Layout
 from gitai.trace.changes import CommitChanges
-from gitai.trace.record import set_line_origins
+from gitai.trace.record import TraceRecord
 from gitai.trace.summary_index import TraceIndex, load_index, summarize
 
 MAX_FOLLOWED = 8
@@ -35,7 +35,7 @@ commit (a few milliseconds each); the others are left to `blame-intent`."""
 
 
 def new_origins(layout: Layout, commit: str, parents: list[str], changes: CommitChanges,
-                record: dict[str, Any], last_change_of: Callable[[str, str], str | None] | None = None,
+                record: TraceRecord, last_change_of: Callable[[str, str], str | None] | None = None,
                 store: OriginStore | None = None, follow: bool = False) -> dict[str, Version]:
     """The origins of the commit's changed text files (by path), where the versions they rest on
     are kept (for many commits, backfill's: `last_change_of` answers `last_change` without git,
@@ -97,7 +97,7 @@ def new_origins(layout: Layout, commit: str, parents: list[str], changes: Commit
             if changed.path in found and changed.added_lines and is_refactor(info, changed.path):
                 kept = lines_form(found[changed.path], changed.path, changed.added_lines)
                 if kept is not None:
-                    set_line_origins(record, changed.path, kept)
+                    record.set_line_origins(changed.path, kept)
     return found
 
 

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import click
 
 from gitai.agents.hosts import BY_NAME, HOSTS
+from gitai.agents.install import host_status, ignore_in_scopes, install_host, resolve_hosts, uninstall_host
 from gitai.commands.output import emit_json, json_option, layout
 from gitai.errors import EXIT_OK
+from gitai.intents.approval import require_person
 
 HOST_HELP = f"HOSTS: {' '.join(BY_NAME)} (default: all)."
 
@@ -41,9 +44,6 @@ def _report(rows: list[dict[str, Any]], as_json: bool, manual: bool) -> None:
 @click.option("--user", is_flag=True, help="Your user-level configuration (~/...) instead of this project's.")
 @json_option
 def agents_install(hosts: tuple[str, ...], all_hosts: bool, user: bool, as_json: bool) -> int:
-    import os
-
-    from gitai.agents.install import ignore_in_scopes, install_host, resolve_hosts
 
     root = layout().root
     rows = []
@@ -68,8 +68,6 @@ def agents_install(hosts: tuple[str, ...], all_hosts: bool, user: bool, as_json:
 @json_option
 def agents_status(hosts: tuple[str, ...], user: bool, as_json: bool) -> int:
     """Show per host whether gitai's hooks are installed, stale (differ from this gitai's) or missing."""
-    from gitai.agents.install import host_status, resolve_hosts
-
     root = layout().root
     names = resolve_hosts(hosts, False)
     rows = [host_status(h, root, user).to_json() for h in names if not (user and not BY_NAME[h].user_configs)]
@@ -83,9 +81,6 @@ def agents_status(hosts: tuple[str, ...], user: bool, as_json: bool) -> int:
 @json_option
 def agents_uninstall(hosts: tuple[str, ...], user: bool, as_json: bool) -> int:
     """Remove only gitai's entries from each host's configuration (default: all hosts)."""
-    from gitai.agents.install import resolve_hosts, uninstall_host
-    from gitai.intents.approval import require_person
-
     root = layout().root
     require_person("agents uninstall", " ".join(hosts) or "(every host)")
     rows = []

@@ -7,6 +7,8 @@ import click
 
 from gitai.commands.output import emit_json, json_option, layout
 from gitai.errors import EXIT_OK
+from gitai.intents.approval import approve as record_approval
+from gitai.intents.approval import close
 
 
 def _status_warning(entry: dict[str, object]) -> None:
@@ -20,8 +22,6 @@ def _status_warning(entry: dict[str, object]) -> None:
 @json_option
 def approve(intent_id: str, as_json: bool) -> int:
     """Approve INTENT_ID so that agents may select it (for requires_approval: true); records who and when."""
-    from gitai.intents.approval import approve as record_approval
-
     entry = record_approval(layout(), intent_id)
     if as_json:
         emit_json(entry)
@@ -36,8 +36,6 @@ def approve(intent_id: str, as_json: bool) -> int:
 @json_option
 def done(intent_id: str, as_json: bool) -> int:
     """Mark INTENT_ID DONE: no new work goes under it."""
-    from gitai.intents.approval import close
-
     entry = close(layout(), intent_id, "DONE")
     _status_warning(entry)
     if as_json:
@@ -53,8 +51,6 @@ def done(intent_id: str, as_json: bool) -> int:
 @json_option
 def block(intent_id: str, reason: str, as_json: bool) -> int:
     """Mark INTENT_ID BLOCKED with a reason: no new work goes under it until a person unblocks it."""
-    from gitai.intents.approval import close
-
     entry = close(layout(), intent_id, "BLOCKED", reason)
     _status_warning(entry)
     if as_json:

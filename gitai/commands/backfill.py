@@ -7,8 +7,12 @@ import sys
 
 import click
 
+from gitai.backfill import backfill as run_backfill
+from gitai.backfill import terminal_progress
 from gitai.commands.output import emit_json, json_option, layout
 from gitai.errors import EXIT_OK, GitaiError
+from gitai.gate.policy import load_policy
+from gitai.gc import gc
 
 
 @click.command(epilog="Example: gitai backfill --range v1.0..HEAD")
@@ -21,10 +25,6 @@ from gitai.errors import EXIT_OK, GitaiError
 @json_option
 def backfill(revision_range: str | None, every_ref: bool, infer: str, jobs: int | None, as_json: bool) -> int:
     """Trace commits that have no record: intent from the trailer, else per file from the scope owner."""
-    from gitai.backfill import backfill as run_backfill
-    from gitai.backfill import terminal_progress
-    from gitai.gate.policy import load_policy
-
     if every_ref and revision_range is not None:
         raise GitaiError("use one of --range A..B or --all")
     lay = layout()
@@ -32,8 +32,6 @@ def backfill(revision_range: str | None, every_ref: bool, infer: str, jobs: int 
     policy = load_policy(lay) if os.path.exists(lay.catalogue) else None  # no catalogue: trailers only
     progress = terminal_progress if sys.stderr.isatty() and not as_json else None
     result = run_backfill(lay, policy, revision_range, progress, every_ref, infer, jobs)
-    from gitai.gc import gc
-
     gc(lay)  # backfill fills the caches with every version of history: keep them within the bound
     if as_json:
         emit_json(result.to_json())

@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from gitai.blame.blame_intent import blame_intent, summarize
 from gitai.commands.output import emit_json, emit_json_rows, json_option, reader_layout
 from gitai.errors import EXIT_OK, GitaiError
 from gitai.util.text import NO_INTENT, printable
@@ -26,8 +27,6 @@ INTENT_COLOURS = ("cyan", "green", "yellow", "magenta", "blue", "bright_cyan", "
 def blame_intent_cmd(file: str, line_range: str | None, rev: str | None, porcelain: bool, summary: bool,
                      declared_only: bool, as_json: bool) -> int:
     """Which intent each line of FILE serves, looking through refactor commits and moved code."""
-    from gitai.blame.blame_intent import blame_intent, summarize
-
     if porcelain and as_json:
         raise GitaiError("use one of --json or --porcelain")
     lay = reader_layout()

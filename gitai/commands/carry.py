@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from gitai.carry import carry
 from gitai.commands.output import emit_json, json_option, layout
 from gitai.errors import EXIT_OK
 
@@ -15,8 +16,6 @@ from gitai.errors import EXIT_OK
 @json_option
 def carry_cmd(source_range: str, target: str, as_json: bool) -> int:
     """Build the records of the commits that replaced A..B (squash/rebase merge) from A..B's records, line by line."""
-    from gitai.carry import carry
-
     result = carry(layout(), source_range, target)
     if as_json:
         emit_json(result.to_json())

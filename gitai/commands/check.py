@@ -6,6 +6,10 @@ import click
 
 from gitai.commands.output import emit_json, json_option, layout
 from gitai.errors import EXIT_OK, EXIT_PROBLEM, GitaiError
+from gitai.gate.check import check_paths, check_range, pass_bot_author, staged_paths
+from gitai.gate.policy import load_policy
+from gitai.intents.active import active_intent
+from gitai.util.text import display_path
 
 
 @click.command(epilog="Example: gitai check --range origin/main..HEAD --json")
@@ -16,11 +20,6 @@ from gitai.errors import EXIT_OK, EXIT_PROBLEM, GitaiError
 @json_option
 def check(mode: str | None, revision_range: str | None, intent_id: str | None, paths: tuple[str, ...], as_json: bool) -> int:
     """Check staged changes, a commit range or PATHs against an intent's scope (exit 1 on violations)."""
-    from gitai.gate.check import check_paths, check_range, pass_bot_author, staged_paths
-    from gitai.gate.policy import load_policy
-    from gitai.intents.active import active_intent
-    from gitai.util.text import display_path
-
     if sum(bool(x) for x in (mode, revision_range is not None, paths)) > 1:
         raise GitaiError("use one of --staged, --range A..B or PATH...")
     lay = layout()

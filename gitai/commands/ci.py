@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from gitai.ci.workflows import install_source, write_ci
 from gitai.commands.output import emit_json, json_option, layout
 from gitai.errors import EXIT_OK
 
@@ -17,8 +18,6 @@ from gitai.errors import EXIT_OK
 @json_option
 def ci_cmd(host: str, install: str | None, force: bool, as_json: bool) -> int:
     """Write a CI workflow: `gitai check --range` on pull/merge requests, `gitai carry` and notes push on merge."""
-    from gitai.ci.workflows import install_source, write_ci
-
     lay = layout()
     source = install_source(install)
     path = lay.relative(write_ci(lay, host, source, force))

@@ -6,6 +6,7 @@ import click
 
 from gitai.commands.output import emit_json, json_option, layout
 from gitai.errors import EXIT_OK, GitaiError
+from gitai.trace.classify_commit import classify_revision, classify_staged
 
 
 @click.command("classify", epilog="Example: gitai classify --staged")
@@ -14,8 +15,6 @@ from gitai.errors import EXIT_OK, GitaiError
 @json_option
 def classify_cmd(rev: str | None, staged: bool, as_json: bool) -> int:
     """AST_REFACTOR or INTENT_EVOLUTION, per file and per definition, for REV (default HEAD) or --staged."""
-    from gitai.trace.classify_commit import classify_revision, classify_staged
-
     if staged and rev:
         raise GitaiError("use one of REV or --staged")
     lay = layout()

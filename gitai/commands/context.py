@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import click
 
+from gitai.agents.context import build_context, render_text
 from gitai.commands.output import emit_json, json_option, layout
 from gitai.errors import EXIT_OK
+from gitai.intents.active import active_intent
 
 
 @click.command(epilog="Example: gitai context --json")
@@ -13,9 +15,6 @@ from gitai.errors import EXIT_OK
 @json_option
 def context(intent_id: str | None, as_json: bool) -> int:
     """The active intent's context for an agent (scope, constraints, lessons), or how to select one."""
-    from gitai.agents.context import build_context, render_text
-    from gitai.intents.active import active_intent
-
     lay = layout()
     if intent_id is None:
         active = active_intent(lay)

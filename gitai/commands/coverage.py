@@ -6,15 +6,14 @@ import click
 
 from gitai.commands.output import emit_json, json_option, layout
 from gitai.errors import EXIT_OK, EXIT_PROBLEM
+from gitai.gate.coverage import coverage as scope_coverage
+from gitai.util.text import display_path
 
 
 @click.command(epilog="Example: gitai coverage --json")
 @json_option
 def coverage(as_json: bool) -> int:
     """Files at HEAD owned by no intent or by several (exit 1 when there are any, so CI can require full coverage)."""
-    from gitai.gate.coverage import coverage as scope_coverage
-    from gitai.util.text import display_path
-
     result = scope_coverage(layout())
     if as_json:
         emit_json(result.to_json())

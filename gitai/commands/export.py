@@ -6,6 +6,8 @@ import click
 
 from gitai.commands.output import emit_json, json_option, reader_layout
 from gitai.errors import EXIT_OK
+from gitai.report.export import export
+from gitai.report.model import build_tables
 
 
 @click.command("export", epilog="Example: gitai export --format jsonl -o trace.jsonl")
@@ -15,9 +17,6 @@ from gitai.errors import EXIT_OK
 @json_option
 def export_cmd(fmt: str, output: str, as_json: bool) -> int:
     """Write the trace as relational tables for analysis across repositories (docs/export.md)."""
-    from gitai.report.export import export
-    from gitai.report.model import build_tables
-
     counts = export(build_tables(reader_layout()), fmt, output)
     if as_json:
         emit_json({"path": output, "format": fmt, "tables": counts})

@@ -6,6 +6,7 @@ import click
 
 from gitai.commands.output import emit_json, json_option, layout
 from gitai.errors import EXIT_OK, GitaiError
+from gitai.gc import gc, parse_size
 
 
 @click.command("gc", epilog="Example: gitai gc --max-size 16M")
@@ -13,8 +14,6 @@ from gitai.errors import EXIT_OK, GitaiError
 @json_option
 def gc_cmd(max_size: str | None, as_json: bool) -> int:
     """Trim the local caches (line origins, syntax hashes, notes index) to a size bound; all are rebuilt on demand."""
-    from gitai.gc import gc, parse_size
-
     limit = None
     if max_size is not None:
         try:

@@ -21,9 +21,10 @@ def help_cmd(ctx: click.Context, command: tuple[str, ...], as_json: bool) -> int
     target: click.Command = root.command
     context = root
     for name in command:
-        if not isinstance(target, click.Group) or name not in target.commands:
+        found = target.get_command(context, name) if isinstance(target, click.Group) else None
+        if found is None:
             raise GitaiError(f"no such command: gitai {' '.join(command)} (see 'gitai help')")
-        target = target.commands[name]
+        target = found
         context = click.Context(target, info_name=name, parent=context)
     if as_json:
         emit_json(_describe(target, context, " ".join(command)))
@@ -39,7 +40,7 @@ def _describe(command: click.Command, context: click.Context, name: str) -> dict
         for param in command.params if isinstance(param, click.Option)
     ]
     arguments = [param.human_readable_name for param in command.params if isinstance(param, click.Argument)]
-    subcommands = sorted(command.commands) if isinstance(command, click.Group) else []
+    subcommands = command.list_commands(context) if isinstance(command, click.Group) else []
     return {"command": f"gitai {name}".strip(), "usage": " ".join(command.collect_usage_pieces(context)),
             "summary": command.get_short_help_str(limit=200), "arguments": arguments, "options": options,
             "subcommands": subcommands, "example": (command.epilog or "").removeprefix("Example: ")}

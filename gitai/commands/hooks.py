@@ -8,6 +8,14 @@ import click
 
 from gitai.commands.output import emit_json, json_option, layout
 from gitai.errors import EXIT_OK
+from gitai.hooks.install import (
+    hook_status,
+    hooks_path_setting,
+    install_hooks,
+    shared_hooks_scope,
+    uninstall_hooks,
+)
+from gitai.intents.approval import require_person
 from gitai.layout import Layout
 
 
@@ -17,8 +25,6 @@ def hooks() -> None:
 
 
 def warn_shared_hooks(lay: Layout) -> None:
-    from gitai.hooks.install import shared_hooks_scope
-
     scope = shared_hooks_scope(lay)
     if scope:
         click.echo(f"gitai: warning: core.hooksPath comes from your {scope} git config, so these hooks run in every "
@@ -26,8 +32,6 @@ def warn_shared_hooks(lay: Layout) -> None:
 
 
 def _print_hooks(states: list[Any], as_json: bool, lay: Layout) -> None:
-    from gitai.hooks.install import hooks_path_setting
-
     hooks_path = hooks_path_setting(lay)
     if hooks_path:
         warn_shared_hooks(lay)
@@ -47,8 +51,6 @@ def _print_hooks(states: list[Any], as_json: bool, lay: Layout) -> None:
 @json_option
 def hooks_install(force: bool, server: bool, as_json: bool) -> int:
     """Install the hooks where git runs them (worktrees, submodules, core.hooksPath)."""
-    from gitai.hooks.install import install_hooks
-
     if server:
         import os
 
@@ -69,9 +71,6 @@ def hooks_install(force: bool, server: bool, as_json: bool) -> int:
 @json_option
 def hooks_uninstall(as_json: bool) -> int:
     """Remove gitai's hooks and restore the ones they replaced."""
-    from gitai.hooks.install import uninstall_hooks
-    from gitai.intents.approval import require_person
-
     lay = layout()
     require_person("hooks uninstall", lay.root)
     _print_hooks(uninstall_hooks(lay), as_json, lay)
@@ -82,8 +81,6 @@ def hooks_uninstall(as_json: bool) -> int:
 @json_option
 def hooks_status(as_json: bool) -> int:
     """Show each hook's state: installed, missing, foreign, stale or framework."""
-    from gitai.hooks.install import hook_status
-
     lay = layout()
     _print_hooks(hook_status(lay), as_json, lay)
     return EXIT_OK

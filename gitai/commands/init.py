@@ -6,9 +6,12 @@ import os
 
 import click
 
+from gitai.agents.instructions import write_instructions
 from gitai.commands.hooks import warn_shared_hooks
 from gitai.commands.output import emit_json, json_option, layout
 from gitai.errors import EXIT_OK
+from gitai.hooks.install import install_hooks
+from gitai.intents.skeleton import check_orchestration_dir, init_orchestration
 
 
 @click.command(epilog="Example: gitai init")
@@ -17,10 +20,6 @@ from gitai.errors import EXIT_OK
 @json_option
 def init(no_hooks: bool, no_notes_travel: bool, as_json: bool) -> int:
     """Create the .orchestration/ skeleton, the gitai section of AGENTS.md and the hooks (idempotent)."""
-    from gitai.agents.instructions import write_instructions
-    from gitai.hooks.install import install_hooks
-    from gitai.intents.skeleton import check_orchestration_dir, init_orchestration
-
     lay = layout()
     check_orchestration_dir(lay)
     hooks = [] if no_hooks else install_hooks(lay)  # first: it may refuse, and then nothing is created

@@ -6,6 +6,9 @@ import click
 
 from gitai.commands.output import emit_json, json_option, layout
 from gitai.errors import EXIT_OK
+from gitai.intents.approval import is_approved
+from gitai.intents.catalogue import load_catalogue
+from gitai.intents.selection import intent_context_xml
 
 
 @click.group(epilog="Example: gitai intent show INT-001")
@@ -18,10 +21,6 @@ def intent() -> None:
 @json_option
 def intent_show(intent_id: str, as_json: bool) -> int:
     """Show INTENT_ID's context, approval and status, without selecting it."""
-    from gitai.intents.approval import is_approved
-    from gitai.intents.catalogue import load_catalogue
-    from gitai.intents.selection import intent_context_xml
-
     lay = layout()
     found = load_catalogue(lay.catalogue, lay.root).get(intent_id)
     approved = is_approved(lay, found.id)

@@ -6,6 +6,8 @@ import click
 
 from gitai.commands.output import emit_json, json_option, layout
 from gitai.errors import EXIT_OK
+from gitai.intents.active import active_intent
+from gitai.intents.catalogue import load_catalogue
 from gitai.util.text import printable
 
 
@@ -13,9 +15,6 @@ from gitai.util.text import printable
 @json_option
 def intents(as_json: bool) -> int:
     """List the intents of the catalogue."""
-    from gitai.intents.active import active_intent
-    from gitai.intents.catalogue import load_catalogue
-
     lay = layout()
     catalogue = load_catalogue(lay.catalogue, lay.root)
     active = active_intent(lay)

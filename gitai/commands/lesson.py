@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from gitai.agents.brain import add_lesson
 from gitai.commands.output import emit_json, json_option, layout
 from gitai.errors import EXIT_OK
 
@@ -14,8 +15,6 @@ from gitai.errors import EXIT_OK
 @json_option
 def lesson(text: str, intent_id: str | None, as_json: bool) -> int:
     """Append a dated, attributed lesson to .orchestration/AGENT.md (never rewrites earlier ones)."""
-    from gitai.agents.brain import add_lesson
-
     entry = add_lesson(layout(), text, intent_id)
     if as_json:
         emit_json(entry)

@@ -5,8 +5,12 @@ from __future__ import annotations
 import click
 
 from gitai.commands.output import emit_json, json_option, reader_layout
-from gitai.errors import EXIT_OK
-from gitai.util.text import NO_INTENT
+from gitai.errors import EXIT_OK, GitaiError
+from gitai.git.pager import show
+from gitai.git.runner import run_git
+from gitai.trace.log import LogFilter, traced_log
+from gitai.trace.record import INFERRED
+from gitai.util.text import NO_INTENT, display_path, printable
 
 
 @click.command("log", epilog="Example: gitai log INT-001 --since '2 weeks ago' --path src/auth")
@@ -23,10 +27,6 @@ from gitai.util.text import NO_INTENT
 def log_cmd(intent_id: str | None, limit: int | None, path: str | None, no_merges: bool, show_merges: bool,
             since: str | None, no_pager: bool, declared_only: bool, as_json: bool) -> int:
     """Commits traced to an intent (or to any), newest first, with the files they touched."""
-    from gitai.git.pager import show
-    from gitai.trace.log import LogFilter, traced_log
-    from gitai.util.text import display_path, printable
-
     lay = reader_layout()
     where = LogFilter(intent_id=intent_id, path=lay.repo_path(path) if path is not None else None,
                       no_merges=no_merges, since=_since(lay.root, since) if since else None, limit=limit,
@@ -52,7 +52,7 @@ def log_cmd(intent_id: str | None, limit: int | None, path: str | None, no_merge
         if e is None:
             break
         kind = f" [{e.classification}]" if e.classification else ""
-        mark = "~" if e.intent_source == "scope" else ""
+        mark = "~" if e.intent_source == INFERRED else ""
         shown = mark + e.intent_id if e.intent_id else ("(several)" if e.intents else NO_INTENT)
         out.append(f"{e.commit[:12]} {e.date[:10]} {shown}{kind} {e.subject}")
         for path in e.files:
@@ -66,9 +66,6 @@ def log_cmd(intent_id: str | None, limit: int | None, path: str | None, no_merge
 
 def _since(root: str, date: str) -> int:
     """DATE as git reads it (`git rev-parse --since=DATE` prints `--max-age=SECONDS`)."""
-    from gitai.errors import GitaiError
-    from gitai.git.runner import run_git
-
     out = run_git(["rev-parse", f"--since={date}"], root, check=False).decode().strip()
     if not out.startswith("--max-age="):
         raise GitaiError(f"--since {date}: not a date")

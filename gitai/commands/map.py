@@ -6,6 +6,7 @@ import click
 
 from gitai.commands.output import emit_json, json_option, reader_layout
 from gitai.errors import EXIT_OK
+from gitai.trace.intent_map import build_map, map_json, render_dot, render_markdown, render_mermaid, write_map
 
 
 @click.command("map", epilog="Example: gitai map --format dot | dot -Tsvg -o map.svg")
@@ -15,15 +16,6 @@ from gitai.errors import EXIT_OK
 @json_option
 def map_cmd(fmt: str | None, declared_only: bool, as_json: bool) -> int:
     """Regenerate .orchestration/intent_map.md from the notes (files each intent changed in meaning)."""
-    from gitai.trace.intent_map import (
-        build_map,
-        map_json,
-        render_dot,
-        render_markdown,
-        render_mermaid,
-        write_map,
-    )
-
     lay = reader_layout()
     intents = build_map(lay, declared_only)
     if fmt == "json" or (fmt is not None and as_json):

@@ -8,6 +8,10 @@ import click
 
 from gitai.commands.output import emit_json, json_option, layout
 from gitai.errors import EXIT_OK
+from gitai.gate.policy import load_policy
+from gitai.intents.active import active_intent
+from gitai.intents.patterns import is_exempt
+from gitai.util.text import display_path
 
 
 @click.command(epilog="Example: gitai owners src/auth/login.py docs/api.md")
@@ -15,11 +19,6 @@ from gitai.errors import EXIT_OK
 @json_option
 def owners(paths: tuple[str, ...], as_json: bool) -> int:
     """Which intents own each PATH, and whether it is exempt (needs no intent)."""
-    from gitai.gate.policy import load_policy
-    from gitai.intents.active import active_intent
-    from gitai.intents.patterns import is_exempt
-    from gitai.util.text import display_path
-
     lay = layout()
     policy = load_policy(lay)
     active = active_intent(lay)

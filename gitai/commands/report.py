@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import os
+
 import click
 
 from gitai.commands.output import emit_json, json_option, reader_layout
 from gitai.errors import EXIT_OK, GitaiError
+from gitai.git.runner import rev_list
+from gitai.report.build import build_report
+from gitai.util.files import write_atomic
 
 
 @click.command("report", epilog="Example: gitai report -o report.html --open")
@@ -16,11 +21,6 @@ from gitai.errors import EXIT_OK, GitaiError
 @json_option
 def report_cmd(output: str, revision_range: str | None, open_browser: bool, as_json: bool) -> int:
     """Write an HTML report that works offline: intent map, provenance, history, per-file blame."""
-    import os
-
-    from gitai.git.runner import rev_list
-    from gitai.report.build import build_report
-    from gitai.util.files import write_atomic
 
     lay = reader_layout()
     if revision_range is not None and not revision_range.strip():

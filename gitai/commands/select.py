@@ -8,6 +8,7 @@ import click
 
 from gitai.commands.output import emit_json, json_option, layout
 from gitai.errors import EXIT_OK
+from gitai.intents.selection import clear_intent, intent_context, intent_context_xml, select_intent
 
 
 @click.command(epilog="Example: gitai select INT-001")
@@ -15,12 +16,6 @@ from gitai.errors import EXIT_OK
 @json_option
 def select(intent_id: str, as_json: bool) -> int:
     """Make INTENT_ID the active intent of this worktree; print its <intent_context>."""
-    from gitai.intents.selection import (
-        intent_context,
-        intent_context_xml,
-        select_intent,
-    )
-
     lay = layout()
     chosen = select_intent(lay, intent_id)
     if chosen.status_changed and not chosen.status_written:
@@ -43,8 +38,6 @@ def select(intent_id: str, as_json: bool) -> int:
 @json_option
 def clear(as_json: bool) -> int:
     """Leave this worktree with no active intent."""
-    from gitai.intents.selection import clear_intent
-
     previous = clear_intent(layout())
     if os.environ.get("GITAI_INTENT", "").strip():
         click.echo("gitai: warning: GITAI_INTENT is set and still applies in this process", err=True)

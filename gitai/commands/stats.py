@@ -6,6 +6,8 @@ import click
 
 from gitai.commands.output import emit_json, json_option, reader_layout
 from gitai.errors import EXIT_OK
+from gitai.trace.stats import TYPES, compute_stats
+from gitai.util.text import NO_INTENT
 
 
 def _share(value: float | None) -> str:
@@ -20,9 +22,6 @@ def _share(value: float | None) -> str:
 def stats_cmd(rev: str | None, by: str, as_json: bool) -> int:
     """Lines added by ai / mixed (an agent's line a person changed) / human / unknown, over REV (one
     commit), A..B (a range) or the whole current branch; AI share and accepted-as-written share."""
-    from gitai.trace.stats import TYPES, compute_stats
-    from gitai.util.text import NO_INTENT
-
     result = compute_stats(reader_layout(), rev, by)
     if as_json:
         emit_json(result.to_json())

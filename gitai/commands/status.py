@@ -8,17 +8,16 @@ import click
 
 from gitai.commands.output import emit_json, json_option, layout
 from gitai.errors import EXIT_OK
+from gitai.gate.check import check_paths, staged_paths
+from gitai.gate.policy import load_policy
+from gitai.intents.active import active_intent
+from gitai.util.text import display_path, printable
 
 
 @click.command(epilog="Example: gitai status")
 @json_option
 def status(as_json: bool) -> int:
     """Active intent, and the staged paths in and out of its scope."""
-    from gitai.gate.check import check_paths, staged_paths
-    from gitai.gate.policy import load_policy
-    from gitai.intents.active import active_intent
-    from gitai.util.text import display_path, printable
-
     lay = layout()
     active = active_intent(lay)
     paths = staged_paths(lay)

@@ -6,6 +6,7 @@ import click
 
 from gitai.commands.output import emit_json, json_option, layout
 from gitai.errors import EXIT_OK
+from gitai.trace.sync import sync as run_sync
 
 
 @click.command(epilog="Example: gitai sync origin")
@@ -13,8 +14,6 @@ from gitai.errors import EXIT_OK
 @json_option
 def sync(remote: str, as_json: bool) -> int:
     """Fetch, merge and push refs/notes/gitai with REMOTE, losing no record of either side."""
-    from gitai.trace.sync import sync as run_sync
-
     result = run_sync(layout(), remote)
     if as_json:
         emit_json(result.to_json())

@@ -6,6 +6,8 @@ import click
 
 from gitai.commands.output import emit_json, json_option, layout, reader_layout
 from gitai.errors import EXIT_OK, EXIT_PROBLEM
+from gitai.trace.audit import rebuild, recover, verify
+from gitai.trace.travel import missing_record_advice
 
 
 @click.group(epilog="Example: gitai trace verify")
@@ -18,9 +20,6 @@ def trace() -> None:
 @json_option
 def trace_verify(list_missing: bool, as_json: bool) -> int:
     """Recompute every range hash from git and compare notes with the ledger (exit 1 on mismatch)."""
-    from gitai.trace.audit import verify
-    from gitai.trace.travel import missing_record_advice
-
     lay = reader_layout()
     result = verify(lay)
     if as_json:
@@ -46,8 +45,6 @@ def trace_verify(list_missing: bool, as_json: bool) -> int:
 @json_option
 def trace_rebuild(force: bool, as_json: bool) -> int:
     """Regenerate the ledger from the notes (refuses to drop a record only the ledger holds)."""
-    from gitai.trace.audit import rebuild
-
     lay = layout()
     count = rebuild(lay, force)
     if as_json:
@@ -61,8 +58,6 @@ def trace_rebuild(force: bool, as_json: bool) -> int:
 @json_option
 def trace_recover(as_json: bool) -> int:
     """Put back into the notes the records only the ledger or the notes reflog still hold."""
-    from gitai.trace.audit import recover
-
     result = recover(layout())
     if as_json:
         emit_json(result.to_json())

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import subprocess
 
+from gitai.git.runner import run_git
+
 TYPE_CHECKING = False  # objects.py is on the post-commit hook's path
 if TYPE_CHECKING:
     from collections.abc import Iterator
-
-from gitai.git.runner import run_git
 
 EMPTY_TREES = {40: "4b825dc642cb6eb9a060e54bf8d69288fbee4904",
                64: "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321"}  # SHA-1, SHA-256

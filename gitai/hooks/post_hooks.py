@@ -12,17 +12,8 @@ from gitai.intents.active import active_intent
 from gitai.layout import Layout
 from gitai.recording import trace_commit
 from gitai.trace.contributor import detect_contributor
-from gitai.trace.record import (
-    Contributor,
-    Record,
-    attribution_of,
-    contributors,
-    intent_of,
-    intent_source_of,
-    own_records,
-)
+from gitai.trace.record import Contributor, TraceRecord, own_records
 from gitai.trace.store import read_note
-
 
 
 def _contributor(layout: Layout) -> Contributor:
@@ -135,21 +126,21 @@ def after_rewrite(layout: Layout, kind: str, rewritten: str) -> None:
             if own_records(read_note(layout.root, new), new):
                 continue  # traced already (e.g. by post-commit when no reflog told it of the amend)
             old_records = [r for old in olds for r in own_records(read_note(layout.root, old), old)]
-            old = next((r for r in old_records if intent_of(r)), None)
+            old = next((r for r in old_records if r.intent), None)
             # A rebase replays the old commits' lines: they keep their contributor (per line, by content,
             # when the old records have line-level attribution). An amend is new work: this worktree's
             # checkpoints still apply to it.
-            line_level = any(attribution_of(r) in ("checkpoints", "carried") for r in old_records)
+            line_level = any(r.attribution in ("checkpoints", "carried") for r in old_records)
             contributor = (kind == "rebase" and not line_level and _recorded_contributor(old_records)) or _contributor(layout)
             carry = {"old_records": old_records, "use_checkpoints": kind == "amend"}
             if old is not None:  # the old record's intent, as declared (or inferred) there
-                trace_commit(layout, reader, new, intent_of(old), contributor, {"rewritten_from": olds},
-                             intent_source_of(old) or "active", **carry)  # type: ignore[arg-type]
+                trace_commit(layout, reader, new, old.intent, contributor, {"rewritten_from": olds},
+                             old.intent_source or "active", **carry)  # type: ignore[arg-type]
             else:
                 trace_commit(layout, reader, new, _active_id(layout), contributor, {"rewritten_from": olds},
                              **carry)  # type: ignore[arg-type]
 
 
-def _recorded_contributor(records: list[Record]) -> Contributor | None:
-    found = [c for record in records for c in contributors(record)]
+def _recorded_contributor(records: list[TraceRecord]) -> Contributor | None:
+    found = [c for record in records for c in record.contributors]
     return dict(found[0]) if found else None  # type: ignore[return-value]

@@ -104,7 +104,7 @@ def load_catalogue(path: str | Path, root: str | Path | None = None) -> Catalogu
     try:
         text = path.read_bytes().decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise GitaiError(f"{_where(path, None, root)}: not UTF-8 text ({exc.reason} at byte {exc.start})")
+        raise GitaiError(f"{_where(path, None, root)}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     loader = _Loader(text)
     try:
         _check_depth(text, shown)
@@ -117,9 +117,9 @@ def load_catalogue(path: str | Path, root: str | Path | None = None) -> Catalogu
         context = ""
         if exc.context and exc.context_mark and exc.problem_mark and exc.context_mark.line != exc.problem_mark.line:
             context = f" ({exc.context} started at line {exc.context_mark.line + 1})"
-        raise GitaiError(f"{shown}{line}: malformed YAML: {exc.problem or exc.context}{context}")
+        raise GitaiError(f"{shown}{line}: malformed YAML: {exc.problem or exc.context}{context}") from None
     except yaml.YAMLError as exc:
-        raise GitaiError(f"{_where(path, None, root)}: malformed YAML: {exc}")
+        raise GitaiError(f"{_where(path, None, root)}: malformed YAML: {exc}") from None
     finally:
         loader.dispose()
     return _validate(path, root, node, data)
@@ -257,7 +257,7 @@ def _validate_intent(entry: Any, node: yaml.Node | None, fail: Any) -> Intent:
             patterns += compile_pattern(pattern) is not None
         except PatternError as exc:
             where = pattern_nodes[index] if index < len(pattern_nodes) else scope_node
-            raise fail(where, f"{label} 'owned_scope': {exc}")
+            raise fail(where, f"{label} 'owned_scope': {exc}") from None
     if not patterns:  # [] or only blank / comment entries: owns nothing
         raise fail(scope_node, f"{label} 'owned_scope' is empty: an intent must own at least one pattern "
                                "(blank and '#' comment entries do not count)")

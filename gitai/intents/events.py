@@ -46,6 +46,6 @@ def record_event(layout: Layout, event: str, strict: bool = False, **fields: obj
     try:
         layout.ensure_local_dir()
         append_lines(layout.events, [dumps(entry)])
-    except Exception:  # noqa: BLE001 - a log must never break the hook that writes it
+    except Exception:
         if strict:
             raise

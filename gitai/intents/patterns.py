@@ -43,7 +43,7 @@ def compile_pattern(pattern: str, anchors: bool = False) -> CompiledPattern | No
         raise PatternError(f"{pattern!r} climbs out of the repository ('..' is not allowed)")
     try:
         regex, include = GitIgnoreSpecPattern.pattern_to_regex(pattern)
-    except Exception as exc:  # pathspec raises its own error types per version
+    except Exception as exc:  # noqa: BLE001 - pathspec raises its own error types per version
         raise PatternError(f"{pattern!r} is not a valid glob ({exc})") from None
     if regex is None:
         raise PatternError(f"{pattern!r} is not a valid glob (unbalanced '[' or similar)")

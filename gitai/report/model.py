@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from collections.abc import Iterator
 from typing import Any
 
 from gitai import __version__
@@ -24,25 +24,14 @@ from gitai.git.runner import git_process, head_commit, split_z
 from gitai.layout import Layout
 from gitai.trace.notes_reader import each_note
 from gitai.trace.record import (
+    TraceRecord,
     choose_record,
-    classification_of,
     conversation_contributor,
     conversation_ranges,
     conversation_url,
     conversations_of,
-    deleted_paths,
-    file_entries,
-    file_meta,
-    intent_of,
-    intent_of_file,
-    intent_source_of,
-    is_backfilled,
     own_records,
     range_lines,
-    record_id,
-    recorded_at,
-    revision,
-    tool_version,
 )
 from gitai.util.files import LARGE_FILE, is_binary
 from gitai.util.jsonl import read_jsonl
@@ -221,7 +210,7 @@ def build_tables(layout: Layout, only: set[str] | None = None) -> Tables:
                 continue
             info = commit_info(reader, commit)
             kept = choose_record(own_records(records, commit))  # one record per commit, as every reader counts
-            for record in [r for r in records if r is kept or revision(r) != commit]:
+            for record in [r for r in records if r is kept or r.revision != commit]:
                 _add_record(tables, repo_id, commit, record, commit in reachable,
                             _rfc3339(info.time) if info else None, info.subject if info else None,
                             int(info is not None and info.parents > 1))
@@ -232,15 +221,15 @@ def build_tables(layout: Layout, only: set[str] | None = None) -> Tables:
     return tables
 
 
-def _add_record(tables: Tables, repo_id: str, commit: str, record: dict[str, Any], reachable: bool,
+def _add_record(tables: Tables, repo_id: str, commit: str, record: TraceRecord, reachable: bool,
                 committed_at: str | None, subject: str | None, is_merge: int) -> None:
-    rid = record_id(record)
+    rid = record.id
     tables.rows["commits"].append((
-        repo_id, commit, rid, revision(record), int(revision(record) != commit), int(reachable), committed_at,
-        subject, is_merge, intent_of(record), _text(classification_of(record)), int(is_backfilled(record)),
-        recorded_at(record), tool_version(record), intent_source_of(record)))
-    meta = file_meta(record)
-    for entry in file_entries(record):
+        repo_id, commit, rid, record.revision, int(record.revision != commit), int(reachable), committed_at,
+        subject, is_merge, record.intent, _text(record.classification), int(record.is_backfilled),
+        record.recorded_at, record.tool_version, record.intent_source))
+    meta = record.file_meta
+    for entry in record.file_entries:
         path = entry["path"]
         info = meta.get(path, {})
         total = 0
@@ -257,10 +246,10 @@ def _add_record(tables: Tables, repo_id: str, commit: str, record: dict[str, Any
             total += lines
         tables.rows["files"].append((repo_id, commit, rid, path, "changed", _text(info.get("classification")),
                                      _text(info.get("language")), _text(info.get("content")),
-                                     _text(info.get("renamed_from")), total, intent_of_file(record, path)))
-    for path in deleted_paths(record):
+                                     _text(info.get("renamed_from")), total, record.intent_of_file(path)))
+    for path in record.deleted:
         tables.rows["files"].append((repo_id, commit, rid, path, "deleted", None, None, None, None, 0,
-                                     intent_of(record)))
+                                     record.intent))
 
 
 def _add_intents(tables: Tables, layout: Layout, repo_id: str) -> None:

@@ -15,9 +15,8 @@ import os
 import sys
 from dataclasses import dataclass, field
 
-from gitai.layout import ORCHESTRATION, Layout
-
 from gitai.agents.hosts import GIT_HOOK_FRAMEWORK_CONFIGS, HOSTS, user_controls
+from gitai.layout import ORCHESTRATION, Layout
 
 # Hook configs of the agent hosts (their hooks are the agent's gate): in a worktree, the whole
 # directory of each (`.claude/`, `.github/hooks/`); in HOME, the files themselves.

@@ -977,7 +977,7 @@ def _set(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
     return [walk.tables.markers[node.kind_id], *members, _CLOSE]
 
 
-# --- Mis-parses and token-level spellings (issue 13): each handler writes what the language means.
+# --- Mis-parses and token-level spellings: each handler writes what the language means.
 
 def _rebuilt(node: Node, walk: _Walk, replaced: dict[int, list[bytes]]) -> list[bytes]:
     """`node`'s tokens as the walk writes them, with the children in `replaced` (by id) written as given."""
@@ -1314,7 +1314,7 @@ _HANDLERS: dict[str, Handler] = {
     "python_union": _python_union,
     "js_string": _js_string, "js_number": _js_number, "js_logical": _js_logical, "single_parameter": _single_parameter,
     "leading_pipe": _leading_pipe, "rust_block": _rust_block, "rust_statement": _rust_statement, "empty": _empty, "set": _set,
-    # issue 13, mis-parses and token-level spellings
+    # mis-parses and token-level spellings
     "ts_binary": _ts_binary, "ts_cast_precedence": _ts_cast_precedence, "ts_prefix_callee": _ts_prefix_callee,
     "ts_generic_list": _ts_generic_list, "js_regex_flags": _js_regex_flags, "js_new": _js_new,
     "rust_token_tree": _rust_token_tree, "rust_string": _rust_string,

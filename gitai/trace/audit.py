@@ -33,19 +33,14 @@ from gitai.trace.notes_reader import (
     notes_of,
 )
 from gitai.trace.record import (
-    Record,
+    TraceRecord,
     choose_record,
-    file_entries,
     file_ranges_of,
-    is_record,
-    load_record,
     own_records,
-    record_id,
-    revision,
 )
 from gitai.trace.store import note_body, trace_lock
 from gitai.util.files import LARGE_FILE, write_atomic
-from gitai.util.jsonl import append_lines, dumps, iter_jsonl, read_jsonl
+from gitai.util.jsonl import append_lines, iter_jsonl, read_jsonl
 from gitai.util.lines import content_hash, split_lines, whole_file_hash
 
 COMMIT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
@@ -82,8 +77,8 @@ class VerifyResult:
                 "missing_commits": self.missing, "orphaned": self.orphaned, "problems": [p.to_json() for p in self.problems]}
 
 
-def _check_ranges(reader: ObjectReader, commit_id: str, record: Record, result: VerifyResult) -> None:
-    for entry in file_entries(record):
+def _check_ranges(reader: ObjectReader, commit_id: str, record: TraceRecord, result: VerifyResult) -> None:
+    for entry in record.file_entries:
         path = entry["path"]
         ranges = file_ranges_of(entry)
         if not ranges:
@@ -134,19 +129,19 @@ def verify(layout: Layout) -> VerifyResult:
                     "bad_record", f"{malformed} malformed record line(s) in the note (not read; "
                     "'gitai trace recover' restores records the ledger or the notes reflog still hold)", commit_id))
             own = own_records(records, commit_id)
-            if len({record_id(r) for r in own}) > 1:
+            if len({r.id for r in own}) > 1:
                 result.problems.append(Problem(
                     "duplicate_record", f"{len(own)} records for one commit (two clones traced it); "
                     "'gitai trace rebuild' or 'gitai sync' keeps one", commit_id))
             for record in records:
                 result.records += 1
-                if revision(record) != commit_id:
+                if record.revision != commit_id:
                     result.problems.append(Problem(
                         "stale_note",
-                        f"note holds the record of {revision(record)} (copied by a rewrite); run 'gitai backfill'",
+                        f"note holds the record of {record.revision} (copied by a rewrite); run 'gitai backfill'",
                         commit_id))
                     continue
-                note_records[record_id(record)] = _digest(record)
+                note_records[record.id] = _digest(record)
                 if exists:
                     _check_ranges(reader, commit_id, record, result)
     _check_ledger(layout, note_records, result)
@@ -154,8 +149,8 @@ def verify(layout: Layout) -> VerifyResult:
     return result
 
 
-def _digest(record: Record) -> bytes:
-    return hashlib.sha256(dumps(record).encode("utf-8", "surrogatepass")).digest()
+def _digest(record: TraceRecord) -> bytes:
+    return hashlib.sha256(record.dumps().encode("utf-8", "surrogatepass")).digest()
 
 
 def _check_ledger(layout: Layout, note_records: dict[str, bytes], result: VerifyResult) -> None:
@@ -175,25 +170,26 @@ def _check_ledger(layout: Layout, note_records: dict[str, bytes], result: Verify
     except FileNotFoundError:
         pass
     seen: set[str] = set()
-    for number, record, reason in iter_jsonl(layout.ledger):
-        if record is None:
+    for number, value, reason in iter_jsonl(layout.ledger):
+        if value is None:
             result.problems.append(Problem("ledger_line", f"ledger line {number}: {reason}", line=number))
             continue
         result.ledger_lines += 1
-        if not is_record(record):
+        record = TraceRecord.parse(value)
+        if record is None:
             result.problems.append(Problem("ledger_line", f"ledger line {number}: not a valid record", line=number))
             continue
-        rid = record_id(record)
+        rid = record.id
         if rid in seen:
             result.problems.append(Problem("ledger_duplicate", f"record {rid} appears twice; run 'gitai trace rebuild'",
                                            line=number))
         seen.add(rid)
         if rid not in note_records:
             result.problems.append(Problem("ledger_only", f"record {rid} is in the ledger but in no note; "
-                                           "run 'gitai trace recover' to put it back", revision(record), number))
+                                           "run 'gitai trace recover' to put it back", record.revision, number))
         elif _digest(record) != note_records[rid]:
             result.problems.append(Problem("ledger_differs", f"record {rid} differs from its note; "
-                                           "run 'gitai trace rebuild'", revision(record), number))
+                                           "run 'gitai trace rebuild'", record.revision, number))
     for rid in note_records.keys() - seen:
         result.problems.append(Problem("note_only", f"record {rid} is missing from the ledger; run 'gitai trace recover'"))
 
@@ -204,22 +200,23 @@ def _reachable(layout: Layout) -> list[str]:
     return proc.stdout.decode().split() if proc.returncode == 0 else []
 
 
-def _note_records(layout: Layout) -> list[Record]:
+def _note_records(layout: Layout) -> list[TraceRecord]:
     """Each distinct record of the notes at its own revision (a duplicated note line counts once)."""
-    unique: dict[str, Record] = {}
+    unique: dict[str, TraceRecord] = {}
     for commit_id, records in all_notes(layout).items():
         for record in records:
-            if revision(record) == commit_id:
-                unique.setdefault(record_id(record), record)
+            if record.revision == commit_id:
+                unique.setdefault(record.id, record)
     return list(unique.values())
 
 
-def ledger_only_records(layout: Layout, note_ids: set[str]) -> list[Record]:
+def ledger_only_records(layout: Layout, note_ids: set[str]) -> list[TraceRecord]:
     """Valid ledger records that no note holds (each once)."""
-    found: dict[str, Record] = {}
-    for _, record in read_jsonl(layout.ledger).records:
-        if is_record(record) and record_id(record) not in note_ids:
-            found.setdefault(record_id(record), record)
+    found: dict[str, TraceRecord] = {}
+    for _, value in read_jsonl(layout.ledger).records:
+        record = TraceRecord.parse(value)
+        if record is not None and record.id not in note_ids:
+            found.setdefault(record.id, record)
     return list(found.values())
 
 
@@ -228,21 +225,21 @@ def rebuild(layout: Layout, force: bool = False) -> int:
     the ledger holds records no note has (their last copy), unless `force`."""
     layout.guard(layout.ledger)
     with trace_lock(layout):
-        duplicates = {record_id(r) for r in remove_duplicates(layout, ledger=False)}
+        duplicates = {r.id for r in remove_duplicates(layout, ledger=False)}
         records = _note_records(layout)
-        lost = [r for r in ledger_only_records(layout, {record_id(r) for r in records})
-                if record_id(r) not in duplicates]
+        lost = [r for r in ledger_only_records(layout, {r.id for r in records})
+                if r.id not in duplicates]
         if lost and not force:
-            raise GitaiError(f"the ledger holds {len(lost)} record(s) that no note has (e.g. {record_id(lost[0])}); "
+            raise GitaiError(f"the ledger holds {len(lost)} record(s) that no note has (e.g. {lost[0].id}); "
                              "run 'gitai trace recover' to put them back into the notes first, or "
                              "'gitai trace rebuild --force' to drop them")
         order = {sha: n for n, sha in enumerate(_commit_order(layout))}
-        records.sort(key=lambda r: (r.get("timestamp", ""), order.get(revision(r), len(order)), record_id(r)))
-        write_atomic(layout.ledger, "".join(dumps(r) + "\n" for r in records))
+        records.sort(key=lambda r: (r.recorded_at, order.get(r.revision, len(order)), r.id))
+        write_atomic(layout.ledger, "".join(r.dumps() + "\n" for r in records))
     return len(records)
 
 
-def remove_duplicates(layout: Layout, commits: set[str] | None = None, ledger: bool = True) -> list[Record]:
+def remove_duplicates(layout: Layout, commits: set[str] | None = None, ledger: bool = True) -> list[TraceRecord]:
     """Keep one record per commit (`record.choose_record`: the one made at commit time over a
     backfilled or inferred one, then the earliest) in the notes of `commits` (None: every note);
     a note's copies of other commits' records stay. The others leave the notes in one notes
@@ -250,21 +247,21 @@ def remove_duplicates(layout: Layout, commits: set[str] | None = None, ledger: b
     trace lock."""
     notes = each_note(layout) if commits is None else iter(sorted(notes_of(layout, sorted(commits)).items()))
     rewritten: list[tuple[str, bytes]] = []
-    removed: list[Record] = []
+    removed: list[TraceRecord] = []
     kept_ids: set[str] = set()
     for commit_id, records in notes:
         own = own_records(records, commit_id)
         keep = choose_record(own)
-        if keep is None or len({record_id(r) for r in own}) < 2:
+        if keep is None or len({r.id for r in own}) < 2:
             continue
-        kept_ids.add(record_id(keep))
-        removed += [r for r in own if record_id(r) != record_id(keep)]
-        body = [r for r in records if revision(r) != commit_id] + [keep]
+        kept_ids.add(keep.id)
+        removed += [r for r in own if r.id != keep.id]
+        body = [r for r in records if r.revision != commit_id] + [keep]
         rewritten.append((commit_id, note_body(body).encode("utf-8")))
     if rewritten:
         write_notes(layout.root, NOTES_REF, rewritten, "Duplicate records removed by gitai (one record per commit)")
         if ledger:
-            _drop_from_ledger(layout, {record_id(r) for r in removed} - kept_ids)
+            _drop_from_ledger(layout, {r.id for r in removed} - kept_ids)
     return removed
 
 
@@ -276,8 +273,8 @@ def _drop_from_ledger(layout: Layout, ids: set[str]) -> None:
     kept: list[str] = []
     with open(layout.ledger, encoding="utf-8", errors="surrogateescape", newline="") as handle:
         for line in handle:
-            record = load_record(line)
-            if record is None or record_id(record) not in ids:
+            record = TraceRecord.load(line)
+            if record is None or record.id not in ids:
                 kept.append(line)
     write_atomic(layout.ledger, "".join(kept))
 
@@ -307,42 +304,42 @@ def recover(layout: Layout) -> RecoverResult:
     result = RecoverResult()
     with trace_lock(layout):
         current = all_notes(layout)
-        note_ids = {record_id(r) for records in current.values() for r in records}
-        candidates: dict[str, Record] = {}
+        note_ids = {r.id for records in current.values() for r in records}
+        candidates: dict[str, TraceRecord] = {}
         for record in ledger_only_records(layout, note_ids):
-            candidates[record_id(record)] = record
+            candidates[record.id] = record
         traced = {commit_id for commit_id, records in current.items() if own_records(records, commit_id)}
         in_ledger_only = set(candidates)
         for notes_commit in _notes_reflog(layout):
             for commit_id, records in notes_at(layout, notes_commit).items():
                 for record in own_records(records, commit_id):
-                    if record_id(record) not in note_ids:
-                        candidates.setdefault(record_id(record), record)
-        restore: dict[str, list[Record]] = {}
+                    if record.id not in note_ids:
+                        candidates.setdefault(record.id, record)
+        restore: dict[str, list[TraceRecord]] = {}
         with ObjectReader(layout.root) as reader:
             for record in candidates.values():
-                if not COMMIT_ID.fullmatch(revision(record)):
+                if not COMMIT_ID.fullmatch(record.revision):
                     continue  # a ledger line's revision is text: never let it reach cat-file as an expression
-                if revision(record) in traced:
+                if record.revision in traced:
                     continue  # the commit has its record (one per commit: a removed duplicate stays removed)
                 try:
-                    reader.read_at_most(revision(record), 0)  # the commit must still exist
+                    reader.read_at_most(record.revision, 0)  # the commit must still exist
                 except KeyError:
-                    result.unrestorable += record_id(record) in in_ledger_only
+                    result.unrestorable += record.id in in_ledger_only
                     continue
-                restore.setdefault(revision(record), []).append(record)
-                result.from_reflog += record_id(record) not in in_ledger_only
+                restore.setdefault(record.revision, []).append(record)
+                result.from_reflog += record.id not in in_ledger_only
         for commit_id, records in restore.items():
             kept = current.get(commit_id, [])
-            records.sort(key=lambda r: (r.get("timestamp", ""), record_id(r)))
+            records.sort(key=lambda r: (r.recorded_at, r.id))
             add_note(layout.root, NOTES_REF, commit_id, note_body(kept + records).encode("utf-8"))
-            result.to_notes.extend(record_id(r) for r in records)
-        in_ledger = {record_id(r) for _, r in read_jsonl(layout.ledger).records}
-        missing = [r for r in _note_records(layout) if record_id(r) not in in_ledger]
-        missing.sort(key=lambda r: (r.get("timestamp", ""), record_id(r)))
+            result.to_notes.extend(r.id for r in records)
+        in_ledger = {value.get("id") for _, value in read_jsonl(layout.ledger).records if isinstance(value, dict)}
+        missing = [r for r in _note_records(layout) if r.id not in in_ledger]
+        missing.sort(key=lambda r: (r.recorded_at, r.id))
         if missing:
             layout.ensure_local_dir()
-            append_lines(layout.ledger, [dumps(r) for r in missing])
+            append_lines(layout.ledger, [r.dumps() for r in missing])
         result.to_ledger = len(missing)
     return result
 

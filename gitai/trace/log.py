@@ -13,34 +13,18 @@ from gitai.layout import NOTES_REF, Layout
 from gitai.trace.notes_reader import read_records
 from gitai.trace.record import (
     Range,
-    Record,
-    attribution_of,
-    classification_of,
-    contributors,
+    TraceRecord,
     conversation_contributor,
     conversation_session,
-    deleted_paths,
-    file_entries,
-    file_intents,
-    file_meta,
     file_ranges_of,
-    intent_of,
-    intent_of_any,
-    intent_of_file,
-    intent_source_of,
-    intent_verified,
-    is_inferred,
     own_records,
     range_lines,
-    record_id,
-    revision,
-    rewritten_from,
 )
 from gitai.trace.store import read_note
 from gitai.util.text import NO_INTENT, display_path
 
 
-def commit_records(layout: Layout, rev: str) -> tuple[str, list[Record]]:
+def commit_records(layout: Layout, rev: str) -> tuple[str, list[TraceRecord]]:
     """The commit id and its own records (a note copied from another commit does not count)."""
     sha = verify_commit(layout.root, rev)
     return sha, own_records(read_note(layout.root, sha), sha)
@@ -127,22 +111,22 @@ def traced_log(layout: Layout, intent_id: str | None = None, rev: str = "HEAD", 
     return entries
 
 
-def _entry(record: Record, sha: str, commit_time: str, subject: str, merge: bool, where: LogFilter) -> LogEntry | None:
+def _entry(record: TraceRecord, sha: str, commit_time: str, subject: str, merge: bool, where: LogFilter) -> LogEntry | None:
     """The log entry of one record, or None when the filter leaves it out."""
-    if where.declared_only and is_inferred(record):
+    if where.declared_only and record.is_inferred:
         return None
-    if where.intent_id is not None and where.intent_id not in intent_of_any(record):
+    if where.intent_id is not None and where.intent_id not in record.intents:
         return None
-    files = [entry["path"] for entry in file_entries(record)
-             if where.intent_id is None or intent_of_file(record, entry["path"]) == where.intent_id]
-    if where.intent_id is None or intent_of(record) == where.intent_id:
-        files += deleted_paths(record)
+    files = [entry["path"] for entry in record.file_entries
+             if where.intent_id is None or record.intent_of_file(entry["path"]) == where.intent_id]
+    if where.intent_id is None or record.intent == where.intent_id:
+        files += record.deleted
     if not where.touches(files):
         return None
     when = datetime.fromtimestamp(int(commit_time), timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    lines = sum(range_lines(r) for e in file_entries(record) for r in file_ranges_of(e))
-    return LogEntry(sha, when, subject, intent_of(record), classification_of(record), files,
-                    intent_source_of(record), file_intents(record), merge, lines, len(deleted_paths(record)))
+    lines = sum(range_lines(r) for e in record.file_entries for r in file_ranges_of(e))
+    return LogEntry(sha, when, subject, record.intent, record.classification, files,
+                    record.intent_source, record.file_intents, merge, lines, len(record.deleted))
 
 
 def _spans(ranges: list[Range]) -> str:
@@ -150,27 +134,27 @@ def _spans(ranges: list[Range]) -> str:
                      else str(r["start_line"]) for r in ranges)
 
 
-def describe_record(record: Record) -> list[str]:
+def describe_record(record: TraceRecord) -> list[str]:
     """Human lines for `gitai show`."""
-    source = intent_source_of(record)
-    unverified = "" if intent_verified(record) else "  (unverified: the intent does not own every path of the commit)"
-    lines = [f"commit {revision(record)}", f"intent:  {intent_of(record) or NO_INTENT}"
+    source = record.intent_source
+    unverified = "" if record.intent_verified else "  (unverified: the intent does not own every path of the commit)"
+    lines = [f"commit {record.revision}", f"intent:  {record.intent or NO_INTENT}"
              + (f" ({source}{', inferred' if source == 'scope' else ''})" if source else "") + unverified]
-    per_file = file_intents(record)
-    if classification_of(record):
-        lines.append(f"class:   {classification_of(record)}")
-    who = contributors(record)
+    per_file = record.file_intents
+    if record.classification:
+        lines.append(f"class:   {record.classification}")
+    who = record.contributors
     if who:
         types = sorted({c.get("type", "") for c in who} - {""})
         models = sorted({c.get("model_id", "") for c in who} - {""})
         lines.append(f"by:      {', '.join(types)}" + (f" ({', '.join(models)})" if models else ""))
-    if attribution_of(record):
-        lines.append(f"lines:   attributed from {attribution_of(record)}")
-    if rewritten_from(record):
-        lines.append(f"from:    {', '.join(c[:12] for c in rewritten_from(record))} (rewritten)")
-    lines.append(f"record:  {record_id(record)} at {record.get('timestamp', '')}")
-    files = file_meta(record)
-    for entry in file_entries(record):
+    if record.attribution:
+        lines.append(f"lines:   attributed from {record.attribution}")
+    if record.rewritten_from:
+        lines.append(f"from:    {', '.join(c[:12] for c in record.rewritten_from)} (rewritten)")
+    lines.append(f"record:  {record.id} at {record.recorded_at}")
+    files = record.file_meta
+    for entry in record.file_entries:
         spans = _spans(file_ranges_of(entry))
         info = files.get(entry["path"], {})
         tags = [str(info[k]) for k in ("classification", "content") if info.get(k)]
@@ -190,6 +174,6 @@ def describe_record(record: Record) -> list[str]:
         for definition in info.get("definitions", []):
             if definition.get("status") != "unchanged":
                 lines.append(f"      {definition.get('status', ''):<9} {definition.get('kind', '')} {definition.get('name', '')}")
-    for path in deleted_paths(record):
+    for path in record.deleted:
         lines.append(f"  {display_path(path)}: deleted")
     return lines

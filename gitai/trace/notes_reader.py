@@ -13,20 +13,20 @@ from gitai.git.notes import list_notes
 from gitai.git.objects import ObjectReader
 from gitai.git.runner import git_process, split_z
 from gitai.layout import NOTES_REF, Layout
-from gitai.trace.record import MAX_NOTE_BYTES, Record, split_note
+from gitai.trace.record import MAX_NOTE_BYTES, TraceRecord, split_note
 
 
-def all_notes(layout: Layout) -> dict[str, list[Record]]:
+def all_notes(layout: Layout) -> dict[str, list[TraceRecord]]:
     """Every annotated commit -> the well-formed records of its note."""
     return {commit: records for commit, (records, _) in all_notes_checked(layout).items()}
 
 
-def all_notes_checked(layout: Layout) -> dict[str, tuple[list[Record], int]]:
+def all_notes_checked(layout: Layout) -> dict[str, tuple[list[TraceRecord], int]]:
     """Every annotated commit -> its well-formed records and the number of malformed lines."""
     return _read_blobs(layout, [(commit, blob) for blob, commit in list_notes(layout.root, NOTES_REF)])
 
 
-def notes_of(layout: Layout, commits: list[str]) -> dict[str, list[Record]]:
+def notes_of(layout: Layout, commits: list[str]) -> dict[str, list[TraceRecord]]:
     """The records of these commits' notes only (a backfill of a range on a long trace reads that
     range's notes, not every one)."""
     wanted = set(commits)
@@ -34,14 +34,14 @@ def notes_of(layout: Layout, commits: list[str]) -> dict[str, list[Record]]:
     return {commit: records for commit, (records, _) in _read_blobs(layout, pairs).items()}
 
 
-def each_note(layout: Layout) -> Iterator[tuple[str, list[Record]]]:
+def each_note(layout: Layout) -> Iterator[tuple[str, list[TraceRecord]]]:
     """Every annotated commit (in commit id order) and the well-formed records of its note, read
     one note at a time: a reader of a long trace never holds every record."""
     for commit, records, _ in each_note_checked(layout):
         yield commit, records
 
 
-def each_note_checked(layout: Layout) -> Iterator[tuple[str, list[Record], int]]:
+def each_note_checked(layout: Layout) -> Iterator[tuple[str, list[TraceRecord], int]]:
     """As each_note, with the number of malformed lines of each note."""
     pairs = sorted((commit, blob) for blob, commit in list_notes(layout.root, NOTES_REF))
     if not pairs:
@@ -52,7 +52,7 @@ def each_note_checked(layout: Layout) -> Iterator[tuple[str, list[Record], int]]
             yield commit, records, malformed
 
 
-def notes_at(layout: Layout, notes_commit: str) -> dict[str, list[Record]]:
+def notes_at(layout: Layout, notes_commit: str) -> dict[str, list[TraceRecord]]:
     """The records a past state of the notes ref held (a commit of its reflog)."""
     out = git_process(["ls-tree", "-r", "-z", "--end-of-options", notes_commit], layout.root)
     pairs = []
@@ -64,7 +64,7 @@ def notes_at(layout: Layout, notes_commit: str) -> dict[str, list[Record]]:
     return {commit: records for commit, (records, _) in _read_blobs(layout, pairs).items()}
 
 
-def read_records(reader: ObjectReader, blob: str) -> tuple[list[Record], int]:
+def read_records(reader: ObjectReader, blob: str) -> tuple[list[TraceRecord], int]:
     """The well-formed records of one note blob and the number of malformed lines (a huge or
     missing note is not read, only reported as one malformed line)."""
     try:
@@ -74,8 +74,8 @@ def read_records(reader: ObjectReader, blob: str) -> tuple[list[Record], int]:
     return ([], 1) if data is None else split_note(data.decode("utf-8", "replace"))
 
 
-def _read_blobs(layout: Layout, pairs: list[tuple[str, str]]) -> dict[str, tuple[list[Record], int]]:
-    notes: dict[str, tuple[list[Record], int]] = {}
+def _read_blobs(layout: Layout, pairs: list[tuple[str, str]]) -> dict[str, tuple[list[TraceRecord], int]]:
+    notes: dict[str, tuple[list[TraceRecord], int]] = {}
     if not pairs:
         return notes
     with ObjectReader(layout.root) as reader:

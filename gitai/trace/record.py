@@ -1,12 +1,12 @@
 """The trace record: its shape, the one reader of its fields, its validation, and how one is built.
 
-A record is an Agent Trace 0.1.0 object (strict form; docs/trace-format.md), kept as plain JSON
-data: a note body line and a ledger line are the same bytes. Everything else in gitai reads a
-record through the accessors here (`revision`, `gitai_meta`, `intent_of`, ...), never by
-reaching into nested dicts, and every record read from a note or the ledger passes `is_record`
-first: notes arrive from other clones, so their content is untrusted. Records are built in compact
-form (`compact`: no value a reader can put back); the accessors read it and the verbose form of
-earlier versions alike.
+A record is an Agent Trace 0.1.0 object (strict form; docs/trace-format.md). `TraceRecord` wraps
+its JSON data as it is, so a note body line and a ledger line are the same bytes they always were;
+everything else in gitai reads a record through its properties (`revision`, `intent`,
+`file_meta`, ...), never by reaching into nested dicts, and every record read from a note or the
+ledger comes through `TraceRecord.parse` first: notes arrive from other clones, so their content
+is untrusted. Records are built in compact form (`compact`: no value a reader can put back); the
+properties read it and the verbose form of earlier versions alike.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import Any, TypedDict
 
 from gitai import __version__
 from gitai.trace.changes import ChangedFile, CommitChanges
+from gitai.util.jsonl import dumps
 from gitai.util.lines import content_hash, merge_ranges, split_lines, whole_file_hash
 from gitai.util.time import utc_now
 
@@ -77,6 +78,9 @@ INFERRED = "scope"
 
 
 class GitaiMeta(TypedDict, total=False):
+    """gitai's part of a record. A new field goes here, with its check in `META_CHECKS` and, when
+    readers need it, a property of `TraceRecord` (and its line in docs/trace-format.md)."""
+
     intent_id: str | None  # the commit's one intent; null when its files serve several (see `intents`)
     intent_source: str | None  # one of INTENT_SOURCES; null when no intent
     intents: dict[str, str | None]  # per file, only when the files do not all serve `intent_id`
@@ -86,14 +90,15 @@ class GitaiMeta(TypedDict, total=False):
     backfilled: bool
     rewritten_from: list[str]
     attribution: str  # checkpoints | env | carried (docs/trace-format.md, "Attribution")
+    model_source: str  # where the agent hooks found the committing session's model
     carried_from: list[str]  # `gitai carry`: the commits whose records this one was built from
     carry: str  # "rebase" (exact) | "squash" (best effort)
     intent_verified: bool  # present (false) only when no scope check covered the intent (amend, revert...)
 
 
-Record = dict[str, Any]
-"""A record as JSON data: {"version", "id", "timestamp", "vcs": {"type", "revision"}, "tool": {"name", "version"}, "files": [FileEntry],
-"metadata": {"dev.gitai": GitaiMeta}}. Read it with the accessors below."""
+RecordData = dict[str, Any]
+"""A record as JSON data: {"version", "id", "timestamp", "vcs": {"type", "revision"}, "tool": {"name", "version"},
+"files": [FileEntry], "metadata": {"dev.gitai": GitaiMeta}}. Read it through `TraceRecord`."""
 
 GITAI_KEY = "dev.gitai"
 INTENT_EVOLUTION = "INTENT_EVOLUTION"
@@ -102,96 +107,180 @@ UNKNOWN: Contributor = {"type": "unknown"}
 MAX_NOTE_BYTES = 32 * 1024 * 1024  # a note larger than this is not read (a whole-repository commit is ~ MBs)
 
 
-# --- accessors --------------------------------------------------------------------------------
+class TraceRecord:
+    """One record: its JSON data (`data`, written to notes and the ledger as it is, so the bytes on
+    disk are what they were) and typed properties that read it, the compact and the verbose form
+    alike. Records from a note or the ledger come through `parse`/`load`, which check every field
+    a reader relies on: notes arrive from other clones, so their content is untrusted."""
 
+    __slots__ = ("data",)
 
-def revision(record: Record) -> str:
-    """The commit the record describes."""
-    return str(record["vcs"]["revision"])
+    def __init__(self, data: RecordData) -> None:
+        self.data = data  # built here, or checked by `parse`
 
+    @classmethod
+    def parse(cls, value: object) -> TraceRecord | None:
+        """The record `value` holds, or None when a field a reader relies on has another type (the
+        strict schema says more)."""
+        return cls(value) if isinstance(value, dict) and _is_record(value) else None
 
-def record_id(record: Record) -> str:
-    return str(record.get("id", ""))
+    @classmethod
+    def load(cls, line: str | bytes) -> TraceRecord | None:
+        """The record of one JSON text (a note or ledger line), or None. The parser bounds nesting
+        itself (RecursionError past the interpreter's recursion limit), so a crafted 100,000-deep
+        value is refused here instead of crashing a reader."""
+        try:
+            value = json.loads(line)
+        except (ValueError, RecursionError):
+            return None
+        return cls.parse(value)
 
+    def dumps(self) -> str:
+        """The record's one serialisation (a note line and a ledger line are these bytes)."""
+        return dumps(self.data)
 
-def gitai_meta(record: Record) -> GitaiMeta:
-    """gitai's own part of the record (`metadata["dev.gitai"]`), empty when absent."""
-    meta = record.get("metadata", {}).get(GITAI_KEY, {})
-    return meta if isinstance(meta, dict) else {}  # type: ignore[return-value]
+    def __repr__(self) -> str:
+        return f"TraceRecord({self.revision[:12]}, {self.id})"
 
+    @property
+    def revision(self) -> str:
+        """The commit the record describes."""
+        return str(self.data["vcs"]["revision"])
 
-def intent_of(record: Record) -> str | None:
-    """The intent the record attributes its commit to (None: unattributed)."""
-    intent = gitai_meta(record).get("intent_id")
-    return intent if isinstance(intent, str) else None
+    @property
+    def id(self) -> str:
+        return str(self.data.get("id", ""))
 
+    @property
+    def recorded_at(self) -> str:
+        """When the record was made (RFC 3339 UTC), empty when absent."""
+        return str(self.data.get("timestamp", ""))
 
-def intent_source_of(record: Record) -> str | None:
-    """Where the intent came from (INTENT_SOURCES); None for unattributed records and old records."""
-    source = gitai_meta(record).get("intent_source")
-    return source if isinstance(source, str) and intent_of_any(record) else None
+    @property
+    def tool_version(self) -> str:
+        """The version of the tool that wrote the record, empty when absent."""
+        tool = self.data.get("tool")
+        return str(tool.get("version", "")) if isinstance(tool, dict) else ""
 
+    @property
+    def meta(self) -> GitaiMeta:
+        """gitai's own part of the record (`metadata["dev.gitai"]`), empty when absent."""
+        meta = self.data.get("metadata", {}).get(GITAI_KEY, {})
+        return meta if isinstance(meta, dict) else {}  # type: ignore[return-value]
 
-def is_inferred(record: Record) -> bool:
-    """The intent was inferred (backfill by scope), not declared when the commit was made."""
-    return intent_source_of(record) == INFERRED
+    @property
+    def intent(self) -> str | None:
+        """The intent the record attributes its commit to (None: unattributed)."""
+        intent = self.meta.get("intent_id")
+        return intent if isinstance(intent, str) else None
 
+    @property
+    def intent_source(self) -> str | None:
+        """Where the intent came from (INTENT_SOURCES); None for unattributed records and old records."""
+        source = self.meta.get("intent_source")
+        return source if isinstance(source, str) and self.intents else None
 
-def file_intents(record: Record) -> dict[str, str | None] | None:
-    """Per path, the intent its lines serve, when the record's files serve different intents
-    (None: every file serves `intent_of(record)`)."""
-    intents = gitai_meta(record).get("intents")
-    return dict(intents) if isinstance(intents, dict) else None
+    @property
+    def is_inferred(self) -> bool:
+        """The intent was inferred (backfill by scope), not declared when the commit was made."""
+        return self.intent_source == INFERRED
 
+    @property
+    def file_intents(self) -> dict[str, str | None] | None:
+        """Per path, the intent its lines serve, when the record's files serve different intents
+        (None: every file serves `intent`)."""
+        intents = self.meta.get("intents")
+        return dict(intents) if isinstance(intents, dict) else None
 
-def intent_of_file(record: Record, path: str) -> str | None:
-    """The intent the record gives the lines of `path`."""
-    intents = file_intents(record)
-    return intents.get(path) if intents is not None else intent_of(record)
+    def intent_of_file(self, path: str) -> str | None:
+        """The intent the record gives the lines of `path`."""
+        intents = self.file_intents
+        return intents.get(path) if intents is not None else self.intent
 
+    @property
+    def intents(self) -> list[str]:
+        """Every intent the record names (commit-level and per file), sorted."""
+        found = {self.intent} | set((self.file_intents or {}).values())
+        return sorted(i for i in found if i)
 
-def conversation_intent(conversation: Conversation) -> str | None:
-    """The intent a conversation's `related` names (`gitai:intent/ID`), if any."""
-    related = conversation.get("related", [])
-    for item in related if isinstance(related, list) else []:
-        url = item.get("url") if isinstance(item, dict) else None
-        if isinstance(url, str) and url.startswith("gitai:intent/"):
-            return url.removeprefix("gitai:intent/")
-    return None
+    @property
+    def intent_spans(self) -> dict[str, list[list[Any]]]:
+        """Per file whose conversations name different intents (a carried squash): its ranges as
+        `[start, end, intent_id|null]`, so readers can attribute line by line."""
+        spans: dict[str, list[list[Any]]] = {}
+        for entry in self.file_entries:
+            found = []
+            for conversation in entry["conversations"]:
+                intent = conversation_intent(conversation)
+                found += [[r["start_line"], r["end_line"], intent] for r in conversation.get("ranges", [])]
+            if len({span[2] for span in found}) > 1:
+                spans[entry["path"]] = sorted(found)
+        return spans
 
+    @property
+    def classification(self) -> str | None:
+        return self.meta.get("classification")
 
-def intent_spans(record: Record) -> dict[str, list[list[Any]]]:
-    """Per file whose conversations name different intents (a carried squash): its ranges as
-    `[start, end, intent_id|null]`, so readers can attribute line by line."""
-    spans: dict[str, list[list[Any]]] = {}
-    for entry in file_entries(record):
-        found = []
-        for conversation in entry["conversations"]:
-            intent = conversation_intent(conversation)
-            found += [[r["start_line"], r["end_line"], intent] for r in conversation.get("ranges", [])]
-        if len({span[2] for span in found}) > 1:
-            spans[entry["path"]] = sorted(found)
-    return spans
+    @property
+    def file_meta(self) -> dict[str, FileMeta]:
+        """Per path, every file of the record (deleted ones too): its classification, language, reason,
+        definitions, content kind, former name, with what the compact form leaves out put back."""
+        meta = self.meta
+        stored: dict[str, FileMeta] = meta.get("files", {})
+        commit_class = meta.get("classification")
+        paths = {entry["path"] for entry in self.file_entries} | set(self.deleted) | set(stored)
+        return {path: _expanded_file(stored.get(path, {}), commit_class) for path in sorted(paths)}
 
+    @property
+    def deleted(self) -> list[str]:
+        return list(self.meta.get("deleted", []))
 
-def intent_of_any(record: Record) -> list[str]:
-    """Every intent the record names (commit-level and per file), sorted."""
-    found = {intent_of(record)} | set((file_intents(record) or {}).values())
-    return sorted(i for i in found if i)
+    @property
+    def intent_verified(self) -> bool:
+        """False when the record's intent did not pass the scope rule for the commit's paths."""
+        return self.meta.get("intent_verified") is not False
 
+    @property
+    def is_backfilled(self) -> bool:
+        return bool(self.meta.get("backfilled"))
 
-def classification_of(record: Record) -> str | None:
-    return gitai_meta(record).get("classification")
+    @property
+    def rewritten_from(self) -> list[str]:
+        return list(self.meta.get("rewritten_from", []))
 
+    @property
+    def carried_from(self) -> list[str]:
+        return list(self.meta.get("carried_from", []))
 
-def file_meta(record: Record) -> dict[str, FileMeta]:
-    """Per path, every file of the record (deleted ones too): its classification, language, reason,
-    definitions, content kind, former name, with what the compact form leaves out put back."""
-    meta = gitai_meta(record)
-    stored: dict[str, FileMeta] = meta.get("files", {})
-    commit_class = meta.get("classification")
-    paths = {entry["path"] for entry in file_entries(record)} | set(deleted_paths(record)) | set(stored)
-    return {path: _expanded_file(stored.get(path, {}), commit_class) for path in sorted(paths)}
+    @property
+    def attribution(self) -> str | None:
+        """How the record's contributors were decided: "checkpoints" (per line, from agent hooks),
+        "carried" (from the records of rewritten commits), "env" (per commit), None (older records)."""
+        value = self.meta.get("attribution")
+        return value if isinstance(value, str) else None
+
+    @property
+    def file_entries(self) -> list[FileEntry]:
+        return list(self.data.get("files", []))
+
+    @property
+    def contributors(self) -> list[Contributor]:
+        """The contributors of the record's conversations, in order, without repeats."""
+        seen: list[Contributor] = []
+        for entry in self.file_entries:
+            for conversation in entry["conversations"]:
+                contributor = conversation_contributor(conversation)
+                if contributor not in seen:
+                    seen.append(contributor)
+        return seen
+
+    def set_line_origins(self, path: str, line_origins: dict[str, Any]) -> None:
+        """Keep in the record where the lines an AST_REFACTOR file's ranges cover come from
+        (gitai/blame/origins.py `lines_form`), so a clone answers `blame-intent` without following them."""
+        meta = self.data["metadata"][GITAI_KEY]
+        files = meta.setdefault("files", {})
+        files.setdefault(path, {})["line_origins"] = line_origins
+        meta["files"] = dict(sorted(files.items()))
 
 
 def _expanded_file(info: FileMeta, commit_class: str | None) -> FileMeta:
@@ -222,60 +311,22 @@ def _derived_reason(definitions: list[DefinitionMeta]) -> str:
     return "; ".join(definitions_reason(definitions))
 
 
-def set_line_origins(record: Record, path: str, line_origins: dict[str, Any]) -> None:
-    """Keep in the record where the lines an AST_REFACTOR file's ranges cover come from
-    (gitai/blame/origins.py `lines_form`), so a clone answers `blame-intent` without following them."""
-    meta = record["metadata"][GITAI_KEY]
-    files = meta.setdefault("files", {})
-    files.setdefault(path, {})["line_origins"] = line_origins
-    meta["files"] = dict(sorted(files.items()))
+# --- the parts of a record: file entries, conversations, ranges ------------------------------------
 
 
-def deleted_paths(record: Record) -> list[str]:
-    return list(gitai_meta(record).get("deleted", []))
-
-
-def intent_verified(record: Record) -> bool:
-    """False when the record's intent did not pass the scope rule for the commit's paths."""
-    return gitai_meta(record).get("intent_verified") is not False
-
-
-def is_backfilled(record: Record) -> bool:
-    return bool(gitai_meta(record).get("backfilled"))
-
-
-def rewritten_from(record: Record) -> list[str]:
-    return list(gitai_meta(record).get("rewritten_from", []))
-
-
-def carried_from(record: Record) -> list[str]:
-    return list(gitai_meta(record).get("carried_from", []))
-
-
-def carry_kind(record: Record) -> str | None:
-    """"rebase" or "squash" for a record `gitai carry` built, else None."""
-    kind = gitai_meta(record).get("carry")
-    return kind if isinstance(kind, str) else None
-
-
-def file_entries(record: Record) -> list[FileEntry]:
-    return list(record.get("files", []))
+def conversation_intent(conversation: Conversation) -> str | None:
+    """The intent a conversation's `related` names (`gitai:intent/ID`), if any."""
+    related = conversation.get("related", [])
+    for item in related if isinstance(related, list) else []:
+        url = item.get("url") if isinstance(item, dict) else None
+        if isinstance(url, str) and url.startswith("gitai:intent/"):
+            return url.removeprefix("gitai:intent/")
+    return None
 
 
 def file_ranges_of(entry: FileEntry) -> list[Range]:
     """Every range of a file entry, over all its conversations."""
     return [r for conversation in entry["conversations"] for r in conversation.get("ranges", [])]
-
-
-def recorded_at(record: Record) -> str:
-    """When the record was made (RFC 3339 UTC), empty when absent."""
-    return str(record.get("timestamp", ""))
-
-
-def tool_version(record: Record) -> str:
-    """The version of the tool that wrote the record, empty when absent."""
-    tool = record.get("tool")
-    return str(tool.get("version", "")) if isinstance(tool, dict) else ""
 
 
 def conversations_of(entry: FileEntry) -> list[Conversation]:
@@ -302,24 +353,6 @@ def range_lines(r: Range) -> int:
     return max(0, r["end_line"] - r["start_line"] + 1)
 
 
-def contributors(record: Record) -> list[Contributor]:
-    """The contributors of the record's conversations, in order, without repeats."""
-    seen: list[Contributor] = []
-    for entry in file_entries(record):
-        for conversation in entry["conversations"]:
-            contributor = conversation_contributor(conversation)
-            if contributor not in seen:
-                seen.append(contributor)
-    return seen
-
-
-def attribution_of(record: Record) -> str | None:
-    """How the record's contributors were decided: "checkpoints" (per line, from agent hooks),
-    "carried" (from the records of rewritten commits), "env" (per commit), None (older records)."""
-    value = gitai_meta(record).get("attribution")
-    return value if isinstance(value, str) else None
-
-
 SESSION_PREFIX = "gitai:session/"
 
 
@@ -336,7 +369,7 @@ def attributed_ranges(entry: FileEntry) -> list[tuple[Range, Contributor, str | 
     conversation's, else unknown) and session."""
     found: list[tuple[Range, Contributor, str | None]] = []
     for conversation in entry["conversations"]:
-        contributor = conversation_contributor(conversation) or Contributor(type="unknown")
+        contributor = conversation_contributor(conversation)
         session = conversation_session(conversation)
         for r in conversation.get("ranges", []):
             override: Contributor | None = dict(r).get("contributor")  # type: ignore[assignment]
@@ -344,29 +377,29 @@ def attributed_ranges(entry: FileEntry) -> list[tuple[Range, Contributor, str | 
     return found
 
 
-def own_records(records: list[Record], commit: str) -> list[Record]:
+# --- the records of a note ----------------------------------------------------------------------
+
+
+def own_records(records: list[TraceRecord], commit: str) -> list[TraceRecord]:
     """The records describing this very commit (a note copied from a rewritten commit does not count)."""
-    return [r for r in records if revision(r) == commit]
+    return [r for r in records if r.revision == commit]
 
 
-def choose_record(records: list[Record]) -> Record | None:
+def choose_record(records: list[TraceRecord]) -> TraceRecord | None:
     """The one record a commit keeps when it has several (two clones traced it, their notes met in
     a merge): one made when the commit was made before one backfilled or inferred later, then the
     earliest, then the smallest id (so every clone chooses the same)."""
     if not records:
         return None
-    return min(records, key=lambda r: (is_backfilled(r) or is_inferred(r), r.get("timestamp", ""), record_id(r)))
+    return min(records, key=lambda r: (r.is_backfilled or r.is_inferred, r.recorded_at, r.id))
 
 
-# --- reading untrusted records ----------------------------------------------------------------
-
-
-def parse_note(body: str) -> list[Record]:
+def parse_note(body: str) -> list[TraceRecord]:
     """A note holds one record per line (two after `gitai sync` met two versions of one commit)."""
     return split_note(body)[0]
 
 
-def split_note(body: str) -> tuple[list[Record], int]:
+def split_note(body: str) -> tuple[list[TraceRecord], int]:
     """The valid records of a note, and how many lines were not (notes arrive by sync)."""
     if len(body) > MAX_NOTE_BYTES:
         return [], 1
@@ -374,27 +407,23 @@ def split_note(body: str) -> tuple[list[Record], int]:
     for line in body.splitlines():
         if not line.strip():
             continue
-        value = load_record(line)
-        if value is None:
+        record = TraceRecord.load(line)
+        if record is None:
             bad += 1
         else:
-            records.append(value)
+            records.append(record)
     return records, bad
 
 
-def load_record(line: str | bytes) -> Record | None:
-    """One record from its JSON text, or None when it is not valid JSON or not a valid record.
-    The parser bounds nesting itself (RecursionError past the interpreter's recursion limit), so a
-    crafted 100,000-deep value is refused here instead of crashing a reader."""
-    try:
-        value = json.loads(line)
-    except (ValueError, RecursionError):
-        return None
-    return value if is_record(value) else None
+# --- checking untrusted records ---------------------------------------------------------------
 
 
 def _is_str_or_none(value: object) -> bool:
     return value is None or isinstance(value, str)
+
+
+def _is_str_list(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(p, str) for p in value)
 
 
 def _is_lines(value: object) -> bool:
@@ -406,10 +435,58 @@ def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def is_record(value: object) -> bool:
-    """Everything a reader of records relies on has the type it expects (the strict schema says more)."""
-    if not isinstance(value, dict):
+def _is_anything(value: object) -> bool:
+    return True
+
+
+def _is_intents(value: object) -> bool:
+    return isinstance(value, dict) and all(_is_str_or_none(v) for v in value.values())
+
+
+def _is_definition(definition: object) -> bool:
+    if not (isinstance(definition, dict) and _is_lines(definition.get("old_lines"))
+            and _is_lines(definition.get("new_lines"))
+            and all(_is_str_or_none(definition.get(k)) for k in ("kind", "name", "status"))):
         return False
+    return all(where is None or (isinstance(where, dict) and isinstance(where.get("path"), str))
+               for where in (definition.get("moved_from"), definition.get("moved_to")))
+
+
+def _is_files_meta(files: object) -> bool:
+    if not isinstance(files, dict):
+        return False
+    for info in files.values():
+        if not isinstance(info, dict):
+            return False
+        if not all(_is_str_or_none(info.get(key)) for key in ("classification", "renamed_from", "content", "reason")):
+            return False
+        definitions = info.get("definitions", [])
+        if not (isinstance(definitions, list) and all(_is_definition(d) for d in definitions)):
+            return False
+    return True
+
+
+META_CHECKS = {
+    "intent_id": _is_str_or_none,
+    "intent_source": _is_str_or_none,
+    "intents": _is_intents,
+    "classification": _is_str_or_none,
+    "files": _is_files_meta,
+    "deleted": _is_str_list,
+    "backfilled": _is_anything,
+    "rewritten_from": _is_str_list,
+    "attribution": _is_str_or_none,
+    "model_source": _is_str_or_none,
+    "carried_from": _is_str_list,
+    "carry": _is_str_or_none,
+    "intent_verified": _is_anything,
+}
+"""How `parse` checks each field of `GitaiMeta` when present (tests/test_units.py holds the two to
+the same keys): a new field goes in both."""
+
+
+def _is_record(value: dict[str, Any]) -> bool:
+    """Everything a reader of records relies on has the type it expects."""
     vcs, files, meta = value.get("vcs"), value.get("files"), value.get("metadata", {})
     if not (isinstance(vcs, dict) and isinstance(vcs.get("revision"), str) and isinstance(files, list)):
         return False
@@ -436,42 +513,8 @@ def is_record(value: object) -> bool:
             related = conversation.get("related", [])
             if not (isinstance(related, list) and all(isinstance(x, dict) for x in related)):
                 return False
-    return _is_gitai_meta(meta.get(GITAI_KEY, {}))
-
-
-def _is_gitai_meta(meta: object) -> bool:
-    if not isinstance(meta, dict):
-        return False
-    if not all(_is_str_or_none(meta.get(key)) for key in ("intent_id", "classification", "intent_source", "carry",
-                                                          "attribution")):
-        return False
-    if not all(isinstance(meta.get(key, []), list) and all(isinstance(p, str) for p in meta.get(key, []))
-               for key in ("deleted", "rewritten_from", "carried_from")):
-        return False
-    intents = meta.get("intents", {})
-    if not (isinstance(intents, dict) and all(_is_str_or_none(v) for v in intents.values())):
-        return False
-    files = meta.get("files", {})
-    if not isinstance(files, dict):
-        return False
-    for path, info in files.items():
-        if not isinstance(info, dict):
-            return False
-        if not all(_is_str_or_none(info.get(key)) for key in ("classification", "renamed_from", "content", "reason")):
-            return False
-        definitions = info.get("definitions", [])
-        if not isinstance(definitions, list):
-            return False
-        for definition in definitions:
-            if not (isinstance(definition, dict) and _is_lines(definition.get("old_lines"))
-                    and _is_lines(definition.get("new_lines"))
-                    and all(_is_str_or_none(definition.get(k)) for k in ("kind", "name", "status"))):
-                return False
-            for key in ("moved_from", "moved_to"):
-                where = definition.get(key)
-                if where is not None and not (isinstance(where, dict) and isinstance(where.get("path"), str)):
-                    return False
-    return True
+    gitai = meta.get(GITAI_KEY, {})
+    return isinstance(gitai, dict) and all(key not in gitai or check(gitai[key]) for key, check in META_CHECKS.items())
 
 
 # --- building ---------------------------------------------------------------------------------
@@ -539,6 +582,7 @@ def _author_conversations(changed: ChangedFile, labels: list[Any], fallback: Con
 def build_record(
     commit: str,
     changes: CommitChanges,
+    *,
     intent_id: str | None,
     contributor: Contributor,
     extra_metadata: dict[str, Any] | None = None,
@@ -546,7 +590,7 @@ def build_record(
     intent_source: str | None = None,
     per_file: dict[str, str | None] | None = None,
     authors: dict[str, list[Any]] | None = None,
-) -> Record:
+) -> TraceRecord:
     """The record for `commit` (schema: Agent Trace 0.1.0, strict form). `per_file`: the intent of
     each changed file when they may differ (backfill by scope); then `intent_id` is the commit's one
     intent if there is one, and `intents` lists the files' own when they do not all serve it."""
@@ -579,7 +623,7 @@ def build_record(
     meta_out.update(extra_metadata or {})
     meta_out["files"] = dict(sorted(files_meta.items()))
     meta_out["deleted"] = sorted(path for path, _ in changes.deleted)
-    return compact({
+    return TraceRecord(compact({
         "version": "0.1.0",
         "id": new_record_id(),
         "timestamp": utc_now(),
@@ -587,12 +631,12 @@ def build_record(
         "tool": {"name": "gitai", "version": __version__},
         "files": files_json,
         "metadata": {GITAI_KEY: meta_out},
-    })
+    }))
 
 
-def compact(record: Record) -> Record:
+def compact(record: RecordData) -> RecordData:
     """`record` in compact form (docs/trace-format.md, "Compact form"): without the values a reader
-    puts back, so a note says only what the commit changed. The accessors above read both forms."""
+    puts back, so a note says only what the commit changed. `TraceRecord` reads both forms."""
     for entry in record["files"]:
         for conversation in entry["conversations"]:
             if conversation.get("contributor") == UNKNOWN:
@@ -637,17 +681,18 @@ def least_declared(sources: list[str | None]) -> str | None:
 
 
 def with_conversations(
-    record: Record,
+    record: TraceRecord,
     conversations: dict[str, list[Conversation]],
+    *,
     intent_source: str | None,
     extra_metadata: dict[str, Any],
-) -> Record:
+) -> TraceRecord:
     """`record` with each listed file's conversations replaced (a carried record: per line, the
     intent and contributor of the commit that wrote it). A file's intent is the one all its
     conversations name (else null); the commit's the one intent any line serves (else null)."""
     per_file: dict[str, str | None] = {}
     owners: set[str] = set()
-    for entry in record["files"]:
+    for entry in record.data["files"]:
         talks = conversations.get(entry["path"])
         if talks is None:
             continue
@@ -657,7 +702,7 @@ def with_conversations(
         named.discard(None)
         owners |= named  # type: ignore[arg-type]
         per_file[entry["path"]] = next(iter(named)) if len(named) == 1 and not unnamed else None
-    meta = record["metadata"][GITAI_KEY]
+    meta = record.data["metadata"][GITAI_KEY]
     intent_id = owners.pop() if len(owners) == 1 else None
     meta["intent_id"] = intent_id
     meta.pop("intents", None)
@@ -665,4 +710,5 @@ def with_conversations(
         meta["intents"] = dict(sorted(per_file.items()))
     meta["intent_source"] = intent_source if (intent_id or any(per_file.values())) else None
     meta.update(extra_metadata)
-    return compact(record)
+    compact(record.data)
+    return record

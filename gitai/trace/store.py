@@ -15,12 +15,12 @@ from collections.abc import Iterator
 
 from gitai.git.notes import add_note, list_notes, show_note, write_notes
 from gitai.layout import NOTES_REF, Layout
-from gitai.trace.record import Record, parse_note, revision
+from gitai.trace.record import TraceRecord, parse_note
 from gitai.util.files import UnsafePathError
-from gitai.util.jsonl import append_lines, dumps
+from gitai.util.jsonl import append_lines
 
 
-def read_note(root: str, commit: str) -> list[Record]:
+def read_note(root: str, commit: str) -> list[TraceRecord]:
     """The valid records attached to `commit` (empty when it has no note)."""
     body = show_note(root, NOTES_REF, commit)
     return parse_note(body) if body is not None else []
@@ -38,11 +38,11 @@ def trace_lock(layout: Layout) -> Iterator[None]:
         os.close(fd)
 
 
-def note_body(records: list[Record]) -> str:
-    return "".join(dumps(r) + "\n" for r in records)
+def note_body(records: list[TraceRecord]) -> str:
+    return "".join(r.dumps() + "\n" for r in records)
 
 
-def store_records(layout: Layout, records: list[Record]) -> list[Record]:
+def store_records(layout: Layout, records: list[TraceRecord]) -> list[TraceRecord]:
     """Attach many records (one per commit) and append them to the ledger, under the trace lock,
     through one `git fast-import` making one notes commit (a `git notes add` per record costs a
     process and a notes commit each: backfill of thousands of commits). As `store_record` with
@@ -52,31 +52,31 @@ def store_records(layout: Layout, records: list[Record]) -> list[Record]:
         return []
     with trace_lock(layout):
         noted = {commit for _, commit in list_notes(layout.root, NOTES_REF)}
-        fresh = [r for r in records if revision(r) not in noted
-                 or not any(revision(o) == revision(r) for o in read_note(layout.root, revision(r)))]
+        fresh = [r for r in records if r.revision not in noted
+                 or not any(o.revision == r.revision for o in read_note(layout.root, r.revision))]
         if not fresh:
             return []
-        write_notes(layout.root, NOTES_REF, [(revision(r), note_body([r]).encode("utf-8")) for r in fresh])
+        write_notes(layout.root, NOTES_REF, [(r.revision, note_body([r]).encode("utf-8")) for r in fresh])
         try:
             layout.ensure_local_dir()
-            append_lines(layout.ledger, [dumps(r) for r in fresh])
+            append_lines(layout.ledger, [r.dumps() for r in fresh])
         except UnsafePathError as exc:
             sys.stderr.write(f"gitai: warning: {exc}; {len(fresh)} records are in their notes only\n")
     return fresh
 
 
-def store_record(layout: Layout, record: Record, only_if_untraced: bool = False) -> bool:
+def store_record(layout: Layout, record: TraceRecord, only_if_untraced: bool = False) -> bool:
     """Attach the record to its commit and append it to the ledger, under the trace lock; with
     `only_if_untraced`, nothing is stored (False) when the commit got a record of its own meanwhile
     (two backfills at once). A ledger behind a symbolic link is skipped with a warning: the note
     (the source of truth) is kept."""
     with trace_lock(layout):
-        if only_if_untraced and any(revision(r) == revision(record) for r in read_note(layout.root, revision(record))):
+        if only_if_untraced and any(r.revision == record.revision for r in read_note(layout.root, record.revision)):
             return False
-        add_note(layout.root, NOTES_REF, revision(record), note_body([record]).encode("utf-8"))
+        add_note(layout.root, NOTES_REF, record.revision, note_body([record]).encode("utf-8"))
         try:
             layout.ensure_local_dir()
-            append_lines(layout.ledger, [dumps(record)])
+            append_lines(layout.ledger, [record.dumps()])
         except UnsafePathError as exc:
-            sys.stderr.write(f"gitai: warning: {exc}; the record of {revision(record)[:12]} is in its note only\n")
+            sys.stderr.write(f"gitai: warning: {exc}; the record of {record.revision[:12]} is in its note only\n")
     return True

@@ -26,17 +26,9 @@ from gitai.layout import NOTES_REF, Layout
 from gitai.trace.record import (
     DefinitionMeta,
     FileMeta,
-    Record,
+    TraceRecord,
     attributed_ranges,
     choose_record,
-    classification_of,
-    deleted_paths,
-    file_entries,
-    file_intents,
-    gitai_meta,
-    intent_of,
-    intent_source_of,
-    intent_spans,
     own_records,
     parse_note,
 )
@@ -51,13 +43,13 @@ CommitInfo = dict[str, Any]
 [[contributor type, model_id|None, session|None, lines], ...] from its ranges (gitai stats, blame)."""
 
 
-def summarize(record: Record) -> tuple[CommitInfo, dict[str, dict[str, Any]]]:
+def summarize(record: TraceRecord) -> tuple[CommitInfo, dict[str, dict[str, Any]]]:
     """What fast readers need of a record: the light summary, and per AST_REFACTOR file what only
     blame's look-through needs (kept apart): the definitions' line mappings (`definitions`) and
     where the changed lines come from (`line_origins`)."""
-    stored: dict[str, FileMeta] = gitai_meta(record).get("files", {})  # compact: no reasons to derive
-    commit_class = classification_of(record)
-    paths = {entry["path"] for entry in file_entries(record)} | set(deleted_paths(record)) | set(stored)
+    stored: dict[str, FileMeta] = record.meta.get("files", {})  # compact: no reasons to derive
+    commit_class = record.classification
+    paths = {entry["path"] for entry in record.file_entries} | set(record.deleted) | set(stored)
     files: dict[str, dict[str, Any]] = {}
     refactors: dict[str, dict[str, Any]] = {}
     for path in sorted(paths):
@@ -79,19 +71,19 @@ def summarize(record: Record) -> tuple[CommitInfo, dict[str, dict[str, Any]]]:
             detail["line_origins"] = info["line_origins"]
         if detail:
             refactors[path] = detail
-    for file_entry in file_entries(record):
+    for file_entry in record.file_entries:
         counts: dict[tuple[str, str | None, str | None], int] = {}
         for rng, contributor, session in attributed_ranges(file_entry):
             key = (str(contributor.get("type", "unknown")), contributor.get("model_id"), session)
             counts[key] = counts.get(key, 0) + max(0, rng["end_line"] - rng["start_line"] + 1)
         if counts:
             files.setdefault(file_entry["path"], {"class": None})["who"] = [[*key, n] for key, n in counts.items()]
-    summary: CommitInfo = {"intent": intent_of(record), "source": intent_source_of(record),
-                           "class": classification_of(record), "files": files}
-    intents = file_intents(record)
+    summary: CommitInfo = {"intent": record.intent, "source": record.intent_source,
+                           "class": record.classification, "files": files}
+    intents = record.file_intents
     if intents is not None:
         summary["intents"] = intents
-        for path, spans in intent_spans(record).items():  # a carried file whose lines serve several intents
+        for path, spans in record.intent_spans.items():  # a carried file whose lines serve several intents
             files.setdefault(path, {})["spans"] = spans
     return summary, refactors
 

@@ -22,9 +22,9 @@ from gitai.git.runner import git_process, run_git
 from gitai.layout import NOTES_REF, Layout
 from gitai.trace.audit import remove_duplicates
 from gitai.trace.notes_reader import each_note, read_records
-from gitai.trace.record import Record, record_id, revision
+from gitai.trace.record import TraceRecord
 from gitai.trace.store import trace_lock
-from gitai.util.jsonl import append_lines, dumps
+from gitai.util.jsonl import append_lines
 
 ATTEMPTS = 3
 
@@ -114,27 +114,27 @@ def append_new_records(layout: Layout, before: str | None = None) -> int:
     None: every note (`gitai sync` also repairs a ledger that fell behind)."""
     head = run_git(["rev-parse", "-q", "--verify", NOTES_REF], layout.root, check=False).decode().strip()
     changed = changed_notes(layout.root, before, head) if before and head else None
-    unique: dict[str, Record] = {}
+    unique: dict[str, TraceRecord] = {}
     known: set[str] | None = None
     if changed is None:
         known = _ledger_ids(layout)  # first: only the records the ledger lacks are kept in memory
         for commit_id, records in each_note(layout):
             for record in records:
-                if revision(record) == commit_id and record_id(record) not in known:
-                    unique.setdefault(record_id(record), record)
+                if record.revision == commit_id and record.id not in known:
+                    unique.setdefault(record.id, record)
     else:
         with ObjectReader(layout.root) as reader:
             for commit_id, old_blob, new_blob in changed:
-                old = {record_id(r) for r in read_records(reader, old_blob)[0]} if old_blob else set()
+                old = {r.id for r in read_records(reader, old_blob)[0]} if old_blob else set()
                 for record in read_records(reader, new_blob)[0] if new_blob else []:
-                    if revision(record) == commit_id and record_id(record) not in old:
-                        unique.setdefault(record_id(record), record)
+                    if record.revision == commit_id and record.id not in old:
+                        unique.setdefault(record.id, record)
     if not unique:
         return 0
     known = _ledger_ids(layout) if known is None else known
     new = [record for rid, record in unique.items() if rid not in known]
-    new.sort(key=lambda r: (r.get("timestamp", ""), record_id(r)))
-    append_lines(layout.ledger, [dumps(r) for r in new])
+    new.sort(key=lambda r: (r.recorded_at, r.id))
+    append_lines(layout.ledger, [r.dumps() for r in new])
     return len(new)
 
 

@@ -10,7 +10,11 @@ import shlex
 import shutil
 import sys
 
-COMMAND_WORD = re.compile(r"(?<![\w./-])gitai (?=[a-z])")  # `gitai select ...`, not the `gitai:` prefix
+from gitai.commands.registry import COMMANDS
+
+_NAMES = "|".join(map(re.escape, sorted(COMMANDS)))
+COMMAND_WORD = re.compile(rf"(?<![\w./-])gitai (?=(?:{_NAMES})(?![\w-]))")
+"""`gitai select ...`: gitai followed by one of its commands, not by a word of prose or the `gitai:` prefix."""
 
 
 def gitai_program() -> str:

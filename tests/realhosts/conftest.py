@@ -8,7 +8,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-
 from conftest import CATALOGUE
 
 from .harness import EXECUTABLE, Session, available

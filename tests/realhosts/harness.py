@@ -276,5 +276,5 @@ class Session:
                 os.killpg(proc.pid, signal.SIGKILL)
                 out, err = proc.communicate()
                 raise AssertionError(f"{self.host.name} did not finish within {RUN_TIMEOUT:.0f}s; "
-                                     f"model requests: {[r.path for r in server.requests]}; stderr: {err[-2000:]}")
+                                     f"model requests: {[r.path for r in server.requests]}; stderr: {err[-2000:]}") from None
             return Result(proc.returncode, out, err, list(server.requests))
