@@ -1,5 +1,6 @@
 """The `gitai` console entry: `gitai hook ...` goes straight to the lean agent-hook entry (it runs on
-every tool call of an agent, so it must not import click and the command modules); everything
+every tool call of an agent, so it must not import click and the command modules), and so does
+`gitai exec ... -- COMMAND` (before each wrapped shell command); everything
 else goes to the click CLI (gitai/cli.py), `blame-intent` after starting its `git blame` (a fresh
 clone's first run waits mostly for it: gitai/blame/early.py)."""
 
@@ -13,6 +14,10 @@ def main() -> None:
         from gitai.agents.hook_entry import main as hook_main
 
         sys.exit(hook_main(sys.argv[2:]))
+    if sys.argv[1:2] == ["exec"] and "--" in sys.argv and not {"-h", "--help"} & set(sys.argv[:sys.argv.index("--")]):
+        from gitai.sandbox.enter import exec_main  # before every wrapped shell command of an agent: no click
+
+        sys.exit(exec_main(sys.argv[2:]))
     if len(sys.argv) > 1 and sys.argv[1] == "blame-intent":
         from gitai.blame.early import start_blame_ahead
 
