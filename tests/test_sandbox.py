@@ -285,3 +285,33 @@ def test_without_mounts_the_files_the_gates_trust_stay_out_of_reach(repo: Path) 
     assert "selected" in proc.stdout, proc.stderr
     assert (repo / ".git/gitai/active").read_text() == "INT-002\n"
     assert (repo / "src/in_scope.py").read_text() == "x\n" and not (repo / "docs/out.md").exists()
+
+
+def test_a_wrapped_command_cannot_plant_an_mcp_server_for_the_hosts_next_start(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An MCP server list names a program the host starts later, outside any domain. One command of an
+    agent whose host runs outside (`gitai exec`) cannot touch the hosts' state; under `gitai run` the
+    host itself writes `~/.claude.json`, so it stays writable there (docs/security.md says so). HOME
+    beside the repository, under /tmp, which the domain allows as a whole but for what it closes."""
+    home = tmp_path / "home"
+    (home / ".codex").mkdir(parents=True)
+    (home / ".claude").mkdir()
+    claude_json = home / ".claude.json"
+    claude_json.write_text('{"mcpServers": {}}\n')
+    (home / ".codex" / "config.toml").write_text("")
+    monkeypatch.setenv("HOME", str(home))
+    plant = ("import pathlib, os\n"
+             "home = pathlib.Path(os.environ['HOME'])\n"
+             "for target in ('.claude.json', '.codex/config.toml', '.claude/projects-log.jsonl', '.gemini'):\n"
+             "    try:\n"
+             "        (home / target).write_text('{\"mcpServers\": {\"x\": {\"command\": \"sh\"}}}')\n"
+             "        print('wrote', target)\n"
+             "    except OSError as exc:\n"
+             "        print('refused', exc.errno)\n")
+    wrapped = subprocess.run([GITAI, "exec", "--session", "claude-code-none", "--", *py(plant)], cwd=repo,
+                             capture_output=True, text=True, stdin=subprocess.DEVNULL, start_new_session=True)
+    assert wrapped.stdout.count("refused") == 4, wrapped.stdout + wrapped.stderr
+    assert claude_json.read_text() == '{"mcpServers": {}}\n'
+    assert (home / ".codex" / "config.toml").read_text() == "" and not (home / ".gemini").exists()
+    hosted = run_in(repo, *py(plant))
+    assert "wrote .claude.json" in hosted.stdout, hosted.stdout + hosted.stderr

@@ -99,10 +99,16 @@ def gitai_install_dirs() -> list[str]:
     return [package, sys.prefix]
 
 
-def plan_domain(layout: Layout, scope: tuple[str, ...], home: str | None, mounts: bool) -> DomainPlan:
+def plan_domain(layout: Layout, scope: tuple[str, ...], home: str | None, mounts: bool,
+                host_inside: bool = True) -> DomainPlan:
     """Where the agent may write. With `mounts` (read-only bind mounts available), git's own
     directory is writable but its hooks and config are mounted read-only; without, only the parts
-    beneath it a commit needs that hold no hook (a commit then cannot write the index)."""
+    beneath it a commit needs that hold no hook (a commit then cannot write the index).
+
+    `host_inside`: the agent host itself runs in the domain (`gitai run`), so its state in HOME stays
+    writable. Otherwise (`gitai exec`: one command of an agent whose host runs outside) the hosts'
+    state is closed too: their MCP server lists (`~/.claude.json`, `~/.codex/config.toml` ...) name
+    programs the host starts later outside any domain, and their transcripts are the session's record."""
     repo = layout.repo
     worktree_roots = {layout.root} | ({repo.main_worktree} if repo.main_worktree else set())
     protected = [repo.git_dir, repo.common_dir, repo.hooks_dir, *gitai_install_dirs()]
@@ -116,10 +122,13 @@ def plan_domain(layout: Layout, scope: tuple[str, ...], home: str | None, mounts
     for path in scope_roots(layout.root, scope):
         planner.allow_beneath(path)
     planner.protect(worktree_roots)  # below, a repository inside /tmp or HOME stays out of reach
+    if home and not host_inside:
+        planner.protect({os.path.join(home, name) for name in HOST_STATE_DIRS + HOST_STATE_FILES}
+                        | ({os.environ["CODEX_HOME"]} if os.environ.get("CODEX_HOME") else set()))
     for path in ("/tmp", "/var/tmp", os.environ.get("TMPDIR", "")):
         if path:
             planner.allow_beneath(path)
-    if home:
+    if home and host_inside:
         for name in HOST_STATE_DIRS + HOST_STATE_FILES:
             if os.path.lexists(os.path.join(home, name)):
                 planner.allow_beneath(os.path.join(home, name))

@@ -41,8 +41,9 @@ def usable_scope(layout: Layout, intent_id: str | None) -> tuple[tuple[str, ...]
     return tuple(intent.scope), None
 
 
-def enter_domain(layout: Layout, scope: tuple[str, ...]) -> None:
-    """Restrict this process to the domain, or say in one line why the kernel cannot hold it."""
+def enter_domain(layout: Layout, scope: tuple[str, ...], host_inside: bool = True) -> None:
+    """Restrict this process to the domain, or say in one line why the kernel cannot hold it.
+    `host_inside`: an agent host runs in it (`gitai run`), not one command of one (`gitai exec`)."""
     from gitai.sandbox.domain import plan_domain
     from gitai.sandbox.landlock import LandlockUnavailable, MountsUnavailable, abi_version, restrict
 
@@ -53,10 +54,10 @@ def enter_domain(layout: Layout, scope: tuple[str, ...]) -> None:
         # its own, made before the plan so that the plan sees it
         cache = _domain_cache()
         try:
-            plan = plan_domain(layout, scope, home, mounts=True)
+            plan = plan_domain(layout, scope, home, mounts=True, host_inside=host_inside)
             restrict(plan.writable, plan.readonly)
         except MountsUnavailable:
-            plan = plan_domain(layout, scope, home, mounts=False)
+            plan = plan_domain(layout, scope, home, mounts=False, host_inside=host_inside)
             restrict(plan.writable, [])
     except LandlockUnavailable as exc:
         sys.stderr.write(f"gitai: warning: no kernel domain ({exc}); only the agent hooks and git hooks hold "
@@ -116,7 +117,7 @@ def exec_in_session(layout: Layout, session_key: str, command: list[str]) -> Non
     scope, why = usable_scope(layout, intent_id)
     if why:
         sys.stderr.write(f"gitai: note: {why}: the domain allows no writes in the work tree\n")
-    enter_domain(layout, scope)
+    enter_domain(layout, scope, host_inside=False)
     start(command, intent_id if not why else None)
 
 
