@@ -8,6 +8,7 @@ import json
 import os
 import shlex
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -153,3 +154,23 @@ def test_unwrap_reads_only_what_wrap_made() -> None:
     assert unwrap(line) == "echo 'a' \"b\""
     assert unwrap(line + "; rm -rf docs") is None
     assert unwrap("echo hi") is None and unwrap(". /elsewhere/exec-in-domain.sh g k 'ls'") is None
+
+
+def test_where_no_mounts_can_be_made_a_commit_is_left_to_the_hooks(governed: Path) -> None:
+    """Without read-only mounts a domain cannot write git's index, so a command that commits is not
+    wrapped there (docs/security.md says what that leaves open); every other command still is. The hook
+    runs inside a Landlock domain of its own that allows every write: no mount can be made in it."""
+    confined = ("import os, sys\nfrom gitai.sandbox.landlock import restrict\nrestrict(['/'], [])\n"
+                "os.execvp(sys.argv[1], sys.argv[1:])")
+
+    def answer(command: str) -> dict[str, object]:
+        payload = {"hook_event_name": "PreToolUse", "session_id": "s1", "cwd": str(governed), "tool_name": "Bash",
+                   "tool_input": {"command": command}}
+        proc = subprocess.run([sys.executable, "-c", confined, GITAI, "hook", "claude-code"], input=json.dumps(payload),
+                              capture_output=True, text=True, cwd=governed)
+        assert proc.returncode == 0, proc.stderr
+        return json.loads(proc.stdout) if proc.stdout.strip() else {}
+
+    assert answer("git add -A && git commit -q -m x") == {}
+    assert "updatedInput" in answer("ls")["hookSpecificOutput"]  # type: ignore[operator]
+    assert "updatedInput" in hook(governed, "PreToolUse", "git commit -q -m x")["hookSpecificOutput"]  # type: ignore[operator]

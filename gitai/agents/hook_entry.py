@@ -300,7 +300,7 @@ def _before_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> Ans
         answer = check_stale(layout, session, patched + [t for t in risk.targets if not os.path.isabs(t)])
     if answer.decision != ALLOW:
         if answer.decision == ASK:  # what the person lets through runs in the domain too
-            _wrap_in_domain(event, session, answer)
+            _wrap_in_domain(event, session, answer, bool(risk.commits))
         return _denied(layout, event, session, intent_id, answer, command=event.command[:500])
     if risk.commits:
         from gitai.agents.commits import commit_refusal, remember_head
@@ -317,22 +317,26 @@ def _before_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> Ans
         if hookless:  # elsewhere git's own post-commit hook records the commit
             remember_head(layout, session)
         session.save()
-    _wrap_in_domain(event, session, answer)
+    _wrap_in_domain(event, session, answer, bool(risk.commits))
     return answer
 
 
-def _wrap_in_domain(event: ev.AgentEvent, session: Session, answer: Answer) -> None:
+def _wrap_in_domain(event: ev.AgentEvent, session: Session, answer: Answer, commits: bool) -> None:
     """Where the host lets its hook rewrite the command, run it inside `gitai exec`: the kernel then
-    holds the session's scope for whatever the command starts (docs/security.md, "The second way in")."""
+    holds the session's scope for whatever the command starts (docs/security.md, "The second way in").
+    A command that commits is left unwrapped where no read-only mounts can be made: a domain without
+    them cannot write git's index."""
     command = event.tool_input.get("command")
     if not BY_NAME[event.host].exec_wrap or not isinstance(command, str) or command != event.command:
         return
+    from gitai.sandbox.landlock import mounts_available
     from gitai.sandbox.wrap import domain_available, wrap
 
-    if domain_available():
-        from gitai.util.program import gitai_program
+    if not domain_available() or (commits and not mounts_available()):
+        return
+    from gitai.util.program import gitai_program
 
-        answer.updated_input = {**event.tool_input, "command": wrap(gitai_program(), session.key, command)}
+    answer.updated_input = {**event.tool_input, "command": wrap(gitai_program(), session.key, command)}
 
 
 INTERACTIVE = ("gitai: command refused (interactive): a shell started with a terminal takes input that gitai's "
