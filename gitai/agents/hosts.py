@@ -186,6 +186,7 @@ HOSTS = (
         trust="restart Cursor so that it reads .cursor/hooks.json",
         instructions=("AGENTS.md",),
         executables=("cursor-agent",),
+        # input_rewrite None: unverified (third-party hook tools disagree on an `updated_input` answer)
     ),
     Host(
         name="gemini", title="Gemini CLI",
