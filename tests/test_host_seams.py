@@ -208,6 +208,26 @@ def test_a_shell_read_counts_as_a_read_and_shell_writes_wait_for_one(repo: Path)
     assert agent.write("src/auth/login.py").decision == "allow"
 
 
+def test_a_partial_shell_read_does_not_unlock_a_whole_file_write(repo: Path) -> None:
+    """The lock guards writes of the whole file: a reader that showed part of it (or none: `wc`), or
+    whose output went on into another program, is no fresh read; a whole read is."""
+    install_host("codex", str(repo))
+    agent = Agent(HostSimulator("codex", repo, dict(os.environ)), "c-partial")
+    gitai(repo, "select", "INT-001")
+    login = write(repo, "src/auth/login.py", "x = 1\n")
+    agent.wrote("src/auth/login.py")
+    login.write_text("x = 1\n# a person's note\n")
+    sed = "sed -i 's/x = 1/x = 2/' src/auth/login.py"
+    for partial in ("head -n 1 src/auth/login.py", "tail -1 src/auth/login.py", "grep x src/auth/login.py",
+                    "wc -l src/auth/login.py", "sed -n 1p src/auth/login.py", "awk 'NR==1' src/auth/login.py",
+                    "cat src/auth/login.py | head -1", "cat src/auth/login.py > /tmp/copy"):
+        agent.shell_done(partial)
+        refused = agent.shell(sed)
+        assert refused.decision == "deny" and "read it again" in refused.reason, partial
+    agent.shell_done("cat -n src/auth/login.py 2>/dev/null")
+    assert agent.shell(sed).decision == "allow"
+
+
 def test_an_interactive_shell_is_refused_where_the_hooks_cannot_see_its_input(repo: Path) -> None:
     install_host("codex", str(repo))
     sim = HostSimulator("codex", repo, dict(os.environ))

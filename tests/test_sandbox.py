@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -249,3 +250,67 @@ def test_submodules_and_other_worktrees_git_controls_stay_out_of_reach(repo: Pat
     done = run_in(repo, "python3", "-c", code, *map(str, targets))
     assert done.stdout.count("refused") == len(targets), done.stdout + done.stderr
     assert {t: t.read_bytes() if t.exists() else b"" for t in targets} == before
+
+
+NO_MOUNTS = """
+import os, sys
+from gitai.layout import find_layout
+from gitai.sandbox.domain import plan_domain
+from gitai.sandbox.landlock import restrict
+
+plan = plan_domain(find_layout(), ("src/**",), os.environ.get("HOME"), mounts=False)
+restrict(plan.writable, [])
+os.execvp("sh", ["sh", "-c", sys.argv[1]])
+"""
+
+
+def test_without_mounts_the_files_the_gates_trust_stay_out_of_reach(repo: Path) -> None:
+    """Where no user namespace gives read-only mounts, Landlock alone cannot take a file back from a
+    writable directory: gitai's state directories are then allowed entry by entry, so the compiled
+    scopes and the installed marker stay closed, while `gitai select` and in-scope writes still work."""
+    gitai_ok(repo, "select", "INT-001")
+    subprocess.run([sys.executable, "-c", "from gitai.gate.policy import load_policy; from gitai.layout import find_layout; "
+                    "load_policy(find_layout())"], cwd=repo, check=True)  # the compiled scopes, cached
+    cache, marker = repo / ".git/gitai/policy-cache.json", repo / ".git/gitai/installed"
+    before = (cache.read_bytes(), marker.read_bytes())
+    moves = ("echo '{\"key\": \"forged\"}' > .git/gitai/policy-cache.json; "
+             "rm -f .git/gitai/policy-cache.json; echo forged > .git/gitai/installed; "
+             "mv .git/gitai/installed .git/gitai/x; echo planted > .git/gitai/new-file; "
+             f"{GITAI} select INT-002 && echo selected; echo x > src/in_scope.py; echo x > docs/out.md")
+    proc = subprocess.run([sys.executable, "-c", NO_MOUNTS, moves], cwd=repo, capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, start_new_session=True)
+    assert (cache.read_bytes(), marker.read_bytes()) == before, proc.stderr
+    assert not (repo / ".git/gitai/x").exists() and not (repo / ".git/gitai/new-file").exists()
+    assert "selected" in proc.stdout, proc.stderr
+    assert (repo / ".git/gitai/active").read_text() == "INT-002\n"
+    assert (repo / "src/in_scope.py").read_text() == "x\n" and not (repo / "docs/out.md").exists()
+
+
+def test_a_wrapped_command_cannot_plant_an_mcp_server_for_the_hosts_next_start(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An MCP server list names a program the host starts later, outside any domain. One command of an
+    agent whose host runs outside (`gitai exec`) cannot touch the hosts' state; under `gitai run` the
+    host itself writes `~/.claude.json`, so it stays writable there (docs/security.md says so). HOME
+    beside the repository, under /tmp, which the domain allows as a whole but for what it closes."""
+    home = tmp_path / "home"
+    (home / ".codex").mkdir(parents=True)
+    (home / ".claude").mkdir()
+    claude_json = home / ".claude.json"
+    claude_json.write_text('{"mcpServers": {}}\n')
+    (home / ".codex" / "config.toml").write_text("")
+    monkeypatch.setenv("HOME", str(home))
+    plant = ("import pathlib, os\n"
+             "home = pathlib.Path(os.environ['HOME'])\n"
+             "for target in ('.claude.json', '.codex/config.toml', '.claude/projects-log.jsonl', '.gemini'):\n"
+             "    try:\n"
+             "        (home / target).write_text('{\"mcpServers\": {\"x\": {\"command\": \"sh\"}}}')\n"
+             "        print('wrote', target)\n"
+             "    except OSError as exc:\n"
+             "        print('refused', exc.errno)\n")
+    wrapped = subprocess.run([GITAI, "exec", "--session", "claude-code-none", "--", *py(plant)], cwd=repo,
+                             capture_output=True, text=True, stdin=subprocess.DEVNULL, start_new_session=True)
+    assert wrapped.stdout.count("refused") == 4, wrapped.stdout + wrapped.stderr
+    assert claude_json.read_text() == '{"mcpServers": {}}\n'
+    assert (home / ".codex" / "config.toml").read_text() == "" and not (home / ".gemini").exists()
+    hosted = run_in(repo, *py(plant))
+    assert "wrote .claude.json" in hosted.stdout, hosted.stdout + hosted.stderr

@@ -70,6 +70,10 @@ def run(host: str, event_arg: str | None, data: bytes) -> tuple[str, str, int]:
         payload = ev.parse_payload(data.decode("utf-8", "surrogateescape"))
         event = ev.normalize(host, payload, event_arg)
         hook_event = event.hook_event
+        if event.kind == ev.AFTER_SHELL and event.command and BY_NAME[host].exec_wrap:
+            from gitai.sandbox.wrap import unwrap  # the host reports the command gitai ran in its place
+
+            event.command = unwrap(event.command) or event.command
         if event.kind == ev.OTHER or os.environ.get("GITAI_HOOKS", "").lower() == "off":
             return render(event, Answer(ALLOW))
         if event.kind == ev.BEFORE_SHELL and BY_NAME[host].stdin_tools and _truthy(event.tool_input.get("tty")):
@@ -309,6 +313,8 @@ def _before_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> Ans
         patched = [r for r in (repo_relative(layout, p) for p in event.paths) if r is not None]
         answer = check_stale(layout, session, patched + [t for t in risk.targets if not os.path.isabs(t)])
     if answer.decision != ALLOW:
+        if answer.decision == ASK:  # what the person lets through runs in the domain too
+            _wrap_in_domain(event, session, answer, bool(risk.commits))
         return _denied(layout, event, session, intent_id, answer, command=event.command[:500])
     if risk.commits:
         from gitai.agents.commits import commit_refusal, remember_head
@@ -325,7 +331,26 @@ def _before_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> Ans
         if hookless:  # elsewhere git's own post-commit hook records the commit
             remember_head(layout, session)
         session.save()
+    _wrap_in_domain(event, session, answer, bool(risk.commits))
     return answer
+
+
+def _wrap_in_domain(event: ev.AgentEvent, session: Session, answer: Answer, commits: bool) -> None:
+    """Where the host lets its hook rewrite the command, run it inside `gitai exec`: the kernel then
+    holds the session's scope for whatever the command starts (docs/security.md, "The second way in").
+    A command that commits is left unwrapped where no read-only mounts can be made: a domain without
+    them cannot write git's index."""
+    command = event.tool_input.get("command")
+    if not BY_NAME[event.host].exec_wrap or not isinstance(command, str) or command != event.command:
+        return
+    from gitai.sandbox.landlock import mounts_available
+    from gitai.sandbox.wrap import domain_available, wrap
+
+    if not domain_available() or (commits and not mounts_available()):
+        return
+    from gitai.util.program import gitai_program
+
+    answer.updated_input = {**event.tool_input, "command": wrap(gitai_program(), session.key, command)}
 
 
 INTERACTIVE = ("gitai: command refused (interactive): a shell started with a terminal takes input that gitai's "

@@ -38,6 +38,11 @@ FLAT = "flat"  # {"command", "matcher", "timeout"} per event, "failClosed" befor
 PER_EVENT = "per-event"  # {"type", "bash", "powershell", "cwd", "timeoutSec"}, the event named on the command
 # line (the payload does not carry it); "version": 1
 
+# How a host's pre-tool hook can rewrite the tool's input (None: it cannot).
+UPDATED_INPUT = "updated-input"  # hookSpecificOutput.updatedInput: the tool runs with it in place of the model's
+UPDATED_INPUT_WITH_ALLOW = "updated-input-with-allow"  # the same, honoured only beside permissionDecision "allow"
+TOOL_INPUT = "tool-input"  # hookSpecificOutput.tool_input, merged over the model's arguments
+
 SECONDS = "seconds"
 MILLISECONDS = "milliseconds"
 
@@ -52,7 +57,8 @@ class Host:
                  "patch_tools", "delete_tools", "shell_tools", "read_tools", "stdin_tools", "install_events",
                  "config_style", "timeout", "timeout_unit", "refusal", "context", "failure", "asks",
                  "shell_variables", "hook_variables", "model_keys", "transcript_key", "transcript_names_model",
-                 "trust", "instructions", "git_hooks_in_shell", "model_variables", "model_settings", "executables", "login_shell")
+                 "trust", "instructions", "git_hooks_in_shell", "model_variables", "model_settings", "executables", "login_shell",
+                 "input_rewrite", "exec_wrap")
 
     name: str  # on the command line: `gitai hook NAME`, `gitai agents install NAME`
     title: str
@@ -88,6 +94,8 @@ class Host:
     model_settings: tuple[tuple[str, tuple[str, ...]], ...]
     executables: tuple[str, ...]  # its program's names: a process above a hook with one is the host itself
     login_shell: bool  # runs commands in a login shell that rebuilds PATH: gitai is named by its absolute path
+    input_rewrite: str | None  # how its pre-tool hook can rewrite a tool's input (UPDATED_INPUT ...), or None
+    exec_wrap: bool  # gitai's hook rewrites each shell command to run in `gitai exec` (the kernel domain)
 
     def __init__(self, *, name: str, title: str, project_configs: tuple[str, ...], user_configs: tuple[str, ...],
                  events: tuple[tuple[str, str], ...], write_tools: tuple[str, ...], edit_tools: tuple[str, ...],
@@ -100,7 +108,8 @@ class Host:
                  instructions: tuple[str, ...], git_hooks_in_shell: bool = True,
                  model_variables: tuple[str, ...] = (),
                  model_settings: tuple[tuple[str, tuple[str, ...]], ...] = (),
-                 executables: tuple[str, ...] = (), login_shell: bool = False) -> None:
+                 executables: tuple[str, ...] = (), login_shell: bool = False, input_rewrite: str | None = None,
+                 exec_wrap: bool = False) -> None:
         values = {"name": name, "title": title, "project_configs": project_configs, "user_configs": user_configs,
                   "events": events, "write_tools": write_tools, "edit_tools": edit_tools, "patch_tools": patch_tools,
                   "delete_tools": delete_tools, "shell_tools": shell_tools, "read_tools": read_tools,
@@ -111,7 +120,7 @@ class Host:
                   "transcript_names_model": transcript_names_model, "trust": trust, "instructions": instructions,
                   "git_hooks_in_shell": git_hooks_in_shell, "model_variables": model_variables,
                   "model_settings": model_settings, "executables": executables,
-                  "login_shell": login_shell}
+                  "login_shell": login_shell, "input_rewrite": input_rewrite, "exec_wrap": exec_wrap}
         for key, value in values.items():
             object.__setattr__(self, key, value)
 
@@ -153,6 +162,9 @@ HOSTS = (
         model_settings=((".claude/settings.local.json", ("model",)), (".claude/settings.json", ("model",)),
                         ("~/.claude/settings.json", ("model",))),
         executables=("claude",),
+        # Applied with no permissionDecision too, so its own permission rules still ask; the after-tool
+        # payload then carries the rewritten command. Seen in the real host (tests/realhosts).
+        input_rewrite=UPDATED_INPUT, exec_wrap=True,
     ),
     Host(
         name="cursor", title="Cursor",
@@ -174,6 +186,7 @@ HOSTS = (
         trust="restart Cursor so that it reads .cursor/hooks.json",
         instructions=("AGENTS.md",),
         executables=("cursor-agent",),
+        # input_rewrite None: unverified (third-party hook tools disagree on an `updated_input` answer)
     ),
     Host(
         name="gemini", title="Gemini CLI",
@@ -199,6 +212,7 @@ HOSTS = (
         model_settings=((".gemini/settings.json", ("model", "name")), (".gemini/settings.json", ("model",)),
                         ("~/.gemini/settings.json", ("model", "name")), ("~/.gemini/settings.json", ("model",))),
         executables=("gemini",),
+        input_rewrite=TOOL_INPUT,  # its hooks reference; not used yet (its shell runs no git hooks either)
     ),
     Host(
         name="codex", title="Codex CLI",
@@ -220,6 +234,8 @@ HOSTS = (
         instructions=("AGENTS.md",),
         executables=("codex",),
         login_shell=True,  # `bash -lc COMMAND`
+        # Not used: "allow" would also skip Codex's own approval of the command.
+        input_rewrite=UPDATED_INPUT_WITH_ALLOW,
     ),
     Host(
         name="copilot", title="Copilot CLI",
@@ -244,6 +260,7 @@ HOSTS = (
         model_variables=("COPILOT_MODEL",),
         model_settings=(("~/.copilot/config.json", ("model",)),),
         executables=("copilot",),
+        # input_rewrite None: its command hooks cannot (only the Copilot SDK's modifiedArgs can; CLI 1.0.102)
     ),
     Host(
         name="qwen", title="Qwen Code",
@@ -270,6 +287,7 @@ HOSTS = (
         model_variables=("OPENAI_MODEL",),
         model_settings=((".qwen/settings.json", ("model", "name")), ("~/.qwen/settings.json", ("model", "name"))),
         executables=("qwen",),
+        # input_rewrite None: its PreToolUse answer cannot (only a PermissionRequest hook's; 0.24.4)
     ),
 )
 

@@ -17,6 +17,7 @@ from gitai.agents.hosts import (
     PERMISSION_DECISION,
     PROMPT_SUBMIT,
     SESSION_START,
+    UPDATED_INPUT,
 )
 
 ALLOW = "allow"
@@ -31,12 +32,14 @@ if TYPE_CHECKING:
 class Answer:
     """What gitai decided for one event."""
 
-    __slots__ = ("decision", "reason", "context")
+    __slots__ = ("decision", "reason", "context", "updated_input")
 
     def __init__(self, decision: str = ALLOW, reason: str = "", context: str = "") -> None:
         self.decision = decision
         self.reason = reason
         self.context = context
+        # the tool's input to run in place of the model's (an allow or an ask only; hosts with input_rewrite)
+        self.updated_input: dict[str, object] | None = None
 
 
 def render(event: AgentEvent, answer: Answer) -> tuple[str, str, int]:
@@ -49,8 +52,15 @@ def render(event: AgentEvent, answer: Answer) -> tuple[str, str, int]:
         reason = f"{reason}\n(this host cannot ask the person from a hook: ask them to run it, or to allow it)"
     if decision == DENY and not reason.strip():
         reason = "gitai: refused"  # a deny never goes out without a reason (Codex would fail open)
+    rewrite = answer.updated_input if decision != DENY and host.input_rewrite == UPDATED_INPUT else None
     if decision in (DENY, ASK):
-        return _dumps(_refusal(host.refusal, event, decision, reason)), "", 0
+        refusal = _refusal(host.refusal, event, decision, reason)
+        if rewrite is not None and isinstance(refusal.get("hookSpecificOutput"), dict):
+            refusal["hookSpecificOutput"]["updatedInput"] = rewrite  # type: ignore[index]
+        return _dumps(refusal), "", 0
+    if rewrite is not None:  # no permissionDecision: the host's own permission rules still apply
+        return _dumps({"hookSpecificOutput": {"hookEventName": event.hook_event or "PreToolUse",
+                                              "updatedInput": rewrite}}), "", 0
     if answer.context and event.kind in (SESSION_START, PROMPT_SUBMIT):
         return _dumps(_context(host.context, event, answer.context)), "", 0
     if host.refusal == CURSOR and event.kind not in (SESSION_START, PROMPT_SUBMIT) and event.hook_event.startswith(("pre", "before")):

@@ -1,6 +1,10 @@
-"""Files an agent reads through its shell (`cat`, `head`, `sed -n` ...): on hosts that report no
-reads (Codex), that is how the agent sees a file again after a stale-write refusal. Plain words
-only (shlex): a command gitai cannot read this way counts as no read, which keeps the lock shut.
+"""Files an agent reads whole through its shell (`cat`, `nl` ...): on hosts that report no reads
+(Codex), that is how the agent sees a file again after a stale-write refusal. Plain words only
+(shlex): a command gitai cannot read this way counts as no read, which keeps the lock shut.
+
+Only a whole read counts: the lock guards whole-file writes, so a reader that shows part of a file
+(`head`, `tail`, `grep`, `sed -n`, `awk`), or none of it (`wc`), or whose output is piped on (`cat F
+| head`), leaves the lock as it was.
 """
 
 from __future__ import annotations
@@ -8,35 +12,46 @@ from __future__ import annotations
 import os
 import shlex
 
-READERS = ("cat", "head", "tail", "nl", "less", "more", "bat", "sed", "awk", "grep", "rg", "wc")
+WHOLE_READERS = ("cat", "nl", "bat", "batcat", "less", "more")
 SEPARATORS = ";&|()<>"
 
 
-def segments(command: str) -> list[list[str]] | None:
-    """The simple commands of a command line, as words (None: not read as plain words)."""
+def _split(command: str) -> list[tuple[list[str], str]] | None:
+    """Each simple command's words with the separator that follows it ("" at the end); None when the
+    line cannot be read as plain words."""
     lexer = shlex.shlex(command.replace("\n", ";"), posix=True, punctuation_chars=SEPARATORS)
     lexer.whitespace_split = True
     try:
         words = list(lexer)
     except ValueError:
         return None
-    found: list[list[str]] = [[]]
+    found: list[tuple[list[str], str]] = [([], "")]
     for word in words:
         if word and all(c in SEPARATORS for c in word):
-            found.append([])
+            found[-1] = (found[-1][0], word)
+            found.append(([], ""))
         else:
-            found[-1].append(word)
-    return [s for s in found if s]
+            found[-1][0].append(word)
+    return [(w, after) for w, after in found if w]
+
+
+def segments(command: str) -> list[list[str]] | None:
+    """The simple commands of a command line, as words (None: not read as plain words)."""
+    split = _split(command)
+    return None if split is None else [words for words, _ in split]
 
 
 def shell_reads(command: str, cwd: str) -> list[str]:
-    """Absolute paths of the existing files the command's readers name (`sed -i` writes: not a read)."""
+    """Absolute paths of the existing files the command shows whole (its output not piped on, nor
+    redirected away)."""
     found: list[str] = []
-    for words in segments(command) or []:
+    for words, after in _split(command) or []:
         if words[0] == "cd" and len(words) == 2:
             cwd = os.path.join(cwd, words[1])
             continue
-        if words[0] not in READERS or (words[0] == "sed" and any(w.startswith(("-i", "--in-place")) for w in words)):
+        if after.startswith(">") and words[-1] == "2":  # `2>/dev/null`, `2>&1`: the output still shows
+            words, after = words[:-1], ""
+        if words[0] not in WHOLE_READERS or after in ("|", ">", ">>", "|&", ">|", ">&"):
             continue
         for word in words[1:]:
             path = os.path.normpath(os.path.join(cwd, word))

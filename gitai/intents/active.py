@@ -51,12 +51,19 @@ def selected_intent(layout: Layout) -> ActiveIntent | None:
 
 
 def write_active(layout: Layout, intent_id: str | None) -> None:
-    """Set (or, with None, clear) this worktree's active intent atomically."""
-    if intent_id is None:
-        if os.path.exists(layout.active_file):
-            os.unlink(layout.active_file)
-        return
-    write_atomic(layout.active_file, intent_id + "\n")
+    """Set (or, with None, clear) this worktree's active intent atomically; in place where no new
+    file can be made beside it (a kernel domain without mounts: gitai/sandbox/domain.py), and an
+    empty file is no selection."""
+    try:
+        if intent_id is None:
+            if os.path.exists(layout.active_file):
+                os.unlink(layout.active_file)
+            return
+        write_atomic(layout.active_file, intent_id + "\n")
+    except PermissionError:
+        fd = os.open(layout.active_file, os.O_WRONLY | os.O_TRUNC | os.O_NOFOLLOW)  # no O_CREAT: it exists
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(intent_id + "\n" if intent_id else "")
 
 
 def intent_context(details: dict[str, Any]) -> dict[str, Any]:

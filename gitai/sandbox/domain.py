@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-from dataclasses import dataclass, field
 
 from gitai.agents.hosts import GIT_HOOK_FRAMEWORK_CONFIGS, HOSTS, user_controls
 from gitai.layout import ORCHESTRATION, Layout
@@ -30,13 +29,16 @@ GLOB_CHARACTERS = frozenset("*?[\\")
 DOMAIN_VARIABLE = "GITAI_DOMAIN"  # set inside a domain to the intent it holds ("" for none)
 
 
-@dataclass
 class DomainPlan:
-    """What a domain allows: directories and files to write beneath, paths made read-only."""
+    """What a domain allows: directories and files to write beneath, paths made read-only. (A plain
+    class: the agent hook imports this module, and `dataclasses` is slow to import.)"""
 
-    writable: list[str] = field(default_factory=list)
-    readonly: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)  # what the person should know (one line each)
+    __slots__ = ("writable", "readonly", "notes")
+
+    def __init__(self, writable: list[str] | None = None) -> None:
+        self.writable: list[str] = writable or []
+        self.readonly: list[str] = []
+        self.notes: list[str] = []  # what the person should know (one line each)
 
 
 def scope_roots(root: str, patterns: tuple[str, ...]) -> list[str]:
@@ -96,10 +98,16 @@ def gitai_install_dirs() -> list[str]:
     return [package, sys.prefix]
 
 
-def plan_domain(layout: Layout, scope: tuple[str, ...], home: str | None, mounts: bool) -> DomainPlan:
+def plan_domain(layout: Layout, scope: tuple[str, ...], home: str | None, mounts: bool,
+                host_inside: bool = True) -> DomainPlan:
     """Where the agent may write. With `mounts` (read-only bind mounts available), git's own
     directory is writable but its hooks and config are mounted read-only; without, only the parts
-    beneath it a commit needs that hold no hook (a commit then cannot write the index)."""
+    beneath it a commit needs that hold no hook (a commit then cannot write the index).
+
+    `host_inside`: the agent host itself runs in the domain (`gitai run`), so its state in HOME stays
+    writable. Otherwise (`gitai exec`: one command of an agent whose host runs outside) the hosts'
+    state is closed too: their MCP server lists (`~/.claude.json`, `~/.codex/config.toml` ...) name
+    programs the host starts later outside any domain, and their transcripts are the session's record."""
     repo = layout.repo
     worktree_roots = {layout.root} | ({repo.main_worktree} if repo.main_worktree else set())
     protected = [repo.git_dir, repo.common_dir, repo.hooks_dir, *gitai_install_dirs()]
@@ -113,10 +121,13 @@ def plan_domain(layout: Layout, scope: tuple[str, ...], home: str | None, mounts
     for path in scope_roots(layout.root, scope):
         planner.allow_beneath(path)
     planner.protect(worktree_roots)  # below, a repository inside /tmp or HOME stays out of reach
+    if home and not host_inside:
+        planner.protect({os.path.join(home, name) for name in HOST_STATE_DIRS + HOST_STATE_FILES}
+                        | ({os.environ["CODEX_HOME"]} if os.environ.get("CODEX_HOME") else set()))
     for path in ("/tmp", "/var/tmp", os.environ.get("TMPDIR", "")):
         if path:
             planner.allow_beneath(path)
-    if home:
+    if home and host_inside:
         for name in HOST_STATE_DIRS + HOST_STATE_FILES:
             if os.path.lexists(os.path.join(home, name)):
                 planner.allow_beneath(os.path.join(home, name))
@@ -158,9 +169,26 @@ def _git_parts(layout: Layout, mounts: bool, plan: DomainPlan) -> list[str]:
         return sorted({repo.git_dir, repo.common_dir} - {repo.hooks_dir})
     plan.notes.append("no user namespaces for read-only mounts: git's own directory stays closed, "
                       "so a commit inside the domain cannot write the index")
-    parts = [os.path.join(repo.common_dir, name) for name in ("objects", "refs", "logs", "gitai")]
-    parts += [os.path.join(repo.git_dir, name) for name in ("refs", "logs", "gitai")]
-    return sorted({p for p in parts if os.path.isdir(p)})
+    parts = [os.path.join(repo.common_dir, name) for name in ("objects", "refs", "logs")]
+    parts += [os.path.join(repo.git_dir, name) for name in ("refs", "logs")]
+    return sorted({p for p in parts if os.path.isdir(p)} | _state_entries(layout))
+
+
+def _state_entries(layout: Layout) -> set[str]:
+    """Without mounts, gitai's state directories entry by entry, never the files the gates trust (the
+    compiled scopes, the installed marker): Landlock cannot take them back from a writable directory.
+    No new entries can be made directly in them then, so the selection file is made now (empty: none)."""
+    from gitai.gate.policy import CACHE_NAME
+
+    trusted = [os.path.join(layout.state_dir, CACHE_NAME), layout.installed_marker]
+    if os.path.isdir(layout.state_dir) and not os.path.lexists(layout.active_file):
+        with open(layout.active_file, "x", encoding="utf-8"):
+            pass
+    planner = _Planner(trusted)
+    for directory in (layout.state_dir, layout.shared_state_dir):
+        if os.path.isdir(directory):
+            planner.allow_beneath(directory)
+    return planner.allowed
 
 
 def _git_controls(layout: Layout) -> list[str]:
@@ -223,13 +251,3 @@ def session_intent(layout: Layout, session_key: str) -> str | None:
         return None
     value = data.get("intent_id") if isinstance(data, dict) else None
     return value if isinstance(value, str) and value else None
-
-
-def exec_command_line(gitai: str, session_key: str, command: str) -> str:
-    """The shell command that runs `command` inside the session's domain: what an agent host's
-    pre-tool hook puts in place of the agent's command where the host lets it (Claude Code:
-    `updatedInput`). `gitai` is how to call gitai (an absolute path)."""
-    import shlex
-
-    return " ".join(shlex.quote(word) for word in (gitai, "exec", "--session", session_key, "--", "/bin/sh", "-c",
-                                                   command))

@@ -146,6 +146,29 @@ def _protect_readonly(paths: list[str]) -> None:
         _check(mount(None, target, None, flags, None), f"read-only remount of {path}")
 
 
+def mounts_available() -> bool:
+    """Whether read-only bind mounts can be made here (an unprivileged user namespace that may mount),
+    tried in a child process so that this one is left as it was."""
+    pid = os.fork()
+    if pid == 0:  # the child: the same steps as the mounts take, then gone
+        code = 1
+        try:
+            libc = _libc()
+            uid, gid = os.getuid(), os.getgid()
+            if libc.unshare(ctypes.c_int(_CLONE_NEWUSER | _CLONE_NEWNS)) == 0:
+                for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
+                    with open(f"/proc/self/{name}", "w", encoding="ascii") as handle:
+                        handle.write(text)
+                mount = libc.mount
+                mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_void_p]
+                code = 0 if mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None) == 0 else 1
+        except BaseException:  # noqa: BLE001 - any failure means no
+            code = 1
+        os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status) == 0
+
+
 def restrict(writable: list[str], readonly: list[str]) -> int:
     """Confine this process (and everything it starts) for good: writes are allowed only beneath
     the `writable` paths (every write right the ABI knows; on a file, those a file can carry), and

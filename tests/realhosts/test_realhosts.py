@@ -190,3 +190,30 @@ def test_an_agent_commit_that_drops_the_agents_variables_is_still_the_agents(ses
     assert s.head() != before, result.tool_results()
     (entry,) = [f for f in record(s)["files"] if f["path"] == "src/auth/token.py"]
     assert [c["contributor"]["type"] for c in entry["conversations"]] == ["ai"], entry
+
+
+def test_without_gitai_run_claude_codes_shell_commands_run_in_the_sessions_domain(session: MakeSession) -> None:
+    """No `gitai run`: the agent hook rewrites each Bash command (Claude Code's `updatedInput`) to run
+    inside `gitai exec`, so a program the hooks cannot see into is held by the kernel. The agent's
+    in-scope shell write and its commit work there, and `cd` still carries over to the next call."""
+    from gitai.sandbox.wrap import domain_available
+
+    if not domain_available():
+        pytest.skip("no Landlock domain here: the hook does not wrap, and the hooks alone hold the scope")
+    s = session("claude-code")
+    before = s.head()
+    result = s.run([s.host.shell("gitai select INT-001"),
+                    s.host.shell("python3 -c \"open('docs/x.md','w')\""),
+                    s.host.shell("printf 'def token():\\n    return 1\\n' > src/auth/token.py"),
+                    s.host.shell("git add src/auth/token.py && git commit -q -m 'token' && echo committed"),
+                    s.host.shell("echo \"it's $((6 * 7))\" 'a \"b\"' >&2; exit 3"),
+                    s.host.shell("cd src/auth"),
+                    s.host.shell("pwd")])
+    told = result.tool_results()
+    assert not (s.repo / "docs" / "x.md").exists(), told
+    assert "PermissionError" in told[1] and "Permission denied" in told[1], told
+    assert (s.repo / "src" / "auth" / "token.py").read_text() == "def token():\n    return 1\n", told
+    assert "committed" in told[3] and s.head() != before and s.git("log", "-1", "--format=%s").strip() == "token"
+    assert s.git("notes", "--ref", "gitai", "list", "HEAD").strip(), "the commit made inside the domain has a record"
+    assert "it's 42" in told[4] and 'a \\"b\\"' in told[4] and "3" in told[4], told  # stderr and the exit code
+    assert str(s.repo / "src" / "auth") in told[6], told  # the `cd` inside the domain carried over

@@ -1,0 +1,165 @@
+"""Entering the kernel domain of an intent and starting a command in it: what `gitai exec` and
+`gitai run` share (docs/security.md, "The kernel domain").
+
+Lean: no click, and no YAML while the policy cache is fresh. `gitai exec` runs before every shell
+command of an agent whose host lets gitai's hook wrap them, so gitai/entry.py reaches `exec_main`
+without loading the click CLI.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gitai.layout import Layout
+
+EXEC_USAGE = "usage: gitai exec --session KEY -- COMMAND [ARGS]..."
+
+
+def usable_scope(layout: Layout, intent_id: str | None) -> tuple[tuple[str, ...], str | None]:
+    """(the intent's owned scope, None) or ((), why there is none)."""
+    from gitai.errors import GitaiError
+    from gitai.gate.policy import load_policy
+    from gitai.intents.approval import is_approved
+    from gitai.intents.statuses import CLOSED
+
+    if not intent_id:
+        return (), "no intent is selected"
+    try:
+        policy = load_policy(layout)
+    except GitaiError as exc:
+        return (), str(exc)
+    intent = policy.intents.get(intent_id)
+    if intent is None:
+        return (), f"unknown intent '{intent_id}' (known: {', '.join(policy.intents) or 'none'})"
+    if intent.status in CLOSED:
+        return (), f"intent {intent.id} is {intent.status}"
+    if intent.requires_approval and not is_approved(layout, intent.id):
+        return (), f"intent {intent.id} requires a person's approval (gitai approve {intent.id})"
+    return tuple(intent.scope), None
+
+
+def enter_domain(layout: Layout, scope: tuple[str, ...], host_inside: bool = True) -> None:
+    """Restrict this process to the domain, or say in one line why the kernel cannot hold it.
+    `host_inside`: an agent host runs in it (`gitai run`), not one command of one (`gitai exec`)."""
+    from gitai.sandbox.domain import plan_domain
+    from gitai.sandbox.landlock import LandlockUnavailable, MountsUnavailable, abi_version, restrict
+
+    home = os.environ.get("HOME") or None
+    try:
+        abi_version()
+        # ~/.cache is not writable in the domain (programs there run later outside it): a cache of
+        # its own, made before the plan so that the plan sees it
+        cache = _domain_cache()
+        try:
+            plan = plan_domain(layout, scope, home, mounts=True, host_inside=host_inside)
+            restrict(plan.writable, plan.readonly)
+        except MountsUnavailable:
+            plan = plan_domain(layout, scope, home, mounts=False, host_inside=host_inside)
+            restrict(plan.writable, [])
+    except LandlockUnavailable as exc:
+        sys.stderr.write(f"gitai: warning: no kernel domain ({exc}); only the agent hooks and git hooks hold "
+                         "the scope\n")
+        return
+    for note in plan.notes:
+        sys.stderr.write(f"gitai: note: {note}\n")
+    if cache:
+        os.environ["XDG_CACHE_HOME"] = cache
+
+
+def _domain_cache() -> str | None:
+    """This user's cache for programs inside domains, in the temporary directory (writable in every
+    domain): made once and reused, never one another user made or a link. (No `tempfile`: slow to import.)"""
+    base = os.environ.get("TMPDIR") or "/tmp"
+    path = os.path.join(base, f"gitai-domain-cache-{os.getuid()}")
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        pass
+    except OSError:
+        return None
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    import stat
+
+    return path if stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() else None
+
+
+def start(command: list[str], intent_id: str | None) -> None:
+    """Replace this process by `command`, which inherits the domain; raises GitaiError when it cannot start."""
+    from gitai.errors import GitaiError
+    from gitai.sandbox.domain import DOMAIN_VARIABLE
+
+    os.environ[DOMAIN_VARIABLE] = intent_id or ""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    try:
+        os.execvp(command[0], command)
+    except OSError as exc:
+        raise GitaiError(f"cannot run {command[0]}: {exc.strerror}") from None
+
+
+def exec_in_session(layout: Layout, session_key: str, command: list[str]) -> None:
+    """`gitai exec`: start `command` in the domain of the session's current intent, found as the agent
+    hook finds it: the session's selection, else GITAI_INTENT, else the worktree's (none: no writes in
+    the work tree)."""
+    from gitai.intents.active import active_intent
+    from gitai.sandbox.domain import session_intent
+
+    intent_id = session_intent(layout, session_key)
+    if intent_id is None:
+        active = active_intent(layout)
+        intent_id = active.id if active else None
+    scope, why = usable_scope(layout, intent_id)
+    if why:
+        sys.stderr.write(f"gitai: note: {why}: the domain allows no writes in the work tree\n")
+    enter_domain(layout, scope, host_inside=False)
+    start(command, intent_id if not why else None)
+
+
+def parse_exec_arguments(argv: list[str]) -> tuple[str, list[str]]:
+    """(session key, command) from `--session KEY -- COMMAND...`; raises ValueError saying what is wrong."""
+    key: str | None = None
+    index = 0
+    while index < len(argv) and argv[index] != "--":
+        word = argv[index]
+        if word == "--session" and index + 1 < len(argv):
+            key, index = argv[index + 1], index + 2
+        elif word.startswith("--session="):
+            key, index = word.split("=", 1)[1], index + 1
+        else:
+            raise ValueError(f"unexpected argument {word!r}")
+    if not key:
+        raise ValueError("--session KEY is required")
+    if index >= len(argv) - 1:
+        raise ValueError("no command after '--'")
+    return key, argv[index + 1:]
+
+
+def exec_main(argv: list[str]) -> int:
+    """`gitai exec` without click: bad input is one line and exit 2, as everywhere in gitai."""
+    from gitai.errors import EXIT_USAGE, GitaiError
+    from gitai.layout import find_layout
+
+    try:
+        key, command = parse_exec_arguments(argv)
+    except ValueError as exc:
+        sys.stderr.write(f"gitai: error: {exc}\n{EXEC_USAGE}\n")
+        return EXIT_USAGE
+    try:
+        exec_in_session(find_layout(), key, command)
+    except GitaiError as exc:
+        from gitai.util.text import one_line
+
+        sys.stderr.write(f"gitai: error: {one_line(str(exc))}\n")
+        return exc.exit_code
+    except Exception as exc:  # noqa: BLE001 - one line, never a traceback
+        from gitai.errors import EXIT_INTERNAL
+
+        sys.stderr.write(f"gitai: error: internal error in gitai exec ({exc.__class__.__name__}: {exc})\n")
+        return EXIT_INTERNAL
+    return 0  # not reached: the command replaced this process

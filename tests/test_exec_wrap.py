@@ -1,0 +1,176 @@
+"""The second way into the kernel domain: the agent hook rewrites a Claude Code Bash command to run
+inside `gitai exec`. The wrapped command is run for real, the way Claude Code runs a command
+(`eval CMD < /dev/null && pwd -P >| FILE`), and each test checks the effect on disk and in git."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import GITAI, git, gitai_ok, head, write
+from gitai.sandbox.wrap import domain_available, unwrap, wrap
+
+pytestmark = pytest.mark.skipif(not domain_available() and not os.environ.get("CI"),
+                                reason="no Landlock domain here: the hook does not wrap")
+
+
+def hook(repo: Path, event: str, command: str, session: str = "s1", host: str = "claude-code",
+         env: dict[str, str] | None = None, **extra: object) -> dict[str, object]:
+    payload = {"hook_event_name": event, "session_id": session, "cwd": str(repo), "tool_name": "Bash",
+               "tool_input": {"command": command, "description": "run"}, **extra}
+    proc = subprocess.run([GITAI, "hook", host], input=json.dumps(payload), capture_output=True, text=True,
+                          cwd=repo, env={**os.environ, **(env or {})})
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout) if proc.stdout.strip() else {}
+
+
+def wrapped(repo: Path, command: str, session: str = "s1") -> str:
+    answer = hook(repo, "PreToolUse", command, session)
+    specific = answer.get("hookSpecificOutput")
+    assert isinstance(specific, dict) and "permissionDecision" not in specific, answer
+    updated = specific["updatedInput"]
+    assert updated["description"] == "run" and unwrap(updated["command"]) == command
+    return str(updated["command"])
+
+
+class Shell:
+    """Claude Code's Bash tool, reduced to what matters here: one shell per call, the directory carried over."""
+
+    def __init__(self, repo: Path, tmp: Path) -> None:
+        self.repo, self.cwd, self.cwd_file = repo, repo, tmp / "cwd"
+
+    def run(self, command: str) -> subprocess.CompletedProcess[str]:
+        line = f"eval {shlex.quote(command)} < /dev/null && pwd -P >| {shlex.quote(str(self.cwd_file))}"
+        proc = subprocess.run(["bash", "-c", line], cwd=self.cwd, capture_output=True, text=True,
+                              start_new_session=True)
+        if self.cwd_file.exists():
+            self.cwd = Path(self.cwd_file.read_text().strip())
+        return proc
+
+
+@pytest.fixture
+def governed(repo: Path) -> Path:
+    gitai_ok(repo, "hooks", "install")
+    write(repo, "src/auth/login.py", "x = 1\n")
+    write(repo, "docs/guide.md", "# guide\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "--no-verify", "-m", "files")
+    gitai_ok(repo, "select", "INT-001")
+    return repo
+
+
+def test_the_hook_wraps_allowed_shell_commands_only_where_a_domain_can_be_had(governed: Path) -> None:
+    command = "ls -la"
+    assert unwrap(wrapped(governed, command)) == command
+    refused = hook(governed, "PreToolUse", "git commit --no-verify -m x")["hookSpecificOutput"]
+    assert refused["permissionDecision"] == "deny" and "updatedInput" not in refused  # type: ignore[operator]
+    # the person's opt-out where the host starts, an existing domain (`gitai run`), hosts that cannot
+    assert hook(governed, "PreToolUse", command, env={"GITAI_NO_LANDLOCK": "1"}) == {}
+    assert hook(governed, "PreToolUse", command, env={"GITAI_DOMAIN": "INT-001"}) == {}
+    assert hook(governed, "PreToolUse", command, host="qwen", hook_event_name="PreToolUse",
+                tool_name="run_shell_command") == {}
+
+
+NASTY = [
+    ("echo \"it's\" 'a \"b\"' $((6 * 7)) `echo bt` \\$HOME", "it's a \"b\" 42 bt $HOME\n"),
+    ("printf '%s|' \"$@\" a\\ b 'c  d' $'e\\tf'", "a b|c  d|e\tf|"),
+    ("x=1; f() { echo \"f:$1:$x\"; }; f 'y z'", "f:y z:1\n"),
+    ("cat <<'EOF'\n$HOME `x` \\n\nEOF", "$HOME `x` \\n\n"),
+    ("echo ünïcødé ☃ | tr -d '\\n'", "ünïcødé ☃"),
+]
+
+
+@pytest.mark.parametrize(("command", "out"), NASTY, ids=range(len(NASTY)))
+def test_quoting_survives_the_wrap(governed: Path, tmp_path: Path, command: str, out: str) -> None:
+    proc = Shell(governed, tmp_path).run(wrapped(governed, command))
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, out, ""), proc.stderr
+
+
+def test_exit_status_output_and_the_directory_carry_over(governed: Path, tmp_path: Path) -> None:
+    shell = Shell(governed, tmp_path)
+    failed = shell.run(wrapped(governed, "echo out; echo err >&2; exit 7"))
+    assert (failed.returncode, failed.stdout, failed.stderr) == (7, "out\n", "err\n")
+    assert shell.run(wrapped(governed, "false")).returncode == 1
+    assert shell.run(wrapped(governed, "cd src/auth")).returncode == 0
+    assert shell.cwd == governed / "src" / "auth"
+    assert shell.run(wrapped(governed, "pwd; cd ../..; cd docs")).stdout == f"{governed / 'src' / 'auth'}\n"
+    assert shell.cwd == governed / "docs"
+    state = shell.run(wrapped(governed, "echo \"$GITAI_EXEC_STATE\"; echo $GITAI_DOMAIN"))
+    assert state.stdout == "\nINT-001\n"  # the hand-over variable is gone; the domain names its intent
+
+
+def test_functions_and_aliases_of_the_hosts_shell_reach_the_command(governed: Path, tmp_path: Path) -> None:
+    line = ("shopt -s expand_aliases; alias hello='echo hello-alias'; greet() { echo \"greet $1\"; }; "
+            f"eval {shlex.quote(wrapped(governed, 'hello; greet you'))}")
+    proc = subprocess.run(["bash", "-c", line], cwd=governed, capture_output=True, text=True)
+    assert (proc.returncode, proc.stdout) == (0, "hello-alias\ngreet you\n"), proc.stderr
+
+
+def test_the_kernel_holds_the_scope_for_what_the_hooks_cannot_see(governed: Path, tmp_path: Path) -> None:
+    shell = Shell(governed, tmp_path)
+    escape = shell.run(wrapped(governed, "python3 -c \"open('docs/x.md','w')\""))
+    assert escape.returncode == 1 and "PermissionError" in escape.stderr
+    assert not (governed / "docs" / "x.md").exists()
+    before = head(governed)
+    done = shell.run(wrapped(governed, "printf 'x = 2\\n' > src/auth/login.py && git add src/auth/login.py "
+                                       "&& git commit -q -m 'in scope' && echo committed"))
+    assert done.stdout == "committed\n", done.stderr
+    assert head(governed) != before and (governed / "src/auth/login.py").read_text() == "x = 2\n"
+    assert git(governed, "notes", "--ref", "gitai", "list", "HEAD").stdout.strip()
+    hooks = governed / ".git" / "hooks" / "pre-commit"
+    text = hooks.read_text()
+    planted = shell.run(wrapped(governed, "python3 -c \"import subprocess, pathlib; pathlib.Path(subprocess."
+                                          "check_output(['git', 'rev-parse', '--git-path', 'hooks/pre-commit'], "
+                                          "text=True).strip()).write_text('exit 0')\""))
+    assert "Errno 30" in planted.stderr or "Errno 13" in planted.stderr, planted.stderr
+    assert hooks.read_text() == text
+
+
+def test_the_domain_follows_the_sessions_selection(governed: Path, tmp_path: Path) -> None:
+    """`gitai select` inside the wrap, reported back after the call as the wrapped line: the hook reads
+    the agent's own command out of it, so the session's intent (and its next domain) follows."""
+    shell = Shell(governed, tmp_path)
+    command = "gitai select INT-003"
+    line = wrapped(governed, command)
+    assert shell.run(line).returncode == 0
+    hook(governed, "PostToolUse", line, tool_response={"stdout": "", "exit_code": 0})
+    session = json.loads((governed / ".git/gitai/sessions/claude-code-s1.json").read_text())
+    assert session["intent_id"] == "INT-003"
+    (governed / "src" / "billing").mkdir()
+    billing = shell.run(wrapped(governed, "echo ok > src/billing/a.py && "
+                                          "python3 -c \"open('docs/b.md', 'w')\""))
+    assert (governed / "src/billing/a.py").read_text() == "ok\n" and not (governed / "docs/b.md").exists()
+    assert "Permission denied" in billing.stderr
+
+
+def test_unwrap_reads_only_what_wrap_made() -> None:
+    line = wrap("/usr/bin/gitai", "claude-code-s1", "echo 'a' \"b\"")
+    assert unwrap(line) == "echo 'a' \"b\""
+    assert unwrap(line + "; rm -rf docs") is None
+    assert unwrap("echo hi") is None and unwrap(". /elsewhere/exec-in-domain.sh g k 'ls'") is None
+
+
+def test_where_no_mounts_can_be_made_a_commit_is_left_to_the_hooks(governed: Path) -> None:
+    """Without read-only mounts a domain cannot write git's index, so a command that commits is not
+    wrapped there (docs/security.md says what that leaves open); every other command still is. The hook
+    runs inside a Landlock domain of its own that allows every write: no mount can be made in it."""
+    confined = ("import os, sys\nfrom gitai.sandbox.landlock import restrict\nrestrict(['/'], [])\n"
+                "os.execvp(sys.argv[1], sys.argv[1:])")
+
+    def answer(command: str) -> dict[str, object]:
+        payload = {"hook_event_name": "PreToolUse", "session_id": "s1", "cwd": str(governed), "tool_name": "Bash",
+                   "tool_input": {"command": command}}
+        proc = subprocess.run([sys.executable, "-c", confined, GITAI, "hook", "claude-code"], input=json.dumps(payload),
+                              capture_output=True, text=True, cwd=governed)
+        assert proc.returncode == 0, proc.stderr
+        return json.loads(proc.stdout) if proc.stdout.strip() else {}
+
+    assert answer("git add -A && git commit -q -m x") == {}
+    assert "updatedInput" in answer("ls")["hookSpecificOutput"]  # type: ignore[operator]
+    assert "updatedInput" in hook(governed, "PreToolUse", "git commit -q -m x")["hookSpecificOutput"]  # type: ignore[operator]
