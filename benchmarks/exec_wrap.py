@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import BIN, ENV, gitai_repo, median_ms, scratch, timed  # noqa: E402
+from _common import BIN, ENV, gitai_repo, median_ms, scratch, timed
 
 
 def main() -> None:

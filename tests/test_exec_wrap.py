@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import GITAI, git, gitai_ok, head, write
+
 from gitai.sandbox.wrap import domain_available, unwrap, wrap
 
 pytestmark = pytest.mark.skipif(not domain_available() and not os.environ.get("CI"),

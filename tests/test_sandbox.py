@@ -271,10 +271,10 @@ def test_without_mounts_the_files_the_gates_trust_stay_out_of_reach(repo: Path) 
     gitai_ok(repo, "select", "INT-001")
     subprocess.run([sys.executable, "-c", "from gitai.gate.policy import load_policy; from gitai.layout import find_layout; "
                     "load_policy(find_layout())"], cwd=repo, check=True)  # the compiled scopes, cached
-    cache, marker = repo / ".git/gitai/policy-cache.json", repo / ".git/gitai/installed"
+    cache, marker = repo / ".git/gitai/policy-cache.marshal", repo / ".git/gitai/installed"
     before = (cache.read_bytes(), marker.read_bytes())
-    moves = ("echo '{\"key\": \"forged\"}' > .git/gitai/policy-cache.json; "
-             "rm -f .git/gitai/policy-cache.json; echo forged > .git/gitai/installed; "
+    moves = ("echo '{\"key\": \"forged\"}' > .git/gitai/policy-cache.marshal; "
+             "rm -f .git/gitai/policy-cache.marshal; echo forged > .git/gitai/installed; "
              "mv .git/gitai/installed .git/gitai/x; echo planted > .git/gitai/new-file; "
              f"{GITAI} select INT-002 && echo selected; echo x > src/in_scope.py; echo x > docs/out.md")
     proc = subprocess.run([sys.executable, "-c", NO_MOUNTS, moves], cwd=repo, capture_output=True, text=True,
