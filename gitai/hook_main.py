@@ -12,16 +12,25 @@ from __future__ import annotations
 import os
 import sys
 
-from gitai.errors import EXIT_INTERNAL, EXIT_USAGE, GitaiError
+from gitai.errors import EXIT_INTERNAL, EXIT_PROBLEM, EXIT_USAGE, GitaiError
 from gitai.layout import Layout, find_layout
 from gitai.util.crash import log_traceback
 
 
 def _pre_commit(layout: Layout, args: list[str]) -> int:
+    from gitai.agents.hosts import AGENT_VARIABLES
     from gitai.gate.pre_commit import run_gate
 
     # --staged-stdin: the hook script pipes the staged-paths query in (gitai/gate/check.py staged_paths)
-    return run_gate(layout, piped=sys.stdin.buffer.read() if args == ["--staged-stdin"] else None)
+    piped = sys.stdin.buffer.read() if args == ["--staged-stdin"] else None
+    if any(os.environ.get(name) for name in AGENT_VARIABLES):  # inside an agent host: did its hooks run?
+        from gitai.agents.ungoverned import ungoverned_refusal
+
+        refusal = ungoverned_refusal(layout, os.environ)
+        if refusal:
+            sys.stderr.write(refusal)
+            return EXIT_PROBLEM
+    return run_gate(layout, piped=piped)
 
 
 def _post_commit(layout: Layout, args: list[str]) -> int:

@@ -48,9 +48,12 @@ active_intents:
 def _agent_variables() -> set[str]:
     """The variables by which gitai recognises an agent, from gitai's own list (a suite run inside
     an agent must not look like one)."""
+    from gitai.agents.hosts import HOSTS
     from gitai.intents.approval import AGENT_VARIABLES
 
-    return set(AGENT_VARIABLES) | {"CODEX_HOME"}
+    hosts = {name for host in HOSTS for name in host.session_variables}  # and where each keeps its trust:
+    hosts |= {host.trust_file_variable[0] for host in HOSTS if host.trust_file_variable}
+    return set(AGENT_VARIABLES) | hosts
 
 
 def _hermetic(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:

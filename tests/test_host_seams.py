@@ -177,7 +177,8 @@ def test_the_installed_configs_can_be_committed_and_agents_still_cannot_edit_the
     written = [p for p in PROJECT_CONFIGS if (repo / p).exists()]
     assert len(written) >= 6
     before = head(repo)
-    committed = commit(repo, "gitai agent hooks", *written, ".orchestration/.intentignore", check=False)
+    assert "GEMINI.md .orchestration/.intentignore" in installed.stdout  # Gemini CLI reads no AGENTS.md
+    committed = commit(repo, "gitai agent hooks", *written, "GEMINI.md", ".orchestration/.intentignore", check=False)
     assert committed.returncode == 0, committed.stderr  # no intent selected: none is needed
     assert head(repo) != before
     assert git(repo, "status", "--porcelain").stdout == ""

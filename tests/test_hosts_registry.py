@@ -56,7 +56,7 @@ def test_every_host_has_every_fact(host: Host) -> None:
     assert isinstance(host.asks, bool) and isinstance(host.transcript_names_model, bool)
     assert host.shell_variables or host.hook_variables, host.name
     assert not host.transcript_names_model or host.transcript_key, host.name
-    assert host.trust.strip() and host.instructions
+    assert host.trust and all(step.strip() for step in host.trust) and host.instructions
     with pytest.raises(AttributeError):
         host.asks = not host.asks  # type: ignore[misc]
 
@@ -181,7 +181,7 @@ def test_agents_install_qwen(repo: Path) -> None:
     assert data["model"] == {"name": "qwen3-coder-plus"}
     assert data["hooks"]["PreToolUse"][0]["hooks"][0] == {"type": "command", "command": "gitai hook qwen",
                                                           "timeout": 10000}
-    assert "For the hooks to run:" in gitai(repo, "agents", "status", "qwen").stdout
+    assert "will run: folder trust is off" in gitai(repo, "agents", "status", "qwen").stdout
     user = gitai_json(repo, "agents", "install", "qwen", "--user")
     home = Path(user[0]["path"])
     assert home.name == "settings.json" and home.parent.name == ".qwen" and home.is_file()

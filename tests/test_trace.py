@@ -8,7 +8,10 @@ import threading
 from pathlib import Path
 
 from conftest import commit, git, gitai, gitai_json, gitai_ok, head, new_repo, write
+from host_simulator import Agent, HostSimulator
 from trace_helpers import expected_ranges, ledger, note, notes, record_ranges, validate
+
+from gitai.agents.install import install_host
 
 
 def test_root_and_normal_commits_record_changed_lines(bare_repo: Path) -> None:
@@ -63,7 +66,9 @@ def test_unattributed_and_agent_contributor(repo: Path) -> None:
     contributor = note(repo)["files"][0]["conversations"][0]["contributor"]
     assert contributor == {"type": "ai", "model_id": "anthropic/claude-sonnet-4-5"}
     write(repo, "src/auth/x.py", "x = 3\n")
-    commit(repo, "claude code", env={"GITAI_INTENT": "INT-001", "CLAUDECODE": "1"})
+    install_host("claude-code", str(repo))  # a session gitai's hooks saw (else the commit is refused)
+    Agent(HostSimulator("claude-code", repo, dict(os.environ)), "traced").start()
+    commit(repo, "claude code", "src/auth", env={"GITAI_INTENT": "INT-001", "CLAUDECODE": "1"})
     assert note(repo)["files"][0]["conversations"][0]["contributor"] == {"type": "ai"}
 
 

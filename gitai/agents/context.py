@@ -126,8 +126,14 @@ def build_context(layout: Layout, intent_id: str | None) -> dict[str, Any]:
     return data
 
 
-def render_text(data: dict[str, Any]) -> str:
-    lines = ["<gitai_context>"]
+TAG_OPEN, TAG_CLOSE = "<gitai_context>", "</gitai_context>"
+# For hosts that HTML-escape what a hook adds (Gemini CLI, Qwen Code): the same text, framed without tags.
+PLAIN_OPEN, PLAIN_CLOSE = "gitai context (from gitai's session-start hook):", "(end of gitai context)"
+
+
+def render_text(data: dict[str, Any], tags: bool = True) -> str:
+    """The context as the model reads it; `tags`: framed as <gitai_context>, else by two plain lines."""
+    lines = [TAG_OPEN if tags else PLAIN_OPEN]
     if data.get("intent") is None:
         lines.append("No intent is selected: every write is refused until you select the intent your work serves.")
         lines.append("Selectable intents:")
@@ -164,10 +170,10 @@ def render_text(data: dict[str, Any]) -> str:
     if data.get("recent_refusals"):
         lines.append("Recent refusals by gitai:")
         lines.extend(f"  - {r['timestamp']} {r.get('host') or ''}: {r['reason']}" for r in data["recent_refusals"])
-    lines.append("Loop: gitai owners PATH -> gitai select ID -> work in scope -> gitai lesson \"what you learned\"")
-    lines.append("</gitai_context>")
+    lines.append("Loop: gitai owners PATH, then gitai select ID, then work in scope, then gitai lesson \"what you learned\"")
+    lines.append(TAG_CLOSE if tags else PLAIN_CLOSE)
     return "\n".join(lines)
 
 
-def context_text(layout: Layout, intent_id: str | None) -> str:
-    return render_text(build_context(layout, intent_id))
+def context_text(layout: Layout, intent_id: str | None, tags: bool = True) -> str:
+    return render_text(build_context(layout, intent_id), tags)

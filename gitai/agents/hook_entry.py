@@ -205,7 +205,8 @@ def handle(layout: Layout, event: ev.AgentEvent) -> Answer:
         session.data.setdefault("started", _now())
         session.data.setdefault("cwd", event.cwd)
         session.save()
-        return Answer(ALLOW, context=context_text(layout, session_intent(layout, session)))
+        return Answer(ALLOW, context=context_text(layout, session_intent(layout, session),
+                                                  tags=not BY_NAME[event.host].escapes_tags))
     if kind == ev.PROMPT_SUBMIT:
         return Answer(ALLOW, context=_reminder(layout, session))
     if kind == ev.SESSION_END:

@@ -42,6 +42,11 @@ PER_EVENT = "per-event"  # {"type", "bash", "powershell", "cwd", "timeoutSec"}, 
 UPDATED_INPUT = "updated-input"  # hookSpecificOutput.updatedInput: the tool runs with it in place of the model's
 UPDATED_INPUT_WITH_ALLOW = "updated-input-with-allow"  # the same, honoured only beside permissionDecision "allow"
 TOOL_INPUT = "tool-input"  # hookSpecificOutput.tool_input, merged over the model's arguments
+# Where a host keeps whether a folder, or each hook, may run (gitai/agents/trust.py reads each kind).
+HOOK_APPROVALS = "hook-approvals"  # a trusted project, then each hook approved by its hash (Codex's [hooks.state])
+FOLDER_RULES = "folder-rules"  # {"/path": "TRUST_FOLDER" | "TRUST_PARENT" | "DO_NOT_TRUST"}, the longest rule wins
+FOLDER_LIST = "folder-list"  # a list of trusted folders in a JSON config, each trusting what is under it
+TRUST_DIALOG = "trust-dialog"  # a per-project "trust this folder" answer; hooks may also be switched off in settings
 
 SECONDS = "seconds"
 MILLISECONDS = "milliseconds"
@@ -58,7 +63,8 @@ class Host:
                  "config_style", "timeout", "timeout_unit", "refusal", "context", "failure", "asks",
                  "shell_variables", "hook_variables", "model_keys", "transcript_key", "transcript_names_model",
                  "trust", "instructions", "git_hooks_in_shell", "model_variables", "model_settings", "executables", "login_shell",
-                 "input_rewrite", "exec_wrap")
+                 "input_rewrite", "exec_wrap", "session_variables", "trust_kind", "trust_file", "trust_file_variable", "folder_trust_switch",
+                 "hooks_switch", "escapes_tags")
 
     name: str  # on the command line: `gitai hook NAME`, `gitai agents install NAME`
     title: str
@@ -85,7 +91,7 @@ class Host:
     model_keys: tuple[str, ...]  # payload keys that name the model; () when its payloads never do
     transcript_key: str | None  # payload key of the session transcript's path
     transcript_names_model: bool  # the transcript says which model answered
-    trust: str  # what a person does for the hooks to run (trust, approval, restart)
+    trust: tuple[str, ...]  # what a person does for the hooks to run (trust, approval, restart), and CI: a line a step
     instructions: tuple[str, ...]  # the instructions files it reads, in the repository root
     git_hooks_in_shell: bool  # git runs the repository's hooks in its shell (False: the hook checks commits)
     model_variables: tuple[str, ...]  # environment variables that choose its model (its hooks inherit them)
@@ -96,6 +102,16 @@ class Host:
     login_shell: bool  # runs commands in a login shell that rebuilds PATH: gitai is named by its absolute path
     input_rewrite: str | None  # how its pre-tool hook can rewrite a tool's input (UPDATED_INPUT ...), or None
     exec_wrap: bool  # gitai's hook rewrites each shell command to run in `gitai exec` (the kernel domain)
+    session_variables: tuple[str, ...]  # set in its shells to the session id its hook payloads carry
+    trust_kind: str | None  # HOOK_APPROVALS, FOLDER_RULES, FOLDER_LIST, TRUST_DIALOG; None: no trust to read
+    trust_file: str | None  # where it keeps that trust, relative to the home directory
+    # (variable, file name in it) that moves `trust_file`; "" when the variable names the file itself
+    trust_file_variable: tuple[str, str] | None
+    # (user settings file, key path, default): folder trust is on, so an untrusted folder's hooks do not run
+    folder_trust_switch: tuple[str, tuple[str, ...], bool] | None
+    # (settings file, key path) whose true value switches every hook off; "~/" under the home directory
+    hooks_switch: tuple[tuple[str, tuple[str, ...]], ...]
+    escapes_tags: bool  # shows hook context to the model with < and > escaped: gitai's context has no tags there
 
     def __init__(self, *, name: str, title: str, project_configs: tuple[str, ...], user_configs: tuple[str, ...],
                  events: tuple[tuple[str, str], ...], write_tools: tuple[str, ...], edit_tools: tuple[str, ...],
@@ -104,12 +120,16 @@ class Host:
                  install_events: tuple[tuple[str, str | None], ...], config_style: str, timeout: int,
                  timeout_unit: str, refusal: str, context: str, failure: str, asks: bool,
                  shell_variables: tuple[str, ...], hook_variables: tuple[str, ...], model_keys: tuple[str, ...],
-                 transcript_key: str | None, transcript_names_model: bool, trust: str,
+                 transcript_key: str | None, transcript_names_model: bool, trust: tuple[str, ...],
                  instructions: tuple[str, ...], git_hooks_in_shell: bool = True,
                  model_variables: tuple[str, ...] = (),
                  model_settings: tuple[tuple[str, tuple[str, ...]], ...] = (),
                  executables: tuple[str, ...] = (), login_shell: bool = False, input_rewrite: str | None = None,
-                 exec_wrap: bool = False) -> None:
+                 exec_wrap: bool = False,
+                 session_variables: tuple[str, ...] = (), trust_kind: str | None = None,
+                 trust_file: str | None = None, trust_file_variable: tuple[str, str] | None = None,
+                 folder_trust_switch: tuple[str, tuple[str, ...], bool] | None = None,
+                 hooks_switch: tuple[tuple[str, tuple[str, ...]], ...] = (), escapes_tags: bool = False) -> None:
         values = {"name": name, "title": title, "project_configs": project_configs, "user_configs": user_configs,
                   "events": events, "write_tools": write_tools, "edit_tools": edit_tools, "patch_tools": patch_tools,
                   "delete_tools": delete_tools, "shell_tools": shell_tools, "read_tools": read_tools,
@@ -120,7 +140,11 @@ class Host:
                   "transcript_names_model": transcript_names_model, "trust": trust, "instructions": instructions,
                   "git_hooks_in_shell": git_hooks_in_shell, "model_variables": model_variables,
                   "model_settings": model_settings, "executables": executables,
-                  "login_shell": login_shell, "input_rewrite": input_rewrite, "exec_wrap": exec_wrap}
+                  "login_shell": login_shell, "input_rewrite": input_rewrite, "exec_wrap": exec_wrap,
+                  "session_variables": session_variables, "trust_kind": trust_kind,
+                  "trust_file": trust_file, "trust_file_variable": trust_file_variable,
+                  "folder_trust_switch": folder_trust_switch, "hooks_switch": hooks_switch,
+                  "escapes_tags": escapes_tags}
         for key, value in values.items():
             object.__setattr__(self, key, value)
 
@@ -156,8 +180,11 @@ HOSTS = (
         shell_variables=("CLAUDECODE",), hook_variables=("CLAUDE_CODE_ENTRYPOINT", "CLAUDE_PROJECT_DIR"),
         model_keys=("model",),  # at SessionStart, and only in interactive sessions (`claude -p` sends none)
         transcript_key="transcript_path", transcript_names_model=True,
-        trust="restart Claude Code (or open /hooks) so that it reads the new hooks",
-        instructions=("CLAUDE.md",),
+        trust=("restart Claude Code (or open /hooks) so that it reads the new hooks",
+               "accept the trust dialog Claude Code shows in a folder it has not seen (kept in ~/.claude.json)",
+               "keep \"disableAllHooks\" out of ~/.claude/settings.json and .claude/settings*.json",
+               "in CI: `claude -p` runs the committed project hooks without a dialog"),
+        instructions=("CLAUDE.md", "AGENTS.md"),  # Claude Code 2.1 reads both
         model_variables=("ANTHROPIC_MODEL",),
         model_settings=((".claude/settings.local.json", ("model",)), (".claude/settings.json", ("model",)),
                         ("~/.claude/settings.json", ("model",))),
@@ -165,6 +192,10 @@ HOSTS = (
         # Applied with no permissionDecision too, so its own permission rules still ask; the after-tool
         # payload then carries the rewritten command. Seen in the real host (tests/realhosts).
         input_rewrite=UPDATED_INPUT, exec_wrap=True,
+        session_variables=("CLAUDE_CODE_SESSION_ID",),
+        trust_kind=TRUST_DIALOG, trust_file=".claude.json", trust_file_variable=("CLAUDE_CONFIG_DIR", ".claude.json"),
+        hooks_switch=(("~/.claude/settings.json", ("disableAllHooks",)), (".claude/settings.json", ("disableAllHooks",)),
+                      (".claude/settings.local.json", ("disableAllHooks",))),
     ),
     Host(
         name="cursor", title="Cursor",
@@ -183,7 +214,7 @@ HOSTS = (
         refusal=CURSOR, context=CURSOR, failure=CURSOR, asks=True,
         shell_variables=("CURSOR_AGENT",), hook_variables=("CURSOR_TRACE_ID",),
         model_keys=("model",), transcript_key=None, transcript_names_model=False,
-        trust="restart Cursor so that it reads .cursor/hooks.json",
+        trust=("restart Cursor so that it reads .cursor/hooks.json",),
         instructions=("AGENTS.md",),
         executables=("cursor-agent",),
         # input_rewrite None: unverified (third-party hook tools disagree on an `updated_input` answer)
@@ -202,9 +233,10 @@ HOSTS = (
         refusal=DECISION, context=HOOK_SPECIFIC, failure=DECISION, asks=False,
         shell_variables=("GEMINI_CLI",), hook_variables=("GEMINI_PROJECT_DIR",),
         model_keys=(), transcript_key="transcript_path", transcript_names_model=True,
-        trust=("Gemini CLI loads project hooks only in a trusted folder (trust it when Gemini asks, or list it in "
-               "~/.gemini/trustedFolders.json; GEMINI_CLI_TRUST_WORKSPACE=true in CI; `--skip-trust` runs without "
-               "them); versions that still need it: set \"tools\": {\"enableHooks\": true} in the same settings.json"),
+        trust=("Gemini CLI runs project hooks only in a trusted folder: choose \"Trust folder\" when it asks "
+               "(kept in ~/.gemini/trustedFolders.json)",
+               "in CI: GEMINI_CLI_TRUST_WORKSPACE=true or `gemini --skip-trust` trusts the folder for that run "
+               "(untrusted, `gemini -p` exits)"),
         instructions=("GEMINI.md",),
         # Its shell tool sets git config through GIT_CONFIG_COUNT/KEY/VALUE, an empty core.hooksPath among it.
         git_hooks_in_shell=False,
@@ -213,6 +245,10 @@ HOSTS = (
                         ("~/.gemini/settings.json", ("model", "name")), ("~/.gemini/settings.json", ("model",))),
         executables=("gemini",),
         input_rewrite=TOOL_INPUT,  # its hooks reference; not used yet (its shell runs no git hooks either)
+        trust_kind=FOLDER_RULES, trust_file=".gemini/trustedFolders.json",
+        trust_file_variable=("GEMINI_CLI_TRUSTED_FOLDERS_PATH", ""),
+        folder_trust_switch=(".gemini/settings.json", ("security", "folderTrust", "enabled"), True),
+        escapes_tags=True,  # `&lt;gitai_context&gt;` inside its own <hook_context>
     ),
     Host(
         name="codex", title="Codex CLI",
@@ -228,14 +264,18 @@ HOSTS = (
         refusal=HOOK_SPECIFIC, context=HOOK_SPECIFIC, failure=EXIT_2, asks=False,
         shell_variables=("CODEX_SANDBOX",), hook_variables=("CODEX_SANDBOX_NETWORK_DISABLED", "CODEX_THREAD_ID"),
         model_keys=("model",), transcript_key="transcript_path", transcript_names_model=False,
-        trust=("Codex loads project hooks only for a trusted project: trust this folder when Codex asks, then approve "
-               "each gitai hook in Codex's /hooks screen (kept under [hooks.state...] in $CODEX_HOME/config.toml; "
-               "`codex exec --dangerously-bypass-hook-trust` in CI); gitai does not forge that trust"),
+        trust=("trust this project when Codex asks (kept as [projects.\"PATH\"] trust_level = \"trusted\" in "
+               "$CODEX_HOME/config.toml)",
+               "open /hooks in Codex and approve each gitai hook (kept under [hooks.state] in $CODEX_HOME/config.toml; "
+               "gitai does not forge that approval); approve again after gitai's hooks change",
+               "in CI: `codex exec --dangerously-bypass-hook-trust`"),
         instructions=("AGENTS.md",),
         executables=("codex",),
         login_shell=True,  # `bash -lc COMMAND`
         # Not used: "allow" would also skip Codex's own approval of the command.
         input_rewrite=UPDATED_INPUT_WITH_ALLOW,
+        session_variables=("CODEX_THREAD_ID",),
+        trust_kind=HOOK_APPROVALS, trust_file=".codex/config.toml", trust_file_variable=("CODEX_HOME", "config.toml"),
     ),
     Host(
         name="copilot", title="Copilot CLI",
@@ -253,14 +293,18 @@ HOSTS = (
         refusal=PERMISSION_DECISION, context=ADDITIONAL_CONTEXT, failure=PERMISSION_DECISION, asks=False,
         shell_variables=(), hook_variables=("COPILOT_AGENT", "COPILOT_CLI"),
         model_keys=(), transcript_key=None, transcript_names_model=False,
-        trust=("commit .github/hooks/gitai.json: the cloud coding agent reads it from the default branch; the CLI "
-               "loads it only in a trusted folder (trust it when asked, or `--trust-folder`; kept in "
-               "~/.copilot/config.json)"),
+        trust=("Copilot CLI loads repository hooks only in a trusted folder: trust it when asked (kept in "
+               "~/.copilot/config.json, trustedFolders)",
+               "in CI: `copilot -p ... --trust-folder`, or COPILOT_ALLOW_ALL=true (exactly \"true\": other yes-values "
+               "approve tools without trusting the folder)",
+               "the cloud coding agent reads .github/hooks/gitai.json from the default branch: commit it"),
         instructions=("AGENTS.md",),
         model_variables=("COPILOT_MODEL",),
         model_settings=(("~/.copilot/config.json", ("model",)),),
         executables=("copilot",),
         # input_rewrite None: its command hooks cannot (only the Copilot SDK's modifiedArgs can; CLI 1.0.102)
+        session_variables=("COPILOT_AGENT_SESSION_ID",),
+        trust_kind=FOLDER_LIST, trust_file=".copilot/config.json", trust_file_variable=("COPILOT_HOME", "config.json"),
     ),
     Host(
         name="qwen", title="Qwen Code",
@@ -280,14 +324,19 @@ HOSTS = (
         shell_variables=("QWEN_CODE",), hook_variables=("QWEN_PROJECT_DIR",),
         model_keys=("model",),  # at SessionStart
         transcript_key="transcript_path", transcript_names_model=False,
-        trust=("restart Qwen Code so that it reads the new hooks; with folder trust on "
-               "(security.folderTrust.enabled) it loads project hooks only in a trusted folder "
-               "(~/.qwen/trustedFolders.json)"),
+        trust=("restart Qwen Code so that it reads the new hooks",
+               "with folder trust on (security.folderTrust.enabled in ~/.qwen/settings.json) it runs project hooks "
+               "only in a trusted folder: trust it when asked (kept in ~/.qwen/trustedFolders.json)"),
         instructions=("QWEN.md", "AGENTS.md"),
         model_variables=("OPENAI_MODEL",),
         model_settings=((".qwen/settings.json", ("model", "name")), ("~/.qwen/settings.json", ("model", "name"))),
         executables=("qwen",),
         # input_rewrite None: its PreToolUse answer cannot (only a PermissionRequest hook's; 0.24.4)
+        session_variables=("QWEN_CODE_SESSION_ID",),
+        trust_kind=FOLDER_RULES, trust_file=".qwen/trustedFolders.json",
+        trust_file_variable=("QWEN_CODE_TRUSTED_FOLDERS_PATH", ""),
+        folder_trust_switch=(".qwen/settings.json", ("security", "folderTrust", "enabled"), False),
+        escapes_tags=True,  # `&lt;gitai_context&gt;` inside its own <qwen:session-start-context>
     ),
 )
 
@@ -306,7 +355,8 @@ GIT_HOOK_FRAMEWORK_CONFIGS = (".pre-commit-config.yaml", ".pre-commit-config.yml
 PROTECTED_CONFIGS = PROJECT_CONFIGS + GIT_HOOK_FRAMEWORK_CONFIGS
 # Files in HOME that decide whether a host runs gitai's hooks at all: its user-level hooks (and any
 # project config name a host also reads from HOME) and where it keeps trust and hook approvals.
-TRUST_FILES = (".gemini/trustedFolders.json", ".qwen/trustedFolders.json", ".copilot/config.json")
+# (Claude Code's ~/.claude.json is not among them: the host itself rewrites it all the time.)
+TRUST_FILES = tuple(host.trust_file for host in HOSTS if host.trust_file and host.trust_kind in (FOLDER_RULES, FOLDER_LIST))
 USER_CONTROLS = tuple(sorted({path for host in HOSTS for path in (*host.user_configs, *host.project_configs)}
                              | set(TRUST_FILES)))
 

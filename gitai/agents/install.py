@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gitai.agents.hosts import BY_NAME, FLAT, NAMED_GROUPS, NAMES, PER_EVENT, PRE_TOOL, Host
+from gitai.agents.trust import Trust, host_trust
 from gitai.errors import GitaiError
 from gitai.util.program import gitai_program
 
@@ -35,7 +36,8 @@ def _our_commands() -> frozenset[str | None]:
     return frozenset(found - {None})
 
 
-def _is_ours(entry: Any) -> bool:
+def is_ours(entry: Any) -> bool:
+    """One of gitai's entries (a hook group or a handler), recognised by its exact command."""
     if not isinstance(entry, dict):
         return False
     for key in ("command", "bash", "powershell"):
@@ -43,7 +45,7 @@ def _is_ours(entry: Any) -> bool:
         if isinstance(value, str) and _as_by_name(value) in _our_commands():
             return True
     hooks = entry.get("hooks")
-    return isinstance(hooks, list) and bool(hooks) and all(_is_ours(h) for h in hooks)
+    return isinstance(hooks, list) and bool(hooks) and all(is_ours(h) for h in hooks)
 
 
 def _as_by_name(command: str) -> str | None:
@@ -98,9 +100,11 @@ class HostState:
     path: str
     state: str  # installed | stale | missing
     manual: str
+    trust: Trust | None = None  # whether the host will run them (installed or stale only)
 
-    def to_json(self) -> dict[str, str]:
-        return {"host": self.host, "path": self.path, "state": self.state, "manual": self.manual}
+    def to_json(self) -> dict[str, Any]:
+        row: dict[str, Any] = {"host": self.host, "path": self.path, "state": self.state, "manual": self.manual}
+        return row | self.trust.to_json() if self.trust else row
 
 
 def config_path(name: str, root: str, user: bool) -> str:
@@ -160,7 +164,7 @@ def _merge(hooks: dict[str, Any], wanted: dict[str, list[dict[str, Any]]]) -> No
         if not isinstance(current, list):
             hooks[event] = list(entries)
             continue
-        positions = [i for i, entry in enumerate(current) if _is_ours(entry)]
+        positions = [i for i, entry in enumerate(current) if is_ours(entry)]
         if positions:
             first = positions[0]
             kept = [e for i, e in enumerate(current) if i not in positions]
@@ -174,7 +178,7 @@ def _strip(hooks: dict[str, Any]) -> None:
     for event in list(hooks):
         current = hooks[event]
         if isinstance(current, list):
-            remaining = [e for e in current if not _is_ours(e)]
+            remaining = [e for e in current if not is_ours(e)]
             if remaining:
                 current[:] = remaining
             else:
@@ -184,7 +188,7 @@ def _strip(hooks: dict[str, Any]) -> None:
 def _json_state(data: dict[str, Any], wanted: dict[str, list[dict[str, Any]]]) -> str:
     found = data.get("hooks")
     hooks: dict[str, Any] = found if isinstance(found, dict) else {}
-    ours = {event: [e for e in entries if _is_ours(e)] for event, entries in hooks.items() if isinstance(entries, list)}
+    ours = {event: [e for e in entries if is_ours(e)] for event, entries in hooks.items() if isinstance(entries, list)}
     ours = {k: v for k, v in ours.items() if v}
     if not ours:
         return "missing"
@@ -266,7 +270,7 @@ def _install_toml(host: str, path: str) -> bool:
             hooks[event] = array
             continue
         plain = current.unwrap() if hasattr(current, "unwrap") else list(current)
-        positions = [i for i, entry in enumerate(plain) if _is_ours(entry)]
+        positions = [i for i, entry in enumerate(plain) if is_ours(entry)]
         if positions and [plain[i] for i in positions] == groups:
             continue
         for index in reversed(positions):
@@ -287,7 +291,7 @@ def _uninstall_toml(path: str) -> bool:
             plain = current.unwrap() if hasattr(current, "unwrap") else current
             if not isinstance(plain, list):
                 continue
-            for index in reversed([i for i, entry in enumerate(plain) if _is_ours(entry)]):
+            for index in reversed([i for i, entry in enumerate(plain) if is_ours(entry)]):
                 del current[index]
             if len(current) == 0:
                 del hooks[event]
@@ -303,7 +307,7 @@ def _toml_state(host: str, path: str) -> str:
         return "missing"
     hooks = doc.get("hooks")
     plain: dict[str, Any] = hooks.unwrap() if hooks is not None else {}
-    ours: dict[str, list[Any]] = {event: [e for e in entries if _is_ours(e)] for event, entries in plain.items() if isinstance(entries, list)}
+    ours: dict[str, list[Any]] = {event: [e for e in entries if is_ours(e)] for event, entries in plain.items() if isinstance(entries, list)}
     ours = {k: v for k, v in ours.items() if v}
     if not ours:
         return "missing"
@@ -321,7 +325,8 @@ def host_status(host: str, root: str, user: bool = False) -> HostState:
     else:
         data, old = _read_json(path)
         state = "missing" if old is None else _json_state(data, desired(host))
-    return HostState(host, path, state, BY_NAME[host].trust)
+    trust = host_trust(host, root, path) if state != "missing" else None
+    return HostState(host, path, state, "; ".join(BY_NAME[host].trust), trust)
 
 
 def install_host(host: str, root: str, user: bool = False) -> tuple[HostState, bool]:

@@ -1,5 +1,6 @@
 """The gitai section `gitai init` writes into AGENTS.md (and into the instructions file of each
-other host, CLAUDE.md, GEMINI.md, QWEN.md, when the project has one): the loop an agent follows,
+other host, CLAUDE.md, GEMINI.md, QWEN.md, when the project has one; `gitai agents install` creates
+the file of a host that reads no AGENTS.md, GEMINI.md for Gemini CLI): the loop an agent follows,
 in a few lines. Idempotent: the section sits between two markers and is
 replaced in place when it changed, never duplicated; the rest of the file is left as it is."""
 
@@ -23,11 +24,12 @@ Every change here serves an intent (a work item with an owned scope, `.orchestra
 """
 
 
-def write_instructions(root: str) -> list[str]:
-    """Write or refresh the section; returns the files (relative to `root`) that changed."""
+def write_instructions(root: str, create: tuple[str, ...] = ()) -> list[str]:
+    """Write or refresh the section; returns the files (relative to `root`) that changed. AGENTS.md and
+    the files named in `create` are created; the other hosts' files only refreshed where they exist."""
     changed = []
     for name in INSTRUCTIONS:
-        always = name == "AGENTS.md"
+        always = name == "AGENTS.md" or name in create
         path = os.path.join(root, name)
         try:
             with open(path, encoding="utf-8", errors="replace") as handle:

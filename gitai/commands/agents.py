@@ -29,12 +29,24 @@ def _report(rows: list[dict[str, Any]], as_json: bool, manual: bool) -> None:
     for row in rows:
         changed = {True: " (written)", False: " (unchanged)"}.get(bool(row["changed"])) if "changed" in row else ""
         click.echo(f"{row['host']:<12} {row['state']:<10} {row['path']}{changed}")
+        if row.get("will_run") is True:
+            click.echo(f"  will run: {row['trust_detail']}")
+        elif row.get("will_run") is False:
+            click.echo(f"  {row['state']} but will not run: {row['trust_detail']}")
+        elif row.get("will_run") is None and "trust_detail" in row:
+            click.echo(f"  {row['state']}, runs only once trusted: {row['trust_detail']}")
+        if row.get("will_run") is not True and row.get("fix"):
+            click.echo("  how to fix:")
+            for step in row["fix"]:
+                click.echo(f"    - {step}")
     if manual:
-        todo = [row for row in rows if row["state"] == "installed"]
+        todo = [row for row in rows if row["state"] == "installed" and row.get("will_run") is True]
         if todo:
             click.echo("For the hooks to run:")
             for row in todo:
-                click.echo(f"  {row['host']}: {row['manual']}")
+                click.echo(f"  {row['host']}:")
+                for step in BY_NAME[row["host"]].trust:
+                    click.echo(f"    - {step}")
 
 
 @agents.command("install", epilog="Example: gitai agents install claude-code codex",
@@ -52,14 +64,26 @@ def agents_install(hosts: tuple[str, ...], all_hosts: bool, user: bool, as_json:
         rows.append({**state.to_json(), "changed": changed})
     written = [] if user else [str(row["path"]) for row in rows]
     ignored = ignore_in_scopes(root, written)
+    instructions = [] if user else _instructions_for(root, [str(row["host"]) for row in rows])
     _report(rows, as_json, manual=True)
+    if instructions and not as_json:
+        click.echo(f"Wrote gitai's section into {', '.join(instructions)} (the instructions those hosts read; "
+                   "they read no AGENTS.md)")
     if written and not as_json:
         if ignored:
             click.echo(f"Added to .orchestration/.intentignore (no intent needs to own them): {', '.join(ignored)}")
-        shown = " ".join(os.path.relpath(p, root) for p in written)
+        shown = " ".join([*(os.path.relpath(p, root) for p in written), *instructions])
         click.echo(f"To commit them (a person, under any intent or none): git add {shown} "
                    ".orchestration/.intentignore && git commit -m 'gitai agent hooks'")
     return EXIT_OK
+
+
+def _instructions_for(root: str, hosts: list[str]) -> list[str]:
+    """Give each host that reads no AGENTS.md the instructions section in the file it reads."""
+    from gitai.agents.instructions import write_instructions
+
+    own = tuple(BY_NAME[h].instructions[0] for h in hosts if "AGENTS.md" not in BY_NAME[h].instructions)
+    return [name for name in write_instructions(root, create=own) if name in own] if own else []
 
 
 @agents.command("status", epilog="Example: gitai agents status --json")
@@ -67,11 +91,13 @@ def agents_install(hosts: tuple[str, ...], all_hosts: bool, user: bool, as_json:
 @click.option("--user", is_flag=True, help="Look at your user-level configuration instead of this project's.")
 @json_option
 def agents_status(hosts: tuple[str, ...], user: bool, as_json: bool) -> int:
-    """Show per host whether gitai's hooks are installed, stale (differ from this gitai's) or missing."""
+    """Show per host whether gitai's hooks are installed, stale (differ from this gitai's) or missing, and
+    whether the host will run them: its own trust state (folder trust, Codex's hook approvals, a setting that
+    switches hooks off), read where the host keeps it."""
     root = layout().root
     names = resolve_hosts(hosts, False)
     rows = [host_status(h, root, user).to_json() for h in names if not (user and not BY_NAME[h].user_configs)]
-    _report(rows, as_json, manual=True)
+    _report(rows, as_json, manual=False)
     return EXIT_OK
 
 

@@ -21,15 +21,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.realhosts)
 
 
-def make_session(host: str, tmp: Path) -> Session:
-    """A fresh repository and HOME in `tmp` with gitai's hooks installed for `host`."""
+def make_session(host: str, tmp: Path, trusted: bool = True) -> Session:
+    """A fresh repository and HOME in `tmp` with gitai's hooks installed for `host` (`trusted`: and the
+    host told to run them)."""
     if not available(host):
         reason = (f"{EXECUTABLE[host]} is not installed in {HERE / 'node_modules'}: "
                   f"run `make realhosts` (npm install in tests/realhosts)")
         if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
             pytest.fail(reason)
         pytest.skip(reason)
-    return Session(host, tmp, CATALOGUE)
+    return Session(host, tmp, CATALOGUE, trusted=trusted)
 
 
 @pytest.fixture

@@ -105,6 +105,7 @@ class Host:
     repo: Path
     home: Path
     extra_env: dict[str, str] = field(default_factory=dict)
+    trusted: bool = True  # False: started as a person would before trusting the hooks (see `untrusted`)
 
     # ---- the moves, in this host's words ----
     def shell(self, command: str) -> Step:
@@ -158,6 +159,8 @@ class Host:
         if self.name == "claude-code":
             env |= {"ANTHROPIC_BASE_URL": url, "ANTHROPIC_API_KEY": "sk-scripted", "IS_SANDBOX": "1"}
             argv = [exe, "-p", PROMPT, "--permission-mode", "bypassPermissions", "--model", MODEL[self.name]]
+            if not self.trusted:
+                _write_json(self.home / ".claude" / "settings.json", {"disableAllHooks": True})
         elif self.name == "codex":
             codex_home = self.home / ".codex"
             codex_home.mkdir(parents=True, exist_ok=True)
@@ -170,20 +173,28 @@ class Host:
                 'stream_max_retries = 0\n\n'
                 f'[projects."{self.repo}"]\ntrust_level = "trusted"\n')
             env |= {"CODEX_HOME": str(codex_home), "SCRIPTED_API_KEY": "scripted"}
-            argv = [exe, "exec", "--dangerously-bypass-hook-trust", PROMPT]
+            argv = [exe, "exec", *(["--dangerously-bypass-hook-trust"] if self.trusted else []), PROMPT]
         elif self.name == "gemini":
             _write_json(self.home / ".gemini" / "settings.json",
                         {"security": {"auth": {"selectedType": "gemini-api-key"}}, **_GEMINI_FAMILY_QUIET})
-            env |= {"GOOGLE_GEMINI_BASE_URL": url, "GEMINI_API_KEY": "scripted", "GEMINI_CLI_TRUST_WORKSPACE": "true"}
+            env |= {"GOOGLE_GEMINI_BASE_URL": url, "GEMINI_API_KEY": "scripted"}
+            if self.trusted:
+                env["GEMINI_CLI_TRUST_WORKSPACE"] = "true"
+            else:
+                _write_json(self.home / ".gemini" / "trustedFolders.json", {str(self.repo): "DO_NOT_TRUST"})
             argv = [exe, "-p", PROMPT, "-m", MODEL[self.name], "--yolo"]
         elif self.name == "copilot":
             env |= {"COPILOT_PROVIDER_BASE_URL": f"{url}/v1", "COPILOT_PROVIDER_API_KEY": "scripted",
-                    "COPILOT_MODEL": MODEL[self.name], "COPILOT_ALLOW_ALL": "true",
+                    # exactly "true" also trusts the folder; "yes" approves the tools only
+                    "COPILOT_MODEL": MODEL[self.name], "COPILOT_ALLOW_ALL": "true" if self.trusted else "yes",
                     "COPILOT_HOME": str(self.home / ".copilot")}
             argv = [exe, "-p", PROMPT, "--no-auto-update"]
         else:  # qwen: its OpenAI-compatible provider
-            _write_json(self.home / ".qwen" / "settings.json",
-                        {"security": {"auth": {"selectedType": "openai"}}, **_GEMINI_FAMILY_QUIET})
+            security: dict[str, Any] = {"auth": {"selectedType": "openai"}}
+            if not self.trusted:
+                security["folderTrust"] = {"enabled": True}
+                _write_json(self.home / ".qwen" / "trustedFolders.json", {str(self.repo): "DO_NOT_TRUST"})
+            _write_json(self.home / ".qwen" / "settings.json", {"security": security, **_GEMINI_FAMILY_QUIET})
             env |= {"OPENAI_BASE_URL": f"{url}/v1", "OPENAI_API_KEY": "scripted", "OPENAI_MODEL": MODEL[self.name]}
             argv = [exe, "-p", PROMPT, "--yolo"]
         return argv, env
@@ -225,14 +236,14 @@ def base_env(home: Path) -> dict[str, str]:
 class Session:
     """A scratch HOME and repository set up for one host, ready to run scripted sessions in."""
 
-    def __init__(self, host: str, tmp: Path, catalogue: str, hooks: bool = True) -> None:
+    def __init__(self, host: str, tmp: Path, catalogue: str, hooks: bool = True, trusted: bool = True) -> None:
         self.home = tmp / "home"
         self.repo = tmp / "repo"
         self.home.mkdir()
         self.repo.mkdir()
         (tmp / "tmp").mkdir()
         self.env = base_env(self.home)
-        self.host = Host(host, self.repo, self.home)
+        self.host = Host(host, self.repo, self.home, trusted=trusted)
         self.git("init", "-q", "-b", "main")
         self.gitai("init")
         (self.repo / ".orchestration" / "active_intents.yaml").write_text(catalogue)

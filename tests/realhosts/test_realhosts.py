@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -217,3 +218,73 @@ def test_without_gitai_run_claude_codes_shell_commands_run_in_the_sessions_domai
     assert s.git("notes", "--ref", "gitai", "list", "HEAD").strip(), "the commit made inside the domain has a record"
     assert "it's 42" in told[4] and 'a \\"b\\"' in told[4] and "3" in told[4], told  # stderr and the exit code
     assert str(s.repo / "src" / "auth") in told[6], told  # the `cd` inside the domain carried over
+UNTRUSTED_COMMIT = "printf 'def token():\\n    return 1\\n' > src/auth/token.py && git add src/auth/token.py && git commit -q -m 'ungoverned'"
+
+
+@pytest.mark.parametrize("host", HOSTS)
+def test_a_host_that_does_not_run_the_hooks_cannot_commit(tmp_path: Path, host: str) -> None:
+    """The hooks installed, the host not told to run them (Claude Code's disableAllHooks, Codex without
+    hook approval, Copilot CLI in an untrusted folder, Gemini CLI and Qwen Code in a folder marked
+    DO_NOT_TRUST): `agents status` says so, and the agent's commit is refused (HEAD unmoved) by the
+    pre-commit hook; Gemini CLI and Qwen Code refuse to work there headless before any commit."""
+    s = make_session(host, tmp_path, trusted=False)
+    s.gitai("select", "INT-001")  # a person's selection: the scope gate alone would let the commit in
+    before = s.head()
+    result = s.run([s.host.shell(UNTRUSTED_COMMIT)])
+    assert s.head() == before, result.tool_results()
+    status = json.loads(s.gitai("agents", "status", host, "--json").stdout)
+    assert status[0]["will_run"] is False, status
+    assert "installed but will not run" in s.gitai("agents", "status", host).stdout
+    if host == "gemini":  # untrusted and headless, Gemini CLI does not start at all
+        assert result.returncode != 0 and "trusted" in result.stderr and not result.agent_requests()
+        return
+    told = result.tool_results()
+    if host == "qwen":  # in an untrusted folder Qwen Code approves no tool by itself: --yolo is off there
+        assert told and "permission was declined" in told[-1], told
+        return
+    assert told and "session gitai's hooks never saw" in told[-1], (told, result.stderr[-2000:])
+
+
+def _codex_hooks_list(s: Session) -> list[dict[str, Any]]:
+    """Codex's own view of the project's hooks (`codex app-server`, `hooks/list`), each with its key,
+    the hash Codex computes for it and whether it is trusted."""
+    import subprocess
+
+    from .harness import NODE_BIN
+
+    requests = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"clientInfo": {"name": "gitai-test",
+                                                                                             "version": "1"}}},
+                {"jsonrpc": "2.0", "method": "initialized"},
+                {"jsonrpc": "2.0", "id": 2, "method": "hooks/list", "params": {"cwds": [str(s.repo)]}}]
+    proc = subprocess.Popen([str(NODE_BIN / "codex"), "app-server"], cwd=s.repo, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                            env=s.env | {"CODEX_HOME": str(s.home / ".codex")})
+    assert proc.stdin and proc.stdout
+    proc.stdin.write("".join(json.dumps(r) + "\n" for r in requests))
+    proc.stdin.flush()
+    try:
+        for line in proc.stdout:
+            message = json.loads(line)
+            if message.get("id") == 2:
+                return [h for entry in message["result"]["data"] for h in entry["hooks"]]
+        raise AssertionError("codex app-server closed without answering hooks/list")
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_agents_status_reads_codex_hook_approvals_as_codex_does(tmp_path: Path) -> None:
+    """gitai's reading of Codex's hook approvals agrees with Codex's own: unapproved, then approved with the
+    hashes Codex itself reports (as its /hooks screen would store them)."""
+    s = make_session("codex", tmp_path)
+    s.host.configure("http://127.0.0.1:9")  # Codex's user config: the scripted provider, the project trusted
+    hooks = _codex_hooks_list(s)
+    assert len(hooks) == 4 and {h["trustStatus"] for h in hooks} == {"untrusted"}, hooks
+    (row,) = json.loads(s.gitai("agents", "status", "codex", "--json").stdout)
+    assert row["will_run"] is False and "4 of gitai's 4 hooks are not approved" in row["trust_detail"]
+    config = s.home / ".codex" / "config.toml"
+    config.write_text(config.read_text() + "".join(f'\n[hooks.state."{h["key"]}"]\ntrusted_hash = "{h["currentHash"]}"\n'
+                                                    for h in hooks))
+    assert {h["trustStatus"] for h in _codex_hooks_list(s)} == {"trusted"}
+    (row,) = json.loads(s.gitai("agents", "status", "codex", "--json").stdout)
+    assert row["will_run"] is True and row["trust"] == "trusted", row

@@ -1,0 +1,163 @@
+"""An agent running without gitai's hooks is refused at its first commit (real git, the real hooks), and
+`gitai agents status` reads whether each host will run the hooks from the host's own trust files."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import commit, git, gitai, gitai_json, gitai_ok, head, write
+from host_simulator import Agent, HostSimulator
+
+from gitai.agents.hosts import BY_NAME
+from gitai.agents.install import install_host
+from gitai.agents.trust import codex_hook_hash
+
+
+def _start_session(repo: Path, host: str, session: str) -> None:
+    install_host(host, str(repo))
+    Agent(HostSimulator(host, repo, dict(os.environ)), session).start()  # the host's real SessionStart hook
+
+
+def _refused(repo: Path, env: dict[str, str]) -> str:
+    before = head(repo)
+    write(repo, "src/auth/x.py", "x = 1\n")
+    proc = commit(repo, "agent work", "src/auth", env=env, check=False)
+    assert proc.returncode != 0 and head(repo) == before
+    return proc.stderr
+
+
+def test_a_commit_inside_a_host_no_hook_saw_is_refused_with_its_trust_steps(repo: Path) -> None:
+    gitai_ok(repo, "select", "INT-001")
+    told = _refused(repo, {"CLAUDECODE": "1"})
+    assert "inside Claude Code, in a session gitai's hooks never saw" in told
+    assert "gitai agents install claude-code" in told  # not installed: that comes first
+    for step in BY_NAME["claude-code"].trust:
+        assert f"  - {step}\n" in told  # one line per step, from the registry
+    events = (repo / ".orchestration" / "events.jsonl").read_text()
+    assert '"reason":"ungoverned_agent"' in events.replace(" ", "")
+    commit(repo, "a person's commit")  # no agent variable: never affected
+    assert "src/auth/x.py" in git(repo, "show", "--name-only", "--format=").stdout
+
+
+def test_a_session_the_hooks_saw_commits(repo: Path) -> None:
+    gitai_ok(repo, "select", "INT-001")
+    _start_session(repo, "claude-code", "seen-1")
+    write(repo, "src/auth/x.py", "x = 1\n")
+    commit(repo, "agent work", "src/auth", env={"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "seen-1"})
+    write(repo, "src/auth/x.py", "x = 2\n")  # the shell names another session: that one was never seen
+    told = _refused(repo, {"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "never-seen"})
+    assert "never saw (its hooks are installed" in told
+    write(repo, "src/auth/x.py", "x = 3\n")  # a shell that names no session: any live session of the host
+    commit(repo, "agent work", "src/auth", env={"CLAUDECODE": "1"})
+
+
+def test_a_hook_variable_counts_only_under_the_hosts_program(repo: Path, tmp_path: Path) -> None:
+    """Copilot CLI sets COPILOT_CLI, a variable a person may export too: with copilot above the commit
+    it is the agent's, without it a person's."""
+    gitai_ok(repo, "select", "INT-001")
+    write(repo, "src/auth/x.py", "x = 1\n")
+    commit(repo, "a person with the variable exported", env={"COPILOT_CLI": "1"})
+    program = tmp_path / "bin" / "copilot"
+    program.parent.mkdir()
+    program.write_text("#!/bin/sh\ngit commit -q -m 'from the host' \"$@\"\n")
+    program.chmod(program.stat().st_mode | stat.S_IXUSR)
+    before = head(repo)
+    write(repo, "src/auth/x.py", "x = 2\n")
+    git(repo, "add", "-A")
+    proc = subprocess.run([str(program)], cwd=repo, env={**os.environ, "COPILOT_CLI": "1"},
+                          capture_output=True, text=True)
+    assert proc.returncode != 0 and head(repo) == before
+    assert "inside Copilot CLI" in proc.stderr and "--trust-folder" in proc.stderr
+    proc = subprocess.run([str(program)], cwd=repo, env=dict(os.environ), capture_output=True, text=True)
+    assert proc.returncode == 0 and head(repo) != before  # the host's program without its variable: a person
+
+
+def test_status_reads_codex_hook_approvals(repo: Path, tmp_path: Path) -> None:
+    codex_home = tmp_path / "codex-home"
+    codex_home.mkdir()
+    env = {"CODEX_HOME": str(codex_home)}
+    gitai_ok(repo, "agents", "install", "codex")
+    user = codex_home / "config.toml"
+    user.write_text("")
+    (row,) = gitai_json(repo, "agents", "status", "codex", env=env)
+    assert row["will_run"] is False and "does not trust this project" in row["trust_detail"]
+    user.write_text(f'[projects."{repo}"]\ntrust_level = "trusted"\n')
+    (row,) = gitai_json(repo, "agents", "status", "codex", env=env)
+    assert row["will_run"] is False and "4 of gitai's 4 hooks are not approved" in row["trust_detail"]
+    text = gitai(repo, "agents", "status", "codex", env=env).stdout
+    assert "installed but will not run" in text and "--dangerously-bypass-hook-trust" in text
+    import tomlkit
+
+    config = repo / ".codex" / "config.toml"
+    hooks = tomlkit.parse(config.read_text()).unwrap()["hooks"]
+    approvals = ""
+    for event, groups in hooks.items():
+        snake = {"PreToolUse": "pre_tool_use", "PostToolUse": "post_tool_use", "SessionStart": "session_start",
+                 "UserPromptSubmit": "user_prompt_submit"}[event]
+        for g, group in enumerate(groups):
+            for h, handler in enumerate(group["hooks"]):
+                approvals += (f'[hooks.state."{os.path.realpath(config)}:{snake}:{g}:{h}"]\n'
+                              f'trusted_hash = "{codex_hook_hash(event, group.get("matcher"), handler)}"\n')
+    user.write_text(user.read_text() + approvals)
+    (row,) = gitai_json(repo, "agents", "status", "codex", env=env)
+    assert row["will_run"] is True and row["trust"] == "trusted", row
+    user.write_text(user.read_text().replace('trusted_hash = "sha256:', 'trusted_hash = "sha256:0', 1))
+    (row,) = gitai_json(repo, "agents", "status", "codex", env=env)  # one hook changed since its approval
+    assert row["will_run"] is False and "1 of gitai's 4 hooks" in row["trust_detail"]
+
+
+@pytest.mark.parametrize("host", ["gemini", "qwen"])
+def test_status_reads_trusted_folders(repo: Path, host: str) -> None:
+    home = Path(os.environ["HOME"])
+    folder = home / f".{host}"
+    folder.mkdir()
+    gitai_ok(repo, "agents", "install", host)
+    (row,) = gitai_json(repo, "agents", "status", host)
+    if host == "qwen":  # Qwen Code's folder trust is off unless switched on
+        assert row["will_run"] is True and "folder trust is off" in row["trust_detail"]
+        (folder / "settings.json").write_text(json.dumps({"security": {"folderTrust": {"enabled": True}}}))
+        (row,) = gitai_json(repo, "agents", "status", host)
+    assert row["trust"] == "undecided" and row["will_run"] is None
+    (folder / "trustedFolders.json").write_text(json.dumps({str(repo): "DO_NOT_TRUST"}))
+    (row,) = gitai_json(repo, "agents", "status", host)
+    assert row["trust"] == "untrusted" and row["will_run"] is False and row["fix"] == list(BY_NAME[host].trust)
+    assert "installed but will not run" in gitai(repo, "agents", "status", host).stdout
+    (folder / "trustedFolders.json").write_text(json.dumps({str(repo / "src"): "TRUST_PARENT",
+                                                            str(repo.parent / "elsewhere"): "TRUST_FOLDER"}))
+    (row,) = gitai_json(repo, "agents", "status", host)
+    assert row["trust"] == "trusted" and row["will_run"] is True
+
+
+def test_status_reads_copilot_and_claude_code(repo: Path) -> None:
+    home = Path(os.environ["HOME"])
+    gitai_ok(repo, "agents", "install", "copilot", "claude-code")
+    rows = {r["host"]: r for r in gitai_json(repo, "agents", "status", "copilot", "claude-code")}
+    assert rows["copilot"]["will_run"] is False and rows["claude-code"]["trust"] == "undecided"
+    (home / ".copilot").mkdir()
+    (home / ".copilot" / "config.json").write_text(json.dumps({"trustedFolders": [str(repo.parent)]}))
+    (home / ".claude").mkdir()
+    (home / ".claude" / "settings.json").write_text(json.dumps({"disableAllHooks": True}))
+    rows = {r["host"]: r for r in gitai_json(repo, "agents", "status", "copilot", "claude-code")}
+    assert rows["copilot"]["will_run"] is True
+    assert rows["claude-code"]["trust"] == "disabled" and rows["claude-code"]["will_run"] is False
+    (home / ".claude" / "settings.json").write_text("{}")
+    (home / ".claude.json").write_text(json.dumps({"projects": {str(repo): {"hasTrustDialogAccepted": True}}}))
+    (row,) = gitai_json(repo, "agents", "status", "claude-code")
+    assert row["trust"] == "trusted" and row["will_run"] is True
+
+
+def test_gemini_gets_its_instructions_file_and_plain_context(repo: Path) -> None:
+    assert not (repo / "GEMINI.md").exists()
+    out = gitai_ok(repo, "agents", "install", "gemini").stdout
+    assert "GEMINI.md" in out and "Working with gitai" in (repo / "GEMINI.md").read_text()
+    start = Agent(HostSimulator("gemini", repo, dict(os.environ)), "plain").start()
+    context = "".join(start.context)
+    assert "Selectable intents" in context and "<" not in context and ">" not in context
+    install_host("claude-code", str(repo))
+    claude = "".join(Agent(HostSimulator("claude-code", repo, dict(os.environ)), "tags").start().context)
+    assert claude.startswith("<gitai_context>")
