@@ -27,6 +27,7 @@ from gitai.agents.hosts import (
     MILLISECONDS,
     NAMES,
     POST_TOOL,
+    POST_TOOL_FAILURE,
     PRE_TOOL,
     PROMPT_SUBMIT,
     SESSION_END,
@@ -51,7 +52,8 @@ class Outcome:
             self.decision, self.reason = decision, reason
 
 
-TOOL_EVENTS = {name for host in BY_NAME.values() for name, kind in host.events if kind in (PRE_TOOL, POST_TOOL)}
+TOOL_EVENTS = {name for host in BY_NAME.values() for name, kind in host.events
+               if kind in (PRE_TOOL, POST_TOOL, POST_TOOL_FAILURE)}
 
 
 class HostSimulator:
@@ -200,6 +202,7 @@ def _tool(*choices: Callable[[Host], tuple[str, ...]]) -> dict[str, str]:
 
 PRE = _event(PRE_TOOL)
 POST = _event(POST_TOOL)
+FAILED = _event(POST_TOOL_FAILURE)
 START = _event(SESSION_START)
 PROMPT = _event(PROMPT_SUBMIT)
 END = _event(SESSION_END)
@@ -273,6 +276,13 @@ class Agent:
     def shell_done(self, command: str, exit_code: int = 0) -> Outcome:
         return self._tool(POST[self.host], SHELL_TOOL[self.host], {"command": command},
                           tool_response={"exit_code": exit_code, "stdout": ""})
+
+    def shell_failed(self, command: str, exit_code: int = 1) -> Outcome:
+        """A command that exited non-zero: the host's failure event where it has one."""
+        if self.host not in FAILED:
+            return self.shell_done(command, exit_code)
+        return self._tool(FAILED[self.host], SHELL_TOOL[self.host], {"command": command},
+                          error=f"Command failed with exit code {exit_code}")
 
     def start(self) -> Outcome:
         data = self._common(START[self.host])

@@ -140,7 +140,9 @@ def test_session_intent_reaches_the_commit(repo: Path, install) -> None:  # type
     one.start()  # Claude Code names the model at session start only
     select_in_shell(one, repo, "INT-001")
     select_in_shell(two, repo, "INT-003")  # the worktree's selection is now INT-003
+    assert one.write(str(repo / "src/auth/login.py")).decision == "allow"
     write(repo, "src/auth/login.py", "x = 1\n")
+    one.wrote(str(repo / "src/auth/login.py"))
     assert one.shell("git add src/auth && git commit -m 'login'").decision == "allow"
     # The agent's shell runs it: the hooks see session one's intent, and its model.
     commit(repo, "login", "src/auth", env={"CLAUDECODE": "1"})

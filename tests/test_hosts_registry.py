@@ -24,7 +24,7 @@ from gitai.trace.contributor import detect_contributor
 
 SCHEMAS = Path(__file__).resolve().parent.parent / "docs" / "schemas"
 KINDS = {ev.BEFORE_WRITE, ev.BEFORE_SHELL, ev.AFTER_WRITE, ev.AFTER_READ, ev.AFTER_SHELL, ev.SESSION_START,
-         ev.PROMPT_SUBMIT, ev.SESSION_END, registry.PRE_TOOL, registry.POST_TOOL}
+         ev.PROMPT_SUBMIT, ev.SESSION_END, registry.PRE_TOOL, registry.POST_TOOL, registry.POST_TOOL_FAILURE}
 TUPLES = ("project_configs", "user_configs", "events", "write_tools", "edit_tools", "patch_tools", "delete_tools",
           "shell_tools", "read_tools", "stdin_tools", "install_events", "shell_variables", "hook_variables",
           "model_keys", "instructions")
@@ -82,7 +82,10 @@ def test_normalize_agrees(host: Host) -> None:
         payload = {"hook_event_name": event, "tool_name": tool, "tool_input": args or {"file_path": "/r/x"}, "cwd": "/r"}
         return ev.normalize(host.name, payload).kind
     for name, fixed in host.events:
-        if fixed not in (registry.PRE_TOOL, registry.POST_TOOL):
+        if fixed == registry.POST_TOOL_FAILURE:  # a failed shell command may have changed files; a failed write did not
+            assert [kind(name, t, {"command": "ls"}) for t in host.shell_tools] == [ev.AFTER_SHELL] * len(host.shell_tools)
+            assert {kind(name, t) for t in host.file_tools() + host.read_tools} <= {ev.OTHER}
+        elif fixed not in (registry.PRE_TOOL, registry.POST_TOOL):
             assert kind(name) == fixed, (host.name, name)
     assert pre and post
     for tool in host.file_tools():
@@ -142,6 +145,9 @@ def test_install_agrees(host: Host, tmp_path: Path) -> None:
             known = {t for t in host.file_tools() + host.shell_tools + host.read_tools}
             known |= {f"functions.{t}" for t in host.patch_tools}  # Codex's prefixed name
             assert named <= known, named - known
+            if events[event] == registry.POST_TOOL_FAILURE:  # only a failed shell command's changes matter
+                assert named == set(host.shell_tools), named
+                continue
             assert named & set(host.file_tools()) and named & set(host.shell_tools)
             if events[event] == registry.POST_TOOL and host.read_tools:
                 assert named & set(host.read_tools)

@@ -293,6 +293,11 @@ def _before_write(layout: Layout, event: ev.AgentEvent, session: Session) -> Ans
         answer = check_stale(layout, session, rel_paths)
     if answer.decision != ALLOW:
         return _denied(layout, event, session, intent_id, answer, paths=rel_paths)
+    from gitai.agents.checkpoints import catch_up
+
+    for rel in rel_paths:  # a person's edits since the last checkpoint stay the person's
+        if rel != "." and not rel.startswith((".git/", ".orchestration/")):
+            catch_up(layout, rel)
     return answer
 
 
@@ -317,6 +322,9 @@ def _before_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> Ans
         if answer.decision == ASK:  # what the person lets through runs in the domain too
             _wrap_in_domain(event, session, answer, bool(risk.commits))
         return _denied(layout, event, session, intent_id, answer, command=event.command[:500])
+    from gitai.agents.shell_changes import before_shell
+
+    saved = not before_shell(layout, event, session, intent_id)
     if risk.commits:
         from gitai.agents.commits import commit_refusal, remember_head
         from gitai.agents.sessions import note_commit
@@ -331,6 +339,8 @@ def _before_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> Ans
             _commit_under_session(layout, session)
         if hookless:  # elsewhere git's own post-commit hook records the commit
             remember_head(layout, session)
+        saved = False
+    if not saved:
         session.save()
     _wrap_in_domain(event, session, answer, bool(risk.commits))
     return answer
@@ -380,12 +390,6 @@ def _commit_under_session(layout: Layout, session: Session) -> None:
 def _after_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> None:
     command = event.command or ""
     changed = False
-    from gitai.agents.sessions import HEAD_BEFORE
-
-    if HEAD_BEFORE in session.data:
-        from gitai.agents.commits import record_new_commits
-
-        record_new_commits(layout, session)
     if session.data.get("session_id"):
         from gitai.agents.sessions import commit_command_done
 
@@ -416,6 +420,15 @@ def _after_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> None
         known = session.files()
         mine = [os.path.join(layout.root, t) for t in targets if t in known]
         changed = bool(remember_seen(layout, session, mine)) or changed
+    from gitai.agents.shell_changes import after_shell
+
+    changed = after_shell(layout, event, session, session_intent(layout, session)) or changed
+    from gitai.agents.sessions import HEAD_BEFORE
+
+    if HEAD_BEFORE in session.data:  # after the checkpoints: the commit's record reads them
+        from gitai.agents.commits import record_new_commits
+
+        record_new_commits(layout, session)
     if changed or not session.exists:
         session.save()
 

@@ -22,6 +22,7 @@ OTHER = "other"  # an event or tool gitai does not govern: answered with "allow"
 # A host event around any tool call: the tool's kind decides which of the above it is.
 PRE_TOOL = "pre-tool"
 POST_TOOL = "post-tool"
+POST_TOOL_FAILURE = "post-tool-failure"  # after a tool call that failed: only a shell command's changes matter
 
 # How an answer is expressed (gitai/agents/protocol.py renders each shape).
 HOOK_SPECIFIC = "hook-specific"  # {"hookSpecificOutput": {"hookEventName", "permissionDecision"/"additionalContext"}}
@@ -168,12 +169,13 @@ HOSTS = (
         name="claude-code", title="Claude Code",
         project_configs=(".claude/settings.json", ".claude/settings.local.json"),
         user_configs=(".claude/settings.json",),
-        events=(("PreToolUse", PRE_TOOL), ("PostToolUse", POST_TOOL), ("SessionStart", SESSION_START),
-                ("UserPromptSubmit", PROMPT_SUBMIT), ("SessionEnd", SESSION_END)),
+        # A command that exits non-zero fires PostToolUseFailure, not PostToolUse.
+        events=(("PreToolUse", PRE_TOOL), ("PostToolUse", POST_TOOL), ("PostToolUseFailure", POST_TOOL_FAILURE),
+                ("SessionStart", SESSION_START), ("UserPromptSubmit", PROMPT_SUBMIT), ("SessionEnd", SESSION_END)),
         write_tools=("Write",), edit_tools=("Edit", "MultiEdit", "NotebookEdit"), patch_tools=(), delete_tools=(),
         shell_tools=("Bash",), read_tools=("Read", "NotebookRead"), stdin_tools=(),
         install_events=(("PreToolUse", "Write|Edit|MultiEdit|NotebookEdit|Bash"),
-                        ("PostToolUse", "Write|Edit|MultiEdit|NotebookEdit|Bash|Read"),
+                        ("PostToolUse", "Write|Edit|MultiEdit|NotebookEdit|Bash|Read"), ("PostToolUseFailure", "Bash"),
                         ("SessionStart", None), ("UserPromptSubmit", None), ("SessionEnd", None)),
         config_style=GROUPS, timeout=10, timeout_unit=SECONDS,
         refusal=HOOK_SPECIFIC, context=HOOK_SPECIFIC, failure=EXIT_2, asks=True,
@@ -309,12 +311,13 @@ HOSTS = (
     Host(
         name="qwen", title="Qwen Code",
         project_configs=(".qwen/settings.json",), user_configs=(".qwen/settings.json",),
-        events=(("PreToolUse", PRE_TOOL), ("PostToolUse", POST_TOOL), ("SessionStart", SESSION_START),
-                ("UserPromptSubmit", PROMPT_SUBMIT), ("SessionEnd", SESSION_END)),
+        events=(("PreToolUse", PRE_TOOL), ("PostToolUse", POST_TOOL), ("PostToolUseFailure", POST_TOOL_FAILURE),
+                ("SessionStart", SESSION_START), ("UserPromptSubmit", PROMPT_SUBMIT), ("SessionEnd", SESSION_END)),
         write_tools=("write_file",), edit_tools=("edit", "replace"), patch_tools=(), delete_tools=(),
         shell_tools=("run_shell_command",), read_tools=("read_file",), stdin_tools=(),
         install_events=(("PreToolUse", "write_file|edit|replace|run_shell_command"),
                         ("PostToolUse", "write_file|edit|replace|run_shell_command|read_file"),
+                        ("PostToolUseFailure", "run_shell_command"),
                         ("SessionStart", None), ("UserPromptSubmit", None), ("SessionEnd", None)),
         # Milliseconds: older versions read every timeout so, newer ones read seconds but still take a
         # value of 1000 or more as milliseconds.

@@ -18,7 +18,7 @@ from gitai.agents.hosts import AFTER_SHELL as AFTER_SHELL
 from gitai.agents.hosts import AFTER_WRITE as AFTER_WRITE
 from gitai.agents.hosts import BEFORE_SHELL as BEFORE_SHELL
 from gitai.agents.hosts import BEFORE_WRITE as BEFORE_WRITE
-from gitai.agents.hosts import HOSTS, POST_TOOL, PRE_TOOL
+from gitai.agents.hosts import HOSTS, POST_TOOL, POST_TOOL_FAILURE, PRE_TOOL
 from gitai.agents.hosts import OTHER as OTHER
 from gitai.agents.hosts import PROMPT_SUBMIT as PROMPT_SUBMIT
 from gitai.agents.hosts import SESSION_END as SESSION_END
@@ -249,6 +249,8 @@ def normalize(host: str, data: dict[str, Any], event_arg: str | None = None, pro
     elif kind == POST_TOOL:
         kind = (AFTER_WRITE if bare_tool in WRITE_TOOLS else AFTER_SHELL if bare_tool in SHELL_TOOLS
                 else AFTER_READ if bare_tool in READ_TOOLS else OTHER)
+    elif kind == POST_TOOL_FAILURE:
+        kind = AFTER_SHELL if bare_tool in SHELL_TOOLS else OTHER
     event = AgentEvent(host, kind, hook_event, data)
     event.tool = tool
     event.tool_input = tool_input

@@ -1,11 +1,13 @@
 """Line-level provenance at commit time: who wrote each added line (docs/trace-format.md, "Attribution").
 
-Each line of the file is followed through the versions the agents left (checkpoints,
+Each line of the file is followed through the versions agents and people left (checkpoints,
 gitai/agents/checkpoints.py) from the commit's parent to the committed content:
 - a line an agent checkpoint added, unchanged in the committed content: **ai** (that session);
-- a line that replaced agent lines in a later step by a person (the difference between a
-  checkpoint and the next known content, or the committed content): **mixed**;
-- any other added line: **human** (no checkpoint covers it);
+- a line that replaced agent lines in a step by a person (a person's checkpoint, or the
+  difference between the last checkpoint and the committed content): **mixed**;
+- any other added line: **human** (no agent checkpoint covers it);
+- a person's step back to a version already seen (an undo, `git stash` and `pop`) takes that
+  version's authors again;
 - a formatter run after the agent (the committed file has the agent version's syntax normal form)
   keeps the agent's lines: attributed by position inside the reformatted hunks.
 Commits without checkpoints keep the environment rule (gitai/trace/contributor.py); rewritten
@@ -110,12 +112,25 @@ def _same_normal_form(path: str, old: bytes, new: bytes) -> bool:
 def attribute_file(path: str, base: bytes | None, committed: bytes, checkpoints: list[dict[str, Any]],
                    read_blob: BlobReader, transcripts: bool = False) -> Labels:
     """Per committed line (0-based): its author, None for a line unchanged since `base`."""
+    from gitai.agents.checkpoints import PERSON
+
     current = split_lines(base or b"")
     labels: Labels = [None] * len(current)
     current_data = base or b""
+    versions: dict[bytes, tuple[list[bytes], Labels]] = {current_data: (current, labels)}
     for checkpoint in checkpoints:
         data = read_blob(checkpoint["blob"])
         if data is None:
+            continue
+        if checkpoint.get("deleted") and checkpoint.get("kind") != PERSON:
+            # the agent removed it: a file made later under the name starts afresh (a person's
+            # removal may be undone, as by `git stash` and `pop`: its versions are kept)
+            current, labels, current_data, versions = [], [], b"", {}
+            continue
+        if checkpoint.get("kind") == PERSON:
+            current, labels = versions.get(data) or _person_step(current, labels, data)
+            current_data = data
+            versions[data] = (current, labels)
             continue
         prev_id = checkpoint.get("prev")
         prev = read_blob(prev_id) if isinstance(prev_id, str) else None
@@ -128,11 +143,19 @@ def attribute_file(path: str, base: bytes | None, committed: bytes, checkpoints:
                             transcript if isinstance(transcript, str) else None)
         lines = split_lines(data)
         labels, current, current_data = _step(current, labels, lines, author), lines, data
+        versions[data] = (current, labels)
     final = split_lines(committed)
     if committed == current_data:
         return labels
+    if committed in versions:  # back to a version already known (an undo, `git stash` and `pop`)
+        return versions[committed][1]
     positional = bool(checkpoints) and _same_normal_form(path, current_data, committed)
     return _step(current, labels, final, None, positional)
+
+
+def _person_step(current: list[bytes], labels: Labels, data: bytes) -> tuple[list[bytes], Labels]:
+    lines = split_lines(data)
+    return lines, _step(current, labels, lines, None)
 
 
 def line_key(line: bytes) -> str:

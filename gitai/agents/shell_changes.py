@@ -1,0 +1,206 @@
+"""What an agent's shell command changed in the work tree: checkpointed as the agent's.
+
+A shell command can change any file (`sed -i`, a redirect, a formatter, a generator, a script), so
+its text is not read for this: the work tree is compared before and after. Before a command that
+may write (anything but a few plain readers), the before-shell hook lists the changed and new
+files (`git status`) with each one's size and modification time, and checkpoints as a person's
+whatever changed since the last checkpoint (gitai/agents/checkpoints.py `catch_up`). After it,
+the after-shell hook lists them again: each file that appeared, changed or went away is the
+command's doing, checkpointed as the agent's where the session's intent lets the agent write it.
+A change outside that scope is not claimed for the session (its lines follow the commit's
+contributor): one `agent-shell-outside-scope` event names it.
+Lean: `gitai hook` imports this for shell commands only.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from gitai.agents.checkpoints import (
+    MAX_FILE,
+    blob_id,
+    catch_up,
+    file_state,
+    logged_paths,
+    move_log,
+    read_file,
+    record_checkpoint,
+    record_deleted,
+)
+from gitai.agents.shell_reads import segments
+from gitai.util.files import is_binary
+
+SNAPSHOTS = "shell_before"  # session key: per tool call, the work tree's changed files before it
+SNAPSHOT_FRESH = 3600  # seconds: a command whose after-shell never came is forgotten after this
+MAX_DIRTY = 5000  # more changed files than this: the command's changes are not attributed
+OWN_DIRS = (".git/", ".orchestration/")
+SIMILAR = 0.5  # a new file this much like one that went away in the same command was moved
+# Programs that only read or print (with no redirection in the command): no snapshot is needed.
+READERS = ("cat", "head", "tail", "nl", "less", "more", "bat", "grep", "rg", "wc", "ls", "pwd", "echo", "printf",
+           "true", "false", "test", "[", "cd", "stat", "file", "which", "type", "du", "df", "date", "diff", "cmp",
+           "sort", "uniq", "tr", "cut", "basename", "dirname", "realpath", "readlink", "tree", "whoami", "id", "env")
+GIT_READERS = ("status", "diff", "log", "show", "rev-parse", "ls-files", "blame", "grep")
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from gitai.agents.normalize import AgentEvent
+    from gitai.agents.sessions import Session
+    from gitai.layout import Layout
+
+
+def may_write(command: str) -> bool:
+    """False only for a command made of plain readers, with no redirection or substitution."""
+    if any(mark in command for mark in (">", "`", "$(", "<(")):
+        return True
+    found = segments(command)
+    if not found:
+        return found is None
+    for words in found:
+        name = words[0]
+        if name == "git":
+            if len(words) < 2 or words[1] not in GIT_READERS or any(w.startswith("--output") for w in words):
+                return True
+        elif name not in READERS or (name == "env" and len(words) > 1):
+            return True
+    return False
+
+
+def changed_files(layout: Layout) -> dict[str, list[int] | None] | None:
+    """The work tree's changed, new and deleted files (not ignored ones), each with its
+    `file_state` (None: deleted); None when there are too many to follow or git cannot say."""
+    from gitai.git.repository import without_config_overrides
+    from gitai.git.runner import run_git, split_z
+
+    out = run_git(["--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all",
+                   "--no-renames", "--ignore-submodules=all"], layout.root, check=False,
+                  env=without_config_overrides())
+    entries = split_z(out)
+    if len(entries) > MAX_DIRTY:
+        return None
+    found: dict[str, list[int] | None] = {}
+    for entry in entries:
+        rel = entry[3:]
+        if len(entry) > 3 and not rel.startswith(OWN_DIRS) and not rel.endswith("/"):
+            found[rel] = file_state(os.path.join(layout.root, rel))
+    return found
+
+
+def writable_by(layout: Layout, intent_id: str | None) -> Callable[[str], bool]:
+    """Whether the session's intent lets the agent write a path (the scope gate's own rule)."""
+    from gitai.agents.gate import check_write_paths
+    from gitai.agents.protocol import ALLOW
+    from gitai.gate.policy import load_policy
+
+    policy = load_policy(layout)
+    return lambda rel: check_write_paths(layout, policy, intent_id, [rel]).decision == ALLOW
+
+
+def before_shell(layout: Layout, event: AgentEvent, session: Session, intent_id: str | None) -> bool:
+    """Before a command that may write: a person's edits since the last checkpoints are checkpointed
+    as theirs, and the changed files noted for the after-shell hook. True when the session changed."""
+    snapshots = session.data.get(SNAPSHOTS)
+    if not isinstance(snapshots, dict):
+        snapshots = {}
+    now = time.time()
+    fresh = {k: v for k, v in snapshots.items() if isinstance(v, dict) and now - float(v.get("at", 0)) < SNAPSHOT_FRESH}
+    if not may_write(event.command or ""):
+        if fresh != snapshots:
+            session.data[SNAPSHOTS] = fresh
+            return True
+        return False
+    changed = changed_files(layout)
+    logged = logged_paths(layout)
+    for rel, last in logged.items():
+        catch_up(layout, rel, first=False, last=last)
+    if changed is not None:
+        writable = writable_by(layout, intent_id)
+        for rel in changed:
+            if rel not in logged and writable(rel):
+                catch_up(layout, rel)  # uncommitted work no hook saw: what the command starts from
+        fresh[event.tool_use_id or ""] = {"at": now, "files": changed}
+    session.data[SNAPSHOTS] = fresh
+    return True
+
+
+def after_shell(layout: Layout, event: AgentEvent, session: Session, intent_id: str | None) -> bool:
+    """After the command: each file it made, changed or removed is checkpointed as the agent's.
+    True when the session changed."""
+    snapshots = session.data.get(SNAPSHOTS)
+    snapshot = snapshots.pop(event.tool_use_id or "", None) if isinstance(snapshots, dict) else None
+    if not isinstance(snapshot, dict) or not isinstance(snapshot.get("files"), dict):
+        return snapshot is not None
+    before: dict[str, list[int] | None] = snapshot["files"]
+    now = changed_files(layout)
+    if now is None:
+        return True
+    touched = [rel for rel, state in now.items() if rel not in before or before[rel] != state]
+    touched += [rel for rel in before if rel not in now]  # made clean again (`git checkout -- FILE`)
+    if not touched:
+        return True
+    writable = writable_by(layout, intent_id)
+    outside = [rel for rel in touched if not writable(rel)]
+    made: dict[str, tuple[bytes, list[int]]] = {}
+    gone: list[str] = []
+    for rel in touched:
+        if rel in outside:
+            continue
+        found = read_file(os.path.join(layout.root, rel))
+        if found is None:
+            gone.append(rel)
+        elif len(found[0]) <= MAX_FILE and not is_binary(found[0]):
+            made[rel] = found
+    moved_from = _moves(layout, gone, made)
+    model = event.model or session.data.get("model")
+    for rel in gone:
+        if rel not in moved_from.values():
+            record_deleted(layout, rel, event.host, session.key)
+    for rel, found in made.items():
+        if rel in moved_from:
+            move_log(layout, moved_from[rel], rel)
+        record_checkpoint(layout, rel, event.host, session.key, model if isinstance(model, str) else None,
+                          intent_id, event.transcript_path, unchanged_since=False, via="shell", found=found)
+    if outside:
+        from gitai.intents.events import record_event
+
+        record_event(layout, "agent-shell-outside-scope", False, actor=f"agent:{event.host}", intent_id=intent_id,
+                     host=event.host, session=session.key, command=(event.command or "")[:500], paths=outside[:50])
+    return True
+
+
+def _moves(layout: Layout, gone: list[str], made: dict[str, tuple[bytes, list[int]]]) -> dict[str, str]:
+    """New path -> old path, for each file the command moved (`git mv a b`, `mv a b`, perhaps then
+    changed): a file that went away with checkpoints, whose last content the new one has, or mostly
+    has (git's rename rule: half the lines), keeps its checkpoints under its new name."""
+    if not gone or not made:
+        return {}
+    logged = logged_paths(layout)
+    olds = {rel: str(logged[rel]["blob"]) for rel in gone if rel in logged}
+    moves: dict[str, str] = {}
+    for rel, (data, _) in made.items():
+        if rel in logged or not olds:
+            continue
+        oid = blob_id(layout, data)
+        old = next((o for o, blob in olds.items() if blob == oid), None) or _similar(layout, olds, data)
+        if old is not None:
+            moves[rel] = old
+            del olds[old]
+    return moves
+
+
+def _similar(layout: Layout, olds: dict[str, str], data: bytes) -> str | None:
+    from difflib import SequenceMatcher
+
+    from gitai.agents.checkpoints import read_blob
+
+    lines = data.splitlines()
+    best, found = SIMILAR, None
+    for old, blob in olds.items():
+        before = read_blob(layout, blob)
+        if before is not None:
+            ratio = SequenceMatcher(None, before.splitlines(), lines, autojunk=False).ratio()
+            if ratio >= best:
+                best, found = ratio, old
+    return found

@@ -1,0 +1,211 @@
+"""Who wrote each line when agents also change files through their shell, and people edit between
+agent steps: the before-shell and after-shell hooks compare the work tree, and the before-write and
+before-shell hooks checkpoint a person's edits as theirs first (host simulator, real git, real commits)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import commit, git, gitai_json, gitai_ok, write
+from host_simulator import Agent, HostSimulator
+from test_attribution import agent_lines, agent_writes, line_counts, session
+from trace_helpers import note, validate
+
+CHECKPOINTS = Path(".git/gitai/checkpoints")
+
+
+@pytest.fixture
+def sim(repo: Path) -> HostSimulator:
+    gitai_ok(repo, "agents", "install", "claude-code")
+    with open(repo / ".git/info/exclude", "a") as handle:
+        handle.write(".claude/\n")
+    commit(repo, "the agent hooks need no intent", ".orchestration/.intentignore")
+    (repo / "src/auth").mkdir(parents=True)
+    (repo / "docs").mkdir()
+    return HostSimulator("claude-code", repo, {**os.environ})
+
+
+def agent_runs(agent: Agent, repo: Path, command: str) -> int:
+    """The host's sequence for one shell command: before-shell (allowed), the command, after-shell
+    (the failure event when it exits non-zero)."""
+    outcome = agent.shell(command)
+    assert outcome.decision == "allow", outcome.reason
+    code = subprocess.run(["bash", "-c", command], cwd=repo, capture_output=True).returncode
+    if code == 0:
+        agent.shell_done(command)
+    else:
+        agent.shell_failed(command, code)
+    return code
+
+
+def person_edits(repo: Path, rel: str, lines: list[str], changes: dict[int, str]) -> list[str]:
+    for index, text in changes.items():
+        lines[index] = text
+    write(repo, rel, "\n".join(lines) + "\n")
+    return lines
+
+
+def logs(repo: Path) -> dict[str, list[dict[str, Any]]]:
+    """Every checkpoint log, by the path its entries name."""
+    found: dict[str, list[dict[str, Any]]] = {}
+    for log in (repo / CHECKPOINTS).glob("*.jsonl"):
+        entries = [json.loads(line) for line in log.read_text().splitlines()]
+        found[entries[-1]["path"]] = entries
+    return found
+
+
+def test_write_tool_shell_and_a_persons_edit_come_out_exact(repo: Path, sim: HostSimulator) -> None:
+    """20 lines through the write tool, a person changes 2 of them, 10 more through `printf >>`:
+    28 ai and 2 mixed in the record, in `stats` and in `blame-intent`."""
+    agent = session(sim, repo, "s-one")
+    lines = agent_lines(20)
+    agent_writes(agent, repo, "src/auth/x.py", "\n".join(lines) + "\n")
+    person_edits(repo, "src/auth/x.py", lines, {3: "v3 = 'a person'", 11: "v11 = 'a person'"})
+    agent.read(str(repo / "src/auth/x.py"))  # the stale-write lock wants a fresh read first
+    shell_lines = "".join(f"s{i} = {i}\\n" for i in range(10))
+    agent_runs(agent, repo, f"printf '{shell_lines}' >> src/auth/x.py")
+    commit(repo, "agent work, reviewed")
+    record = note(repo)
+    validate(record)
+    assert line_counts(record, "src/auth/x.py") == {"ai": 28, "mixed": 2}
+    assert gitai_json(repo, "stats", "HEAD")["totals"]["lines"] == {"ai": 28, "mixed": 2, "human": 0, "unknown": 0}
+    rows = gitai_json(repo, "blame-intent", "src/auth/x.py")
+    assert Counter(r["contributor"]["type"] for r in rows) == {"ai": 28, "mixed": 2}
+    assert [r["line"] for r in rows if r["contributor"]["type"] == "mixed"] == [4, 12]
+    assert not list((repo / CHECKPOINTS).glob("*.jsonl"))  # done with once committed
+
+
+def test_a_persons_edit_before_the_agents_next_write_stays_theirs(repo: Path, sim: HostSimulator) -> None:
+    """The person's lines are checkpointed before the agent's next write: before, the agent's
+    rewrite of the file made them the agent's."""
+    agent = session(sim, repo, "s-one")
+    lines = agent_lines(10)
+    agent_writes(agent, repo, "src/auth/x.py", "\n".join(lines) + "\n")
+    lines = person_edits(repo, "src/auth/x.py", lines, {0: "v0 = 'a person'"}) + ["p = 'added by a person'"]
+    write(repo, "src/auth/x.py", "\n".join(lines) + "\n")
+    agent.read(str(repo / "src/auth/x.py"))
+    agent_writes(agent, repo, "src/auth/x.py", "\n".join(lines + agent_lines(5, "w")) + "\n")
+    commit(repo, "two agent writes around a person's")
+    assert line_counts(note(repo)) == {"ai": 14, "mixed": 1, "human": 1}
+
+
+def test_uncommitted_work_the_agent_starts_from_is_the_persons(repo: Path, sim: HostSimulator) -> None:
+    base = [f"b{i} = {i}" for i in range(10)]
+    write(repo, "src/auth/y.py", "\n".join(base) + "\n")
+    commit(repo, "base", env={"GITAI_INTENT": "INT-001"})
+    base[2], base[5] = "b2 = 'a person'", "b5 = 'a person'"
+    write(repo, "src/auth/y.py", "\n".join(base) + "\n")  # not committed when the agent starts
+    agent = session(sim, repo, "s-one")
+    agent_writes(agent, repo, "src/auth/y.py", "\n".join(base + agent_lines(3)) + "\n")
+    agent_runs(agent, repo, "sed -i 's/^b9 = 9$/b9 = 9  # the agent, through sed/' src/auth/y.py")
+    command = "git add -A && git commit -q -m 'the agent commits everything'"
+    assert agent.shell(command).decision == "allow"
+    commit(repo, "the agent commits everything", env={"CLAUDECODE": "1"})  # in the agent's shell
+    agent.shell_done(command)
+    record = note(repo)
+    assert record["files"][0]["conversations"][0]["contributor"]["type"] in ("ai", "human")
+    assert line_counts(record) == {"ai": 4, "human": 2}  # the person's lines stay theirs in the agent's commit
+
+
+def test_a_failed_command_still_changed_files(repo: Path, sim: HostSimulator) -> None:
+    """Claude Code fires PostToolUseFailure, not PostToolUse, after a command that exits non-zero."""
+    agent = session(sim, repo, "s-one")
+    assert agent_runs(agent, repo, "printf 'a = 1\\nb = 2\\n' > src/auth/gen.py; exit 3") == 3
+    commit(repo, "generated")
+    assert line_counts(note(repo)) == {"ai": 2}
+
+
+def test_a_reader_takes_no_snapshot(repo: Path, sim: HostSimulator) -> None:
+    agent = session(sim, repo, "s-one")
+    agent_runs(agent, repo, "cat src/auth/nothing.py 2>/dev/null; git status && ls | grep src")
+    sessions = list((repo / ".git/gitai/sessions").glob("*.json"))
+    assert sessions and all("shell_before" not in json.loads(p.read_text()) or
+                            json.loads(p.read_text())["shell_before"] == {} for p in sessions)
+    agent.shell("sed -n 1p README.md > /dev/null")  # a redirect: may write, so noted
+    assert any(json.loads(p.read_text()).get("shell_before") for p in sessions)
+
+
+def test_a_file_deleted_by_the_shell_starts_afresh(repo: Path, sim: HostSimulator) -> None:
+    agent = session(sim, repo, "s-one")
+    agent_writes(agent, repo, "src/auth/gone.py", "a = 1\nb = 2\n")
+    agent_runs(agent, repo, "rm src/auth/gone.py")
+    assert logs(repo)["src/auth/gone.py"][-1]["deleted"] is True
+    write(repo, "src/auth/gone.py", "a = 1\nb = 2\n")  # a person writes the same lines again
+    commit(repo, "a person's file")
+    assert line_counts(note(repo)) == {"human": 2}
+
+
+def test_a_file_the_shell_makes_outside_the_scope_is_not_claimed(repo: Path, sim: HostSimulator) -> None:
+    """A script in scope writes docs/: no checkpoint for it, one event naming it; committed later
+    under the intent that owns docs/, its lines follow that commit's contributor (a person's)."""
+    agent = session(sim, repo, "s-one")
+    agent_writes(agent, repo, "src/auth/gen.py",
+                 "import pathlib\npathlib.Path('docs/made.md').write_text('made\\nby a script\\n')\n")
+    agent_runs(agent, repo, "python3 src/auth/gen.py")
+    assert (repo / "docs/made.md").exists()
+    assert "docs/made.md" not in logs(repo)
+    events = [json.loads(line) for line in (repo / ".orchestration/events.jsonl").read_text().splitlines()]
+    (outside,) = [e for e in events if e["event"] == "agent-shell-outside-scope"]
+    assert outside["paths"] == ["docs/made.md"] and outside["intent_id"] == "INT-001"
+    commit(repo, "the agent's script", "src/auth")
+    assert line_counts(note(repo)) == {"ai": 2}
+    commit(repo, "docs, by a person", "docs", env={"GITAI_INTENT": "INT-002"})
+    record = note(repo)
+    assert line_counts(record) == {"human": 2}
+    assert "INT-001" not in json.dumps(record)
+
+
+def test_a_binary_file_from_the_shell_is_not_checkpointed(repo: Path, sim: HostSimulator) -> None:
+    agent = session(sim, repo, "s-one")
+    agent_runs(agent, repo, "printf 'PNG\\000\\001\\002' > src/auth/logo.png && printf 'x = 1\\n' > src/auth/x.py")
+    assert set(logs(repo)) == {"src/auth/x.py"}
+    commit(repo, "binary and text")
+    record = note(repo)
+    validate(record)
+    assert record["metadata"]["dev.gitai"]["files"]["src/auth/logo.png"]["content"] == "binary"
+    assert line_counts(record, "src/auth/x.py") == {"ai": 1}
+
+
+def test_git_mv_by_the_shell_keeps_each_lines_author(repo: Path, sim: HostSimulator) -> None:
+    agent = session(sim, repo, "s-one")
+    lines = agent_lines(6)
+    agent_writes(agent, repo, "src/auth/a.py", "\n".join(lines) + "\n")
+    git(repo, "add", "src/auth/a.py")
+    person_edits(repo, "src/auth/a.py", lines, {2: "v2 = 'a person'"})
+    agent.read(str(repo / "src/auth/a.py"))
+    agent_runs(agent, repo, "git mv src/auth/a.py src/auth/b.py && printf 'tail = 1\\n' >> src/auth/b.py")
+    assert set(logs(repo)) == {"src/auth/b.py"}  # the log followed the file
+    commit(repo, "moved")
+    record = note(repo)
+    assert [e["path"] for e in record["files"]] == ["src/auth/b.py"]
+    assert line_counts(record) == {"ai": 6, "mixed": 1}
+
+
+def test_git_mv_of_a_committed_file_attributes_only_the_new_lines(repo: Path, sim: HostSimulator) -> None:
+    write(repo, "src/auth/old.py", "".join(f"o{i} = {i}\n" for i in range(8)))
+    commit(repo, "base", env={"GITAI_INTENT": "INT-001"})
+    agent = session(sim, repo, "s-one")
+    agent_runs(agent, repo, "git mv src/auth/old.py src/auth/new.py")
+    agent_runs(agent, repo, "printf 'n = 1\\n' >> src/auth/new.py")
+    commit(repo, "renamed")
+    record = note(repo)
+    assert record["metadata"]["dev.gitai"]["files"]["src/auth/new.py"]["renamed_from"] == "src/auth/old.py"
+    assert line_counts(record) == {"ai": 1}
+
+
+def test_stash_and_pop_between_agent_steps_keep_the_authors(repo: Path, sim: HostSimulator) -> None:
+    agent = session(sim, repo, "s-one")
+    agent_writes(agent, repo, "src/auth/x.py", "\n".join(agent_lines(5)) + "\n")
+    git(repo, "add", "-A")
+    git(repo, "stash")
+    agent_runs(agent, repo, "printf 'other = 1\\n' > src/auth/other.py")
+    git(repo, "stash", "pop")
+    agent_runs(agent, repo, "printf 'more = 1\\n' >> src/auth/x.py")
+    commit(repo, "after a stash")
+    assert line_counts(note(repo), "src/auth/x.py") == {"ai": 6}
