@@ -81,3 +81,17 @@ def test_head_from_the_files(tmp_path: Path) -> None:
     git(repo, "checkout", "-q", "--detach")
     git(repo, "commit", "-q", "--allow-empty", "-m", "two")
     assert head_from_files(paths) == git(repo, "rev-parse", "HEAD").stdout.strip()  # detached
+
+
+@pytest.mark.parametrize("line", ["[core] hooksPath = ../elsewhere", "[core]worktree = ../../w2", "[core] bare = true"])
+def test_a_setting_on_the_section_header_line_is_read_as_git_reads_it(tmp_path: Path, line: str) -> None:
+    """git reads `[core] hooksPath = X` as core.hooksPath: the files cannot be trusted to have seen every
+    setting then, so git answers (a missed hooks path would let the framework hook skip the gate)."""
+    repo = new_repo(tmp_path / "repo")
+    (tmp_path / "w2").mkdir()
+    with open(repo / ".git" / "config", "a", encoding="utf-8") as config:
+        config.write(line + "\n")
+    assert repository._from_files(str(repo)) is None or repository._from_files(str(repo))._hooks_dir is None
+    if "bare" not in line:
+        assert [discover(str(repo)).worktree, discover(str(repo)).hooks_dir] == [
+            _git_answer(repo)[0], _git_answer(repo)[-1]]

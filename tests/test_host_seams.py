@@ -221,7 +221,9 @@ def test_a_partial_shell_read_does_not_unlock_a_whole_file_write(repo: Path) -> 
     sed = "sed -i 's/x = 1/x = 2/' src/auth/login.py"
     for partial in ("head -n 1 src/auth/login.py", "tail -1 src/auth/login.py", "grep x src/auth/login.py",
                     "wc -l src/auth/login.py", "sed -n 1p src/auth/login.py", "awk 'NR==1' src/auth/login.py",
-                    "cat src/auth/login.py | head -1", "cat src/auth/login.py > /tmp/copy"):
+                    "cat src/auth/login.py | head -1", "cat src/auth/login.py > /tmp/copy",
+                    "cat src/auth/login.py 2>/dev/null | head -1", "cat src/auth/login.py 2>&1 | head -1",
+                    "bat -r 1:1 src/auth/login.py"):
         agent.shell_done(partial)
         refused = agent.shell(sed)
         assert refused.decision == "deny" and "read it again" in refused.reason, partial

@@ -131,6 +131,18 @@ def test_a_reader_takes_no_snapshot(repo: Path, sim: HostSimulator) -> None:
     assert any(json.loads(p.read_text()).get("shell_before") for p in sessions)
 
 
+def test_a_reader_with_an_option_that_writes_is_attributed_to_the_agent(repo: Path, sim: HostSimulator) -> None:
+    """`sort -o`, `uniq IN OUT` and the like look like readers but write: their lines are the agent's,
+    not left for the next step to take as a person's edit."""
+    agent = session(sim, repo, "s-one")
+    write(repo, "src/auth/names.txt", "b\na\n")
+    agent_runs(agent, repo, "sort -o src/auth/sorted.txt src/auth/names.txt && uniq src/auth/names.txt src/auth/u.txt")
+    agent_writes(agent, repo, "src/auth/x.py", "x = 1\n")  # the next agent step: no person's edit to catch up
+    commit(repo, "sorted by the agent")
+    counts = {path: line_counts(note(repo), path) for path in ("src/auth/sorted.txt", "src/auth/u.txt")}
+    assert counts == {"src/auth/sorted.txt": {"ai": 2}, "src/auth/u.txt": {"ai": 2}}
+
+
 def test_a_file_deleted_by_the_shell_starts_afresh(repo: Path, sim: HostSimulator) -> None:
     agent = session(sim, repo, "s-one")
     agent_writes(agent, repo, "src/auth/gone.py", "a = 1\nb = 2\n")

@@ -103,12 +103,13 @@ def file_state(path: str) -> list[int] | None:
     return [st.st_size, st.st_mtime_ns] if stat.S_ISREG(st.st_mode) else None
 
 
-def read_file(path: str) -> tuple[bytes, list[int]] | None:
-    """A regular file's content and its `file_state` (None: no such file)."""
+def read_file(path: str, limit: int | None = None) -> tuple[bytes, list[int]] | None:
+    """A regular file's content and its `file_state` (None: no such file, or larger than `limit`,
+    which is told before anything is read)."""
     try:
         with open(path, "rb") as handle:
             st = os.fstat(handle.fileno())
-            if not stat.S_ISREG(st.st_mode):
+            if not stat.S_ISREG(st.st_mode) or (limit is not None and st.st_size > limit):
                 return None
             return handle.read(), [st.st_size, st.st_mtime_ns]
     except OSError:

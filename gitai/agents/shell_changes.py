@@ -37,9 +37,11 @@ MAX_DIRTY = 5000  # more changed files than this: the command's changes are not 
 OWN_DIRS = (".git/", ".orchestration/")
 SIMILAR = 0.5  # a new file this much like one that went away in the same command was moved
 # Programs that only read or print (with no redirection in the command): no snapshot is needed.
-READERS = ("cat", "head", "tail", "nl", "less", "more", "bat", "grep", "rg", "wc", "ls", "pwd", "echo", "printf",
-           "true", "false", "test", "[", "cd", "stat", "file", "which", "type", "du", "df", "date", "diff", "cmp",
-           "sort", "uniq", "tr", "cut", "basename", "dirname", "realpath", "readlink", "tree", "whoami", "id", "env")
+# Not here, because an option makes them write or run a program: sort -o, uniq IN OUT, tree -o, file -C,
+# rg --pre, bat --pager, less -o.
+READERS = ("cat", "head", "tail", "nl", "more", "grep", "wc", "ls", "pwd", "echo", "printf",
+           "true", "false", "test", "[", "cd", "stat", "which", "type", "du", "df", "date", "diff", "cmp",
+           "tr", "cut", "basename", "dirname", "realpath", "readlink", "whoami", "id", "env")
 GIT_READERS = ("status", "diff", "log", "show", "rev-parse", "ls-files", "blame", "grep")
 
 TYPE_CHECKING = False
@@ -61,7 +63,8 @@ def may_write(command: str) -> bool:
     for words in found:
         name = words[0]
         if name == "git":
-            if len(words) < 2 or words[1] not in GIT_READERS or any(w.startswith("--output") for w in words):
+            if (len(words) < 2 or words[1] not in GIT_READERS
+                    or any(w.startswith(("--output", "--open-files-in-pager", "-O")) for w in words)):
                 return True
         elif name not in READERS or (name == "env" and len(words) > 1):
             return True
@@ -147,10 +150,12 @@ def after_shell(layout: Layout, event: AgentEvent, session: Session, intent_id: 
     for rel in touched:
         if rel in outside:
             continue
-        found = read_file(os.path.join(layout.root, rel))
+        path = os.path.join(layout.root, rel)
+        found = read_file(path, limit=MAX_FILE)  # a larger file is never read: not attributed
         if found is None:
-            gone.append(rel)
-        elif len(found[0]) <= MAX_FILE and not is_binary(found[0]):
+            if file_state(path) is None:
+                gone.append(rel)
+        elif not is_binary(found[0]):
             made[rel] = found
     moved_from = _moves(layout, gone, made)
     model = event.model or session.data.get("model")

@@ -45,14 +45,19 @@ def shell_reads(command: str, cwd: str) -> list[str]:
     """Absolute paths of the existing files the command shows whole (its output not piped on, nor
     redirected away)."""
     found: list[str] = []
-    for words, after in _split(command) or []:
+    split = _split(command) or []
+    for index, (words, after) in enumerate(split):
         if words[0] == "cd" and len(words) == 2:
             cwd = os.path.join(cwd, words[1])
             continue
-        if after.startswith(">") and words[-1] == "2":  # `2>/dev/null`, `2>&1`: the output still shows
-            words, after = words[:-1], ""
+        if after.startswith(">") and words[-1] == "2":  # `2>/dev/null`, `2>&1`: the output still shows,
+            # unless what follows the redirection's target pipes it on (`cat f 2>/dev/null | head -1`)
+            target_after = split[index + 1][1] if index + 1 < len(split) else ""
+            words, after = words[:-1], target_after
         if words[0] not in WHOLE_READERS or after in ("|", ">", ">>", "|&", ">|", ">&"):
             continue
+        if words[0] in ("bat", "batcat") and any(w.startswith(("-r", "--line-range")) for w in words[1:]):
+            continue  # a range of lines is not the whole file
         for word in words[1:]:
             path = os.path.normpath(os.path.join(cwd, word))
             if not word.startswith("-") and os.path.isfile(path):

@@ -161,7 +161,10 @@ def _settings(config: str) -> set[str]:
     for line in config.lower().splitlines():
         line = line.strip()
         if line.startswith("["):
-            found.add(line[1:].split("]", 1)[0].split(" ", 1)[0].split(".", 1)[0].strip())
+            header, _, rest = line[1:].partition("]")
+            found.add(header.split(" ", 1)[0].split(".", 1)[0].strip())
+            if rest.strip() and rest.strip()[0] not in "#;":
+                found.add("include")  # `[core] hooksPath = X`: a setting on the header line; ask git
         elif line and line[0] not in "#;":
             key, _, value = line.partition("=")
             found.add(key.strip())
