@@ -246,7 +246,7 @@ HOSTS = (
         model_settings=((".gemini/settings.json", ("model", "name")), (".gemini/settings.json", ("model",)),
                         ("~/.gemini/settings.json", ("model", "name")), ("~/.gemini/settings.json", ("model",))),
         executables=("gemini",),
-        input_rewrite=TOOL_INPUT,  # its hooks reference; not used yet (its shell runs no git hooks either)
+        input_rewrite=TOOL_INPUT, exec_wrap=True,
         trust_kind=FOLDER_RULES, trust_file=".gemini/trustedFolders.json",
         trust_file_variable=("GEMINI_CLI_TRUSTED_FOLDERS_PATH", ""),
         folder_trust_switch=(".gemini/settings.json", ("security", "folderTrust", "enabled"), True),

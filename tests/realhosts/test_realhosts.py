@@ -218,6 +218,34 @@ def test_without_gitai_run_claude_codes_shell_commands_run_in_the_sessions_domai
     assert s.git("notes", "--ref", "gitai", "list", "HEAD").strip(), "the commit made inside the domain has a record"
     assert "it's 42" in told[4] and 'a \\"b\\"' in told[4] and "3" in told[4], told  # stderr and the exit code
     assert str(s.repo / "src" / "auth") in told[6], told  # the `cd` inside the domain carried over
+
+
+def test_without_gitai_run_gemini_clis_shell_commands_run_in_the_sessions_domain(session: MakeSession) -> None:
+    """No `gitai run`: the BeforeTool hook rewrites each run_shell_command (`hookSpecificOutput.tool_input`)
+    to run inside `gitai exec`. Gemini's shell runs git with an empty core.hooksPath, so the agent's commit
+    inside the domain is gated by the before-shell hook and recorded by the after-shell hook, which still
+    sees the agent's own command."""
+    from gitai.sandbox.wrap import domain_available
+
+    if not domain_available():
+        pytest.skip("no Landlock domain here: the hook does not wrap, and the hooks alone hold the scope")
+    s = session("gemini")
+    before = s.head()
+    result = s.run([s.host.shell("gitai select INT-001"),
+                    s.host.shell("python3 -c \"open('docs/x.md','w')\""),
+                    s.host.shell("printf 'def token():\\n    return 1\\n' > src/auth/token.py"),
+                    s.host.shell("git add src/auth/token.py && git commit -q -m 'token' && echo committed"),
+                    s.host.shell("echo \"it's $((6 * 7))\" 'a \"b\"' >&2; exit 3")])
+    told = result.tool_results()
+    assert "JWT auth migration" in told[0], told  # `gitai select` ran inside the domain
+    assert not (s.repo / "docs" / "x.md").exists(), told
+    assert "PermissionError" in told[1] and "Permission denied" in told[1], told
+    assert (s.repo / "src" / "auth" / "token.py").read_text() == "def token():\n    return 1\n", told
+    assert "committed" in told[3] and s.head() != before and s.git("log", "-1", "--format=%s").strip() == "token"
+    assert record(s)["metadata"]["dev.gitai"]["intent_id"] == "INT-001"  # recorded by the after-shell hook
+    assert "it's 42" in told[4] and 'a \\"b\\"' in told[4] and "Exit Code: 3" in told[4], told  # stderr and the exit code
+
+
 UNTRUSTED_COMMIT = "printf 'def token():\\n    return 1\\n' > src/auth/token.py && git add src/auth/token.py && git commit -q -m 'ungoverned'"
 
 
