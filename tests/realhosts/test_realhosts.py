@@ -246,6 +246,36 @@ def test_without_gitai_run_gemini_clis_shell_commands_run_in_the_sessions_domain
     assert "it's 42" in told[4] and 'a \\"b\\"' in told[4] and "Exit Code: 3" in told[4], told  # stderr and the exit code
 
 
+# The rewritten command is what the host's own permission rules then judge: `. exec-in-domain.sh ...`.
+HOST_RULES_SEE_THE_WRAP = ("the host checks its own permission rules against the wrapped command, so a person's "
+                           "deny rule for the agent's command no longer matches it")
+
+
+@pytest.mark.parametrize("host", [seam(h, claude_code=HOST_RULES_SEE_THE_WRAP, gemini=HOST_RULES_SEE_THE_WRAP)
+                                  for h in ("claude-code", "gemini")])
+def test_a_persons_own_deny_rule_in_the_host_still_holds_when_the_command_is_wrapped(session: MakeSession,
+                                                                                    host: str) -> None:
+    """A person's rule in the host denies `touch`: the agent's in-scope `touch` must stay refused when
+    gitai's hook wraps the command to run it inside the kernel domain (with the wrapping off, both hosts
+    refuse it)."""
+    from gitai.sandbox.wrap import domain_available
+
+    if not domain_available():
+        pytest.skip("no Landlock domain here: the hook does not wrap")
+    s = session(host)
+    if host == "claude-code":
+        rules = s.repo / ".claude" / "settings.local.json"
+        rules.write_text(json.dumps({"permissions": {"deny": ["Bash(touch:*)"]}}))
+    else:
+        rules = s.home / ".gemini" / "policies" / "deny-touch.toml"
+        rules.parent.mkdir(parents=True, exist_ok=True)
+        rules.write_text('[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "touch"\n'
+                         'decision = "deny"\npriority = 500\n')
+    s.gitai("select", "INT-001")
+    result = s.run([s.host.shell("touch src/auth/touched.py")])
+    assert not (s.repo / "src" / "auth" / "touched.py").exists(), result.tool_results()
+
+
 UNTRUSTED_COMMIT = "printf 'def token():\\n    return 1\\n' > src/auth/token.py && git add src/auth/token.py && git commit -q -m 'ungoverned'"
 
 
