@@ -179,7 +179,7 @@ def test_where_no_mounts_can_be_made_a_commit_is_left_to_the_hooks(governed: Pat
 def test_gemini_cli_gets_the_wrap_as_its_tool_input_and_its_after_hook_reads_the_agents_command(
         governed: Path, tmp_path: Path) -> None:
     """Gemini CLI's BeforeTool answer carries the wrapped command in `hookSpecificOutput.tool_input`
-    (merged over the model's arguments); its AfterTool payload reports the wrapped line, from which the
+    (every argument: Gemini rebuilds the tool from it); its AfterTool payload reports the wrapped line, from which the
     hook reads the agent's own `gitai select`."""
     def gemini(event: str, command: str, **extra: object) -> dict[str, object]:
         return hook(governed, event, command, host="gemini", tool_name="run_shell_command", **extra)

@@ -54,7 +54,7 @@ def render(event: AgentEvent, answer: Answer) -> tuple[str, str, int]:
     if decision == DENY and not reason.strip():
         reason = "gitai: refused"  # a deny never goes out without a reason (Codex would fail open)
     rewrite = answer.updated_input if decision != DENY else None
-    if rewrite is not None and host.input_rewrite == TOOL_INPUT and decision == ALLOW:  # merged over the model's
+    if rewrite is not None and host.input_rewrite == TOOL_INPUT and decision == ALLOW:
         return _dumps({"hookSpecificOutput": {"hookEventName": event.hook_event or "BeforeTool",
                                               "tool_input": rewrite}}), "", 0
     if host.input_rewrite != UPDATED_INPUT:
