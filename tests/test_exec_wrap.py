@@ -174,3 +174,22 @@ def test_where_no_mounts_can_be_made_a_commit_is_left_to_the_hooks(governed: Pat
     assert answer("git add -A && git commit -q -m x") == {}
     assert "updatedInput" in answer("ls")["hookSpecificOutput"]  # type: ignore[operator]
     assert "updatedInput" in hook(governed, "PreToolUse", "git commit -q -m x")["hookSpecificOutput"]  # type: ignore[operator]
+
+
+def test_gemini_cli_gets_the_wrap_as_its_tool_input_and_its_after_hook_reads_the_agents_command(
+        governed: Path, tmp_path: Path) -> None:
+    """Gemini CLI's BeforeTool answer carries the wrapped command in `hookSpecificOutput.tool_input`
+    (every argument: Gemini rebuilds the tool from it); its AfterTool payload reports the wrapped line, from which the
+    hook reads the agent's own `gitai select`."""
+    def gemini(event: str, command: str, **extra: object) -> dict[str, object]:
+        return hook(governed, event, command, host="gemini", tool_name="run_shell_command", **extra)
+
+    specific = gemini("BeforeTool", "gitai select INT-003")["hookSpecificOutput"]
+    assert isinstance(specific, dict) and set(specific) == {"hookEventName", "tool_input"}, specific
+    line = specific["tool_input"]["command"]
+    assert specific["tool_input"]["description"] == "run" and unwrap(line) == "gitai select INT-003"
+    assert Shell(governed, tmp_path).run(line).returncode == 0
+    assert gemini("AfterTool", line, tool_response={"llmContent": "", "returnDisplay": ""}) == {}
+    session = json.loads((governed / ".git/gitai/sessions/gemini-s1.json").read_text())
+    assert session["intent_id"] == "INT-003"
+    assert gemini("BeforeTool", "git commit --no-verify -m x")["decision"] == "deny"

@@ -42,7 +42,7 @@ PER_EVENT = "per-event"  # {"type", "bash", "powershell", "cwd", "timeoutSec"}, 
 # How a host's pre-tool hook can rewrite the tool's input (None: it cannot).
 UPDATED_INPUT = "updated-input"  # hookSpecificOutput.updatedInput: the tool runs with it in place of the model's
 UPDATED_INPUT_WITH_ALLOW = "updated-input-with-allow"  # the same, honoured only beside permissionDecision "allow"
-TOOL_INPUT = "tool-input"  # hookSpecificOutput.tool_input, merged over the model's arguments
+TOOL_INPUT = "tool-input"  # hookSpecificOutput.tool_input: the tool is rebuilt from it (send every argument)
 # Where a host keeps whether a folder, or each hook, may run (gitai/agents/trust.py reads each kind).
 HOOK_APPROVALS = "hook-approvals"  # a trusted project, then each hook approved by its hash (Codex's [hooks.state])
 FOLDER_RULES = "folder-rules"  # {"/path": "TRUST_FOLDER" | "TRUST_PARENT" | "DO_NOT_TRUST"}, the longest rule wins
@@ -246,7 +246,7 @@ HOSTS = (
         model_settings=((".gemini/settings.json", ("model", "name")), (".gemini/settings.json", ("model",)),
                         ("~/.gemini/settings.json", ("model", "name")), ("~/.gemini/settings.json", ("model",))),
         executables=("gemini",),
-        input_rewrite=TOOL_INPUT,  # its hooks reference; not used yet (its shell runs no git hooks either)
+        input_rewrite=TOOL_INPUT, exec_wrap=True,
         trust_kind=FOLDER_RULES, trust_file=".gemini/trustedFolders.json",
         trust_file_variable=("GEMINI_CLI_TRUSTED_FOLDERS_PATH", ""),
         folder_trust_switch=(".gemini/settings.json", ("security", "folderTrust", "enabled"), True),

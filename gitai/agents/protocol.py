@@ -17,6 +17,7 @@ from gitai.agents.hosts import (
     PERMISSION_DECISION,
     PROMPT_SUBMIT,
     SESSION_START,
+    TOOL_INPUT,
     UPDATED_INPUT,
 )
 
@@ -52,7 +53,12 @@ def render(event: AgentEvent, answer: Answer) -> tuple[str, str, int]:
         reason = f"{reason}\n(this host cannot ask the person from a hook: ask them to run it, or to allow it)"
     if decision == DENY and not reason.strip():
         reason = "gitai: refused"  # a deny never goes out without a reason (Codex would fail open)
-    rewrite = answer.updated_input if decision != DENY and host.input_rewrite == UPDATED_INPUT else None
+    rewrite = answer.updated_input if decision != DENY else None
+    if rewrite is not None and host.input_rewrite == TOOL_INPUT and decision == ALLOW:
+        return _dumps({"hookSpecificOutput": {"hookEventName": event.hook_event or "BeforeTool",
+                                              "tool_input": rewrite}}), "", 0
+    if host.input_rewrite != UPDATED_INPUT:
+        rewrite = None
     if decision in (DENY, ASK):
         refusal = _refusal(host.refusal, event, decision, reason)
         if rewrite is not None and isinstance(refusal.get("hookSpecificOutput"), dict):

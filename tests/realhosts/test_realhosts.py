@@ -218,6 +218,64 @@ def test_without_gitai_run_claude_codes_shell_commands_run_in_the_sessions_domai
     assert s.git("notes", "--ref", "gitai", "list", "HEAD").strip(), "the commit made inside the domain has a record"
     assert "it's 42" in told[4] and 'a \\"b\\"' in told[4] and "3" in told[4], told  # stderr and the exit code
     assert str(s.repo / "src" / "auth") in told[6], told  # the `cd` inside the domain carried over
+
+
+def test_without_gitai_run_gemini_clis_shell_commands_run_in_the_sessions_domain(session: MakeSession) -> None:
+    """No `gitai run`: the BeforeTool hook rewrites each run_shell_command (`hookSpecificOutput.tool_input`)
+    to run inside `gitai exec`. Gemini's shell runs git with an empty core.hooksPath, so the agent's commit
+    inside the domain is gated by the before-shell hook and recorded by the after-shell hook, which still
+    sees the agent's own command."""
+    from gitai.sandbox.wrap import domain_available
+
+    if not domain_available():
+        pytest.skip("no Landlock domain here: the hook does not wrap, and the hooks alone hold the scope")
+    s = session("gemini")
+    before = s.head()
+    result = s.run([s.host.shell("gitai select INT-001"),
+                    s.host.shell("python3 -c \"open('docs/x.md','w')\""),
+                    s.host.shell("printf 'def token():\\n    return 1\\n' > src/auth/token.py"),
+                    s.host.shell("git add src/auth/token.py && git commit -q -m 'token' && echo committed"),
+                    s.host.shell("echo \"it's $((6 * 7))\" 'a \"b\"' >&2; exit 3")])
+    told = result.tool_results()
+    assert "JWT auth migration" in told[0], told  # `gitai select` ran inside the domain
+    assert not (s.repo / "docs" / "x.md").exists(), told
+    assert "PermissionError" in told[1] and "Permission denied" in told[1], told
+    assert (s.repo / "src" / "auth" / "token.py").read_text() == "def token():\n    return 1\n", told
+    assert "committed" in told[3] and s.head() != before and s.git("log", "-1", "--format=%s").strip() == "token"
+    assert record(s)["metadata"]["dev.gitai"]["intent_id"] == "INT-001"  # recorded by the after-shell hook
+    assert "it's 42" in told[4] and 'a \\"b\\"' in told[4] and "Exit Code: 3" in told[4], told  # stderr and the exit code
+
+
+# The rewritten command is what the host's own permission rules then judge: `. exec-in-domain.sh ...`.
+HOST_RULES_SEE_THE_WRAP = ("the host checks its own permission rules against the wrapped command, so a person's "
+                           "deny rule for the agent's command no longer matches it")
+
+
+@pytest.mark.parametrize("host", [seam(h, claude_code=HOST_RULES_SEE_THE_WRAP, gemini=HOST_RULES_SEE_THE_WRAP)
+                                  for h in ("claude-code", "gemini")])
+def test_a_persons_own_deny_rule_in_the_host_still_holds_when_the_command_is_wrapped(session: MakeSession,
+                                                                                    host: str) -> None:
+    """A person's rule in the host denies `touch`: the agent's in-scope `touch` must stay refused when
+    gitai's hook wraps the command to run it inside the kernel domain (with the wrapping off, both hosts
+    refuse it)."""
+    from gitai.sandbox.wrap import domain_available
+
+    if not domain_available():
+        pytest.skip("no Landlock domain here: the hook does not wrap")
+    s = session(host)
+    if host == "claude-code":
+        rules = s.repo / ".claude" / "settings.local.json"
+        rules.write_text(json.dumps({"permissions": {"deny": ["Bash(touch:*)"]}}))
+    else:
+        rules = s.home / ".gemini" / "policies" / "deny-touch.toml"
+        rules.parent.mkdir(parents=True, exist_ok=True)
+        rules.write_text('[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "touch"\n'
+                         'decision = "deny"\npriority = 500\n')
+    s.gitai("select", "INT-001")
+    result = s.run([s.host.shell("touch src/auth/touched.py")])
+    assert not (s.repo / "src" / "auth" / "touched.py").exists(), result.tool_results()
+
+
 UNTRUSTED_COMMIT = "printf 'def token():\\n    return 1\\n' > src/auth/token.py && git add src/auth/token.py && git commit -q -m 'ungoverned'"
 
 
