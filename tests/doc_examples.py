@@ -189,10 +189,17 @@ def on_terminal(argv: list[str], cwd: Path, typed: str) -> str:
     return seen.decode("utf-8", "replace").replace("\r\n", "\n")
 
 
+def placed(line: str, scratch: Path) -> str:
+    """`line` with the scenario's directory as `/path/to` and the test's HOME as `/home/me`."""
+    line = line.replace(str(scratch), "/path/to")
+    home = os.environ.get("HOME", "")
+    return line.replace(home + "/", "/home/me/").rstrip() if len(home) > 1 else line.rstrip()
+
+
 def normalise(lines: list[str], scratch: Path) -> list[str]:
     out = []
     for line in lines:
-        line = line.replace(str(scratch), "/path/to").rstrip()
+        line = placed(line, scratch)
         for pattern, placeholder in PLACEHOLDERS:
             line = pattern.sub(placeholder, line)
         out.append(line)
@@ -217,7 +224,7 @@ def rewrite(example: Example, outputs: list[list[str]], scratch: Path) -> None:
         if not command.expected or matches(normalise(command.expected, scratch), normalise(output, scratch)):
             body += command.expected
         else:
-            body += [line.replace(str(scratch), "/path/to").rstrip() for line in output]
+            body += [placed(line, scratch) for line in output]
     lines = example.path.read_text(encoding="utf-8").split("\n")
     example.line = [i + 1 for i, line in enumerate(lines) if FENCE.match(line)][example.ordinal]  # rewrites move blocks
     end = next(i for i in range(example.line, len(lines)) if lines[i].strip() == "```")

@@ -25,7 +25,7 @@ def hook(repo: Path, event: str, command: str, session: str = "s1", host: str = 
     payload = {"hook_event_name": event, "session_id": session, "cwd": str(repo), "tool_name": "Bash",
                "tool_input": {"command": command, "description": "run"}, **extra}
     proc = subprocess.run([GITAI, "hook", host], input=json.dumps(payload), capture_output=True, text=True,
-                          cwd=repo, env={**os.environ, **(env or {})})
+                          cwd=repo, env={**os.environ, "GITAI_EXEC_WRAP": "1", **(env or {})})
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout) if proc.stdout.strip() else {}
 
@@ -70,7 +70,9 @@ def test_the_hook_wraps_allowed_shell_commands_only_where_a_domain_can_be_had(go
     assert unwrap(wrapped(governed, command)) == command
     refused = hook(governed, "PreToolUse", "git commit --no-verify -m x")["hookSpecificOutput"]
     assert refused["permissionDecision"] == "deny" and "updatedInput" not in refused  # type: ignore[operator]
-    # the person's opt-out where the host starts, an existing domain (`gitai run`), hosts that cannot
+    # off unless the person turned it on where the host starts; the person's Landlock opt-out, an existing
+    # domain (`gitai run`), hosts that cannot
+    assert hook(governed, "PreToolUse", command, env={"GITAI_EXEC_WRAP": ""}) == {}
     assert hook(governed, "PreToolUse", command, env={"GITAI_NO_LANDLOCK": "1"}) == {}
     assert hook(governed, "PreToolUse", command, env={"GITAI_DOMAIN": "INT-001"}) == {}
     assert hook(governed, "PreToolUse", command, host="qwen", hook_event_name="PreToolUse",
@@ -167,7 +169,7 @@ def test_where_no_mounts_can_be_made_a_commit_is_left_to_the_hooks(governed: Pat
         payload = {"hook_event_name": "PreToolUse", "session_id": "s1", "cwd": str(governed), "tool_name": "Bash",
                    "tool_input": {"command": command}}
         proc = subprocess.run([sys.executable, "-c", confined, GITAI, "hook", "claude-code"], input=json.dumps(payload),
-                              capture_output=True, text=True, cwd=governed)
+                              capture_output=True, text=True, cwd=governed, env={**os.environ, "GITAI_EXEC_WRAP": "1"})
         assert proc.returncode == 0, proc.stderr
         return json.loads(proc.stdout) if proc.stdout.strip() else {}
 

@@ -347,17 +347,18 @@ def _before_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> Ans
 
 
 def _wrap_in_domain(event: ev.AgentEvent, session: Session, answer: Answer, commits: bool) -> None:
-    """Where the host lets its hook rewrite the command, run it inside `gitai exec`: the kernel then
-    holds the session's scope for whatever the command starts (docs/security.md, "The second way in").
+    """Where the host lets its hook rewrite the command and the person turned it on (GITAI_EXEC_WRAP=1
+    where the host starts), run it inside `gitai exec`: the kernel then holds the session's scope for
+    whatever the command starts (docs/security.md, "The second way in").
     A command that commits is left unwrapped where no read-only mounts can be made: a domain without
     them cannot write git's index."""
     command = event.tool_input.get("command")
     if not BY_NAME[event.host].exec_wrap or not isinstance(command, str) or command != event.command:
         return
     from gitai.sandbox.landlock import mounts_available
-    from gitai.sandbox.wrap import domain_available, wrap
+    from gitai.sandbox.wrap import WRAP_VARIABLE, domain_available, wrap
 
-    if not domain_available() or (commits and not mounts_available()):
+    if os.environ.get(WRAP_VARIABLE) != "1" or not domain_available() or (commits and not mounts_available()):
         return
     from gitai.util.program import gitai_program
 

@@ -34,6 +34,11 @@ def unwrap(text: str) -> str | None:
     return words[4] if len(words) == 5 else None
 
 
+# Set to 1 where the person starts the host: its hook then wraps each shell command (off by default: a
+# wrapped command no longer matches the host's own permission rules, see docs/security.md).
+WRAP_VARIABLE = "GITAI_EXEC_WRAP"
+
+
 def domain_available() -> bool:
     """Whether `gitai exec` would get a kernel domain here: Landlock in the kernel, not turned off by
     the person (GITAI_NO_LANDLOCK where the host started), and not already inside one (`gitai run`:

@@ -202,6 +202,7 @@ def test_without_gitai_run_claude_codes_shell_commands_run_in_the_sessions_domai
     if not domain_available():
         pytest.skip("no Landlock domain here: the hook does not wrap, and the hooks alone hold the scope")
     s = session("claude-code")
+    s.env["GITAI_EXEC_WRAP"] = "1"  # the person turns the wrapping on where the host starts
     before = s.head()
     result = s.run([s.host.shell("gitai select INT-001"),
                     s.host.shell("python3 -c \"open('docs/x.md','w')\""),
@@ -230,6 +231,7 @@ def test_without_gitai_run_gemini_clis_shell_commands_run_in_the_sessions_domain
     if not domain_available():
         pytest.skip("no Landlock domain here: the hook does not wrap, and the hooks alone hold the scope")
     s = session("gemini")
+    s.env["GITAI_EXEC_WRAP"] = "1"  # the person turns the wrapping on where the host starts
     before = s.head()
     result = s.run([s.host.shell("gitai select INT-001"),
                     s.host.shell("python3 -c \"open('docs/x.md','w')\""),
@@ -263,6 +265,7 @@ def test_a_persons_own_deny_rule_in_the_host_still_holds_when_the_command_is_wra
     if not domain_available():
         pytest.skip("no Landlock domain here: the hook does not wrap")
     s = session(host)
+    s.env["GITAI_EXEC_WRAP"] = "1"  # the person turns the wrapping on where the host starts
     if host == "claude-code":
         rules = s.repo / ".claude" / "settings.local.json"
         rules.write_text(json.dumps({"permissions": {"deny": ["Bash(touch:*)"]}}))
