@@ -191,3 +191,22 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from report_helpers import history_repo
 
     return history_repo(tmp_path_factory)
+
+
+def records_by_commit(repo: Path) -> dict[str, dict[str, Any]]:
+    """Each commit's record from the notes, without what differs between runs (its id and time)."""
+    found = {}
+    for line in git(repo, "notes", "--ref", "gitai", "list").stdout.splitlines():
+        _, commit_id = line.split()
+        record = json.loads(git(repo, "notes", "--ref", "gitai", "show", commit_id).stdout)
+        del record["id"], record["timestamp"]
+        found[commit_id] = record
+    return found
+
+
+def kept_origins(repo: Path) -> list[bytes]:
+    """The line-origins cache's entries, decompressed and sorted."""
+    import zlib
+
+    kept = repo / ".git" / "gitai" / "origins-v1"
+    return sorted(zlib.decompress(path.read_bytes()) for path in kept.rglob("*.json.z"))

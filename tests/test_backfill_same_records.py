@@ -8,12 +8,11 @@ long-lived branch merged back, a conflict resolved and an octopus merge."""
 from __future__ import annotations
 
 import json
-import zlib
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import commit, git, gitai_json, gitai_ok, write
+from conftest import commit, git, gitai_json, gitai_ok, kept_origins, records_by_commit, write
 
 CATALOGUE = """\
 active_intents:
@@ -154,19 +153,6 @@ def ledger(repo: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def notes(repo: Path) -> dict[str, dict[str, Any]]:
-    found = {}
-    for line in git(repo, "notes", "--ref", "gitai", "list").stdout.splitlines():
-        _, commit_id = line.split()
-        record = json.loads(git(repo, "notes", "--ref", "gitai", "show", commit_id).stdout)
-        del record["id"], record["timestamp"]
-        found[commit_id] = record
-    return found
-
-
-def origins(repo: Path) -> list[bytes]:
-    kept = repo / ".git" / "gitai" / "origins-v1"
-    return sorted(zlib.decompress(path.read_bytes()) for path in kept.rglob("*.json.z"))
 
 
 @pytest.fixture(scope="module")
@@ -193,8 +179,8 @@ def test_backfill_records_what_the_plain_path_records(generated: Path, tmp_path:
 
     plain, fast = ledger(clones["plain"]), ledger(clones["fast"])
     assert len(plain) == int(commits) and fast == plain
-    assert notes(clones["fast"]) == notes(clones["plain"])
-    assert origins(clones["plain"]) and origins(clones["fast"]) == origins(clones["plain"])
+    assert records_by_commit(clones["fast"]) == records_by_commit(clones["plain"])
+    assert kept_origins(clones["plain"]) and kept_origins(clones["fast"]) == kept_origins(clones["plain"])
     # the history has what the fast path must get right
     meta = [record["metadata"]["dev.gitai"] for record in plain]
     assert {m["classification"] for m in meta} == {"AST_REFACTOR", "INTENT_EVOLUTION"}

@@ -3,12 +3,10 @@ git command per commit gives (the diffs of `git diff-tree`, the answers of `git 
 
 from __future__ import annotations
 
-import json
-import zlib
 from pathlib import Path
 
 import pytest
-from conftest import commit, git, gitai_json, write
+from conftest import commit, git, gitai_json, kept_origins, records_by_commit, write
 
 from gitai.git.blame import LastChanges, last_change
 from gitai.git.diff import DiffStream, raw_and_hunks
@@ -113,20 +111,6 @@ def test_last_changes_on_a_linear_history_keep_only_the_answers_asked(bare_repo:
             assert model(sha, path) == last_change(root, sha, path), (sha, path)
 
 
-def records(repo: Path) -> dict[str, dict[str, object]]:
-    """Each commit's record, without what differs between runs (its id and time)."""
-    found = {}
-    for line in git(repo, "notes", "--ref", "gitai", "list").stdout.splitlines():
-        _, commit_id = line.split()
-        record = json.loads(git(repo, "notes", "--ref", "gitai", "show", commit_id).stdout)
-        del record["id"], record["timestamp"]
-        found[commit_id] = record
-    return found
-
-
-def origins(repo: Path) -> list[bytes]:
-    kept = repo / ".git" / "gitai" / "origins-v1"
-    return sorted(zlib.decompress(path.read_bytes()) for path in kept.rglob("*.json.z"))
 
 
 def test_backfill_records_the_same_with_and_without_worker_processes(branchy: Path, tmp_path: Path) -> None:
@@ -142,7 +126,7 @@ def test_backfill_records_the_same_with_and_without_worker_processes(branchy: Pa
         git(tmp_path, "clone", "-q", str(branchy), str(clone))
         result = gitai_json(clone, "backfill", "--jobs", jobs)
         assert result["traced"] == len(history(branchy))
-        runs.append((records(clone), origins(clone)))
+        runs.append((records_by_commit(clone), kept_origins(clone)))
     (serial, serial_origins), (parallel, parallel_origins) = runs
     assert len(serial) == len(history(branchy)) and parallel == serial
     assert serial_origins and parallel_origins == serial_origins
