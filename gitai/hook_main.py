@@ -125,10 +125,11 @@ def run_for_framework(hook: str, args: list[str]) -> int:
 
     try:
         layout = find_layout()
+        runs_already = runs_from_git(layout.repo.hooks_dir, hook)  # the hooks dir may ask git, which may fail
     except GitaiError as exc:
         print(f"gitai: error: {exc}", file=sys.stderr)
         return exc.exit_code
-    if runs_from_git(layout.repo.hooks_dir, hook):
+    if runs_already:
         return 0
     given = list(args)
     if not given:  # the framework passes these in its environment
