@@ -193,59 +193,41 @@ def test_an_agent_commit_that_drops_the_agents_variables_is_still_the_agents(ses
     assert [c["contributor"]["type"] for c in entry["conversations"]] == ["ai"], entry
 
 
-def test_without_gitai_run_claude_codes_shell_commands_run_in_the_sessions_domain(session: MakeSession) -> None:
-    """No `gitai run`: the agent hook rewrites each Bash command (Claude Code's `updatedInput`) to run
-    inside `gitai exec`, so a program the hooks cannot see into is held by the kernel. The agent's
-    in-scope shell write and its commit work there, and `cd` still carries over to the next call."""
+@pytest.mark.parametrize("host", ["claude-code", "gemini"])
+def test_without_gitai_run_the_hosts_shell_commands_run_in_the_sessions_domain(session: MakeSession,
+                                                                               host: str) -> None:
+    """No `gitai run`: with GITAI_EXEC_WRAP=1 the agent hook rewrites each shell command (Claude Code's
+    `updatedInput`, Gemini CLI's `hookSpecificOutput.tool_input`) to run inside `gitai exec`, so a program
+    the hooks cannot see into is held by the kernel. The agent's in-scope shell write and its commit work
+    there (under Gemini, whose shell runs git with an empty core.hooksPath, gated by the before-shell hook
+    and recorded by the after-shell hook, which still sees the agent's own command); under Claude Code
+    `cd` still carries over to the next call (Gemini keeps no directory between calls)."""
     from gitai.sandbox.wrap import domain_available
 
     if not domain_available():
         pytest.skip("no Landlock domain here: the hook does not wrap, and the hooks alone hold the scope")
-    s = session("claude-code")
+    s = session(host)
     s.env["GITAI_EXEC_WRAP"] = "1"  # the person turns the wrapping on where the host starts
     before = s.head()
-    result = s.run([s.host.shell("gitai select INT-001"),
-                    s.host.shell("python3 -c \"open('docs/x.md','w')\""),
-                    s.host.shell("printf 'def token():\\n    return 1\\n' > src/auth/token.py"),
-                    s.host.shell("git add src/auth/token.py && git commit -q -m 'token' && echo committed"),
-                    s.host.shell("echo \"it's $((6 * 7))\" 'a \"b\"' >&2; exit 3"),
-                    s.host.shell("cd src/auth"),
-                    s.host.shell("pwd")])
-    told = result.tool_results()
-    assert not (s.repo / "docs" / "x.md").exists(), told
-    assert "PermissionError" in told[1] and "Permission denied" in told[1], told
-    assert (s.repo / "src" / "auth" / "token.py").read_text() == "def token():\n    return 1\n", told
-    assert "committed" in told[3] and s.head() != before and s.git("log", "-1", "--format=%s").strip() == "token"
-    assert s.git("notes", "--ref", "gitai", "list", "HEAD").strip(), "the commit made inside the domain has a record"
-    assert "it's 42" in told[4] and 'a \\"b\\"' in told[4] and "3" in told[4], told  # stderr and the exit code
-    assert str(s.repo / "src" / "auth") in told[6], told  # the `cd` inside the domain carried over
-
-
-def test_without_gitai_run_gemini_clis_shell_commands_run_in_the_sessions_domain(session: MakeSession) -> None:
-    """No `gitai run`: the BeforeTool hook rewrites each run_shell_command (`hookSpecificOutput.tool_input`)
-    to run inside `gitai exec`. Gemini's shell runs git with an empty core.hooksPath, so the agent's commit
-    inside the domain is gated by the before-shell hook and recorded by the after-shell hook, which still
-    sees the agent's own command."""
-    from gitai.sandbox.wrap import domain_available
-
-    if not domain_available():
-        pytest.skip("no Landlock domain here: the hook does not wrap, and the hooks alone hold the scope")
-    s = session("gemini")
-    s.env["GITAI_EXEC_WRAP"] = "1"  # the person turns the wrapping on where the host starts
-    before = s.head()
-    result = s.run([s.host.shell("gitai select INT-001"),
-                    s.host.shell("python3 -c \"open('docs/x.md','w')\""),
-                    s.host.shell("printf 'def token():\\n    return 1\\n' > src/auth/token.py"),
-                    s.host.shell("git add src/auth/token.py && git commit -q -m 'token' && echo committed"),
-                    s.host.shell("echo \"it's $((6 * 7))\" 'a \"b\"' >&2; exit 3")])
-    told = result.tool_results()
+    steps = [s.host.shell("gitai select INT-001"),
+             s.host.shell("python3 -c \"open('docs/x.md','w')\""),
+             s.host.shell("printf 'def token():\\n    return 1\\n' > src/auth/token.py"),
+             s.host.shell("git add src/auth/token.py && git commit -q -m 'token' && echo committed"),
+             s.host.shell("echo \"it's $((6 * 7))\" 'a \"b\"' >&2; exit 3")]
+    if host == "claude-code":
+        steps += [s.host.shell("cd src/auth"), s.host.shell("pwd")]
+    told = s.run(steps).tool_results()
     assert "JWT auth migration" in told[0], told  # `gitai select` ran inside the domain
     assert not (s.repo / "docs" / "x.md").exists(), told
     assert "PermissionError" in told[1] and "Permission denied" in told[1], told
     assert (s.repo / "src" / "auth" / "token.py").read_text() == "def token():\n    return 1\n", told
     assert "committed" in told[3] and s.head() != before and s.git("log", "-1", "--format=%s").strip() == "token"
-    assert record(s)["metadata"]["dev.gitai"]["intent_id"] == "INT-001"  # recorded by the after-shell hook
-    assert "it's 42" in told[4] and 'a \\"b\\"' in told[4] and "Exit Code: 3" in told[4], told  # stderr and the exit code
+    assert record(s)["metadata"]["dev.gitai"]["intent_id"] == "INT-001", "the commit made inside the domain is recorded"
+    assert "it's 42" in told[4] and 'a \\"b\\"' in told[4] and "3" in told[4], told  # stderr and the exit code
+    if host == "claude-code":
+        assert str(s.repo / "src" / "auth") in told[6], told  # the `cd` inside the domain carried over
+    else:
+        assert "Exit Code: 3" in told[4], told
 
 
 # The rewritten command is what the host's own permission rules then judge: `. exec-in-domain.sh ...`.
