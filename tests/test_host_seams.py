@@ -100,6 +100,23 @@ def test_a_commit_where_git_runs_no_hooks_is_recorded_after_it(repo: Path) -> No
     assert contributor["type"] == "ai" and contributor["model_id"].endswith("gemini-2.5-pro"), contributor
 
 
+def _gemini_selects_writes_and_commits(repo: Path, agent: Agent, commit_command: str,
+                                       announce_done: bool = True) -> None:
+    """A Gemini CLI session: the handshake through its shell, a write of src/auth/token.py, and the
+    agent's commit of it (git runs no hooks in Gemini's shell: the after-shell hook records it)."""
+    agent.start()
+    command = "gitai select INT-001"
+    agent.shell(command)
+    gitai(repo, "select", "INT-001", env={"GEMINI_CLI": "1"})
+    agent.shell_done(command)
+    write(repo, "src/auth/token.py", "x = 1\n")
+    agent.wrote("src/auth/token.py")
+    assert agent.shell(commit_command).decision == "allow"
+    commit(repo, "token", "src/auth/token.py", env={"GEMINI_CLI": "1"})
+    if announce_done:
+        agent.shell_done(commit_command)
+
+
 def test_the_model_comes_from_the_transcript_and_the_record_says_so(repo: Path, tmp_path: Path) -> None:
     install_host("gemini", str(repo))
     agent = Agent(HostSimulator("gemini", repo, dict(os.environ)), f"seams-{tmp_path.name}", model="")
@@ -107,16 +124,7 @@ def test_the_model_comes_from_the_transcript_and_the_record_says_so(repo: Path, 
     transcript.write_text('{"type":"user","content":"Do the task."}\n'
                           '{"type":"gemini","model":"gemini-2.5-flash","content":"ok"}\n')
     try:
-        agent.start()
-        command = "gitai select INT-001"
-        agent.shell(command)
-        gitai(repo, "select", "INT-001", env={"GEMINI_CLI": "1"})
-        agent.shell_done(command)
-        write(repo, "src/auth/token.py", "x = 1\n")
-        agent.wrote("src/auth/token.py")
-        assert agent.shell("git add src/auth/token.py && git commit -m token").decision == "allow"
-        commit(repo, "token", "src/auth/token.py", env={"GEMINI_CLI": "1"})
-        agent.shell_done("git add src/auth/token.py && git commit -m token")
+        _gemini_selects_writes_and_commits(repo, agent, "git add src/auth/token.py && git commit -m token")
     finally:
         transcript.unlink()
     (record,) = gitai_json(repo, "show")
@@ -131,15 +139,7 @@ def test_the_model_comes_from_the_hosts_settings(repo: Path) -> None:
     settings.parent.mkdir(parents=True, exist_ok=True)
     settings.write_text('{"model": {"name": "gemini-2.5-pro"}}')
     agent = Agent(HostSimulator("gemini", repo, dict(os.environ)), "no-transcript", model="")
-    agent.start()
-    command = "gitai select INT-001"
-    agent.shell(command)
-    gitai(repo, "select", "INT-001", env={"GEMINI_CLI": "1"})
-    agent.shell_done(command)
-    write(repo, "src/auth/token.py", "x = 1\n")
-    agent.wrote("src/auth/token.py")
-    assert agent.shell("git commit -m token").decision == "allow"
-    commit(repo, "token", "src/auth/token.py", env={"GEMINI_CLI": "1"})
+    _gemini_selects_writes_and_commits(repo, agent, "git commit -m token", announce_done=False)
     (record,) = gitai_json(repo, "show")
     assert record["metadata"]["dev.gitai"]["model_source"] == "settings"
     (entry,) = [f for f in record["files"] if f["path"] == "src/auth/token.py"]
