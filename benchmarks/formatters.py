@@ -43,9 +43,9 @@ from pathlib import Path
 from gitai.syntax.classify import FileChange, FileClassification, classify_changes
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from python_oracle import ast_dump
-from ts_oracle import NODE_MODULES as TEST_NODE
-from ts_oracle import ts_dumps
+from testing.python_oracle import ast_dump
+from testing.ts_oracle import NODE_MODULES as TEST_NODE
+from testing.ts_oracle import ts_dumps
 
 from gitai.syntax.normal_form import parse
 
@@ -297,7 +297,7 @@ def formatter_missing(language: str) -> str | None:
 # --- the Python oracle --------------------------------------------------------------------------
 
 def python_ast_equal(old: bytes, new: bytes) -> bool:
-    """CPython's verdict, as black checks it (tests/python_oracle.py)."""
+    """CPython's verdict, as black checks it (tests/testing/python_oracle.py)."""
     return ast_dump(old) == ast_dump(new)
 
 

@@ -19,8 +19,8 @@ from pathlib import Path
 
 TESTS = Path(__file__).resolve().parent.parent / "tests"
 sys.path.insert(0, str(TESTS))
-from conftest import CATALOGUE  # noqa: E402
 from realhosts.harness import HOSTS, Session, available  # noqa: E402
+from testing.repos import CATALOGUE  # noqa: E402
 
 CALLS = 10
 

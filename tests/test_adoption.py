@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import commit, git, gitai, gitai_json, write
-from trace_helpers import note, validate
+from testing.commands import git, gitai, gitai_json
+from testing.repos import commit, write
+from testing.traces import note, validate
 
 CATALOGUE = ("active_intents:\n"
              "  - id: A\n    name: a\n    status: IN_PROGRESS\n    owned_scope: [a/**]\n"

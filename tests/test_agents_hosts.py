@@ -1,5 +1,5 @@
 """The agent hooks end to end, per host: `gitai agents install` writes the host's config, the host
-simulator (tests/host_simulator.py) runs it by the host's rules, and the answers must govern."""
+simulator (tests/testing/host_simulator.py) runs it by the host's rules, and the answers must govern."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import as_person, commit, git, gitai, gitai_json, write
-from host_simulator import HOSTS, Agent, HostSimulator
+from testing.commands import as_person, git, gitai, gitai_json
+from testing.host_simulator import HOSTS, Agent, HostSimulator
+from testing.repos import commit, write
 
 from gitai.agents.hosts import BY_NAME
 from gitai.agents.install import install_host, uninstall_host

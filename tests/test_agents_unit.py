@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import CATALOGUE, as_person, commit, git, gitai, gitai_json, new_repo, write
+from testing.commands import as_person, git, gitai, gitai_json
+from testing.repos import CATALOGUE, commit, new_repo, write
 
 from gitai.agents import normalize as ev
 from gitai.agents.hook_entry import run

@@ -6,12 +6,13 @@ from __future__ import annotations
 import os
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 import pytest
-from conftest import commit, git, gitai, gitai_json, gitai_ok, write
-from host_simulator import Agent, HostSimulator
-from trace_helpers import note, notes, validate
+from testing.commands import git, gitai, gitai_json, gitai_ok
+from testing.host_simulator import HostSimulator
+from testing.repos import commit, write
+from testing.sessions import agent_lines, agent_writes, line_counts, session
+from testing.traces import note, notes, validate
 
 
 @pytest.fixture
@@ -21,40 +22,6 @@ def sim(repo: Path) -> HostSimulator:
         handle.write(".claude/\n")
     commit(repo, "the agent hooks need no intent", ".orchestration/.intentignore")  # before the measured work
     return HostSimulator("claude-code", repo, {**os.environ})
-
-
-def session(sim: HostSimulator, repo: Path, name: str, model: str = "claude-sonnet-4-5") -> Agent:
-    agent = Agent(sim, name, model)
-    agent.start()
-    command = "gitai select INT-001"
-    assert agent.shell(command).decision == "allow"
-    gitai_ok(repo, "select", "INT-001", env={"CLAUDECODE": "1"})
-    agent.shell_done(command)
-    return agent
-
-
-def agent_writes(agent: Agent, repo: Path, rel: str, text: str) -> None:
-    """The host's sequence for one write: before-write (allowed), the write, after-write."""
-    out = agent.write(str(repo / rel))
-    assert out.decision == "allow", out
-    write(repo, rel, text)
-    agent.wrote(str(repo / rel))
-
-
-def line_counts(record: dict[str, Any], path: str | None = None) -> Counter[str]:
-    counts: Counter[str] = Counter()
-    for entry in record["files"]:
-        if path and entry["path"] != path:
-            continue
-        for conversation in entry["conversations"]:
-            for r in conversation["ranges"]:
-                kind = r.get("contributor", conversation.get("contributor", {})).get("type", "unknown")
-                counts[kind] += r["end_line"] - r["start_line"] + 1
-    return counts
-
-
-def agent_lines(n: int, tag: str = "v") -> list[str]:
-    return [f"{tag}{i} = {i}  # agent line {i}" for i in range(n)]
 
 
 def test_ai_mixed_human_split(repo: Path, sim: HostSimulator) -> None:
@@ -80,7 +47,7 @@ def test_ai_mixed_human_split(repo: Path, sim: HostSimulator) -> None:
 
 
 def test_stats_validates_and_groups(repo: Path, sim: HostSimulator) -> None:
-    from test_json_schemas import validate as validate_output
+    from testing.schemas import validate as validate_output
 
     agent = session(sim, repo, "s-one")
     agent_writes(agent, repo, "src/auth/x.py", "\n".join(agent_lines(20)) + "\n")

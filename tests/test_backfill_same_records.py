@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import commit, git, gitai_json, gitai_ok, kept_origins, records_by_commit, write
+from testing.commands import git, gitai_json, gitai_ok
+from testing.repos import commit, kept_origins, records_by_commit, write
 
 CATALOGUE = """\
 active_intents:

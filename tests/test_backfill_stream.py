@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import commit, git, gitai_json, kept_origins, records_by_commit, write
+from testing.commands import git, gitai_json
+from testing.repos import commit, kept_origins, records_by_commit, write
 
 from gitai.git.blame import LastChanges, last_change
 from gitai.git.diff import DiffStream, raw_and_hunks

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import as_person, commit, git, gitai, gitai_json, gitai_ok, head, write
+from testing.commands import as_person, git, gitai, gitai_json, gitai_ok
+from testing.repos import commit, head, write
 
 CATALOGUE = """\
 active_intents:

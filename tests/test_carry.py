@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import commit, git, gitai, gitai_json, head, write
-from trace_helpers import note, notes, validate
+from testing.commands import git, gitai, gitai_json
+from testing.repos import commit, head, write
+from testing.traces import note, notes, validate
 
 SERVER = ("-c", "core.hooksPath=/dev/null")  # a server runs none of gitai's hooks
 AI = {"GITAI_AGENT": "1", "GITAI_MODEL": "acme/coder-1"}

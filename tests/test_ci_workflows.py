@@ -15,8 +15,9 @@ from typing import Any
 import jsonschema
 import pytest
 import yaml
-from conftest import commit, git, gitai, gitai_json, head, write
-from trace_helpers import note
+from testing.commands import git, gitai, gitai_json
+from testing.repos import commit, head, write
+from testing.traces import note
 
 LINT = Path(__file__).parent / "lint"
 AI = {"GITAI_AGENT": "1", "GITAI_MODEL": "acme/coder-1"}

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import commit, git, gitai, gitai_json, gitai_ok, write
-from trace_helpers import note
+from testing.commands import git, gitai, gitai_json, gitai_ok
+from testing.repos import commit, write
+from testing.traces import note
 
 from gitai.trace.record import TraceRecord
 

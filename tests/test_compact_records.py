@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import commit, git, gitai, gitai_json, gitai_ok, write
-from trace_helpers import note, notes, validate
+from testing.commands import git, gitai, gitai_json, gitai_ok
+from testing.repos import commit, write
+from testing.traces import note, notes, validate
 
 from gitai.syntax.reasons import definitions_reason
 from gitai.trace.record import TraceRecord, compact

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import CATALOGUE, git, gitai, gitai_json, write
+from testing.commands import git, gitai, gitai_json
+from testing.repos import CATALOGUE, write
 
 
 def test_coverage_lists_unowned_and_shared_files_and_fails_until_there_are_none(repo: Path) -> None:

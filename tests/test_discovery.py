@@ -8,7 +8,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import git, new_repo
+from testing.commands import git
+from testing.repos import new_repo
 
 from gitai.errors import GitaiError
 from gitai.git import repository

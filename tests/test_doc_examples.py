@@ -1,6 +1,6 @@
 """Docs that cannot drift: every console example of README.md and docs/*.md runs against the
-repository its setup scripts (tests/doc_setups.sh), and prints what the page says it prints
-(the rules: tests/doc_examples.py; the mechanism: docs/development.md, "Examples in the docs")."""
+repository its setup scripts (tests/testing/doc_setups.sh), and prints what the page says it prints
+(the rules: tests/testing/doc_examples.py; the mechanism: docs/development.md, "Examples in the docs")."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 import pytest
-from doc_examples import Example, Unavailable, examples, matches, normalise, rewrite, run
+from testing.doc_examples import Example, Unavailable, examples, matches, normalise, rewrite, run
 
 ALL = examples()
 

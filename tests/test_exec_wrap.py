@@ -12,7 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import GITAI, git, gitai_ok, head, write
+from testing.commands import GITAI, git, gitai_ok
+from testing.repos import head, write
 
 from gitai.sandbox.wrap import domain_available, unwrap, wrap
 

@@ -10,9 +10,10 @@ import subprocess
 from collections import Counter
 from pathlib import Path
 
-from conftest import GITAI, commit, gitai, gitai_json, new_repo, write
-from report_helpers import AGENT
-from trace_helpers import notes
+from testing.commands import GITAI, gitai, gitai_json
+from testing.history import AGENT
+from testing.repos import commit, new_repo, write
+from testing.traces import notes
 
 from gitai.report.model import TABLES
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from formatter_tools import clang_format, prettier, require
-from ts_oracle import ts_dumps
+from testing.formatter_tools import clang_format, prettier, require
+from testing.ts_oracle import ts_dumps
 
 from gitai.syntax.classify import FileChange, classify_changes
 
@@ -128,6 +128,6 @@ PYTHON_ORACLE_CASES = [
 
 @pytest.mark.parametrize(("old", "new"), PYTHON_ORACLE_CASES)
 def test_python_oracle_cases_agree(old: str, new: str) -> None:
-    from python_oracle import ast_dump
+    from testing.python_oracle import ast_dump
 
     assert (verdict("a.py", old, new) == AST) == (ast_dump(old) == ast_dump(new))

@@ -17,7 +17,7 @@ from pathlib import Path
 import black
 import click
 import pytest
-from python_oracle import ast_dump
+from testing.python_oracle import ast_dump
 
 from gitai.syntax.classify import FileChange, classify_changes
 

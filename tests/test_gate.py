@@ -6,7 +6,8 @@ import json
 import os
 from pathlib import Path
 
-from conftest import commit, git, gitai, gitai_json, gitai_ok, head, new_repo, write
+from testing.commands import git, gitai, gitai_json, gitai_ok
+from testing.repos import commit, head, new_repo, write
 
 
 def events(repo: Path) -> list[dict]:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from conftest import commit, gitai, gitai_json, write
+from testing.commands import gitai, gitai_json
+from testing.repos import commit, write
 
 from gitai.blame.origin_cache import DIRECTORY as ORIGINS
 from gitai.syntax.hash_cache import DIRECTORY as SYNTAX

@@ -10,7 +10,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import gitai, new_repo
+from testing.commands import gitai
+from testing.repos import new_repo
 
 from gitai.git.version import MINIMUM, parse_version
 

@@ -15,7 +15,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import git, gitai_ok, write
+from testing.commands import git, gitai_ok
+from testing.repos import write
 
 HEAVY = {"typing", "yaml", "pathspec", "pygit2", "click", "dataclasses", "tree_sitter", "pathlib"}
 HEAVY_FOR_GATE = HEAVY | {"json", "re", "subprocess", "enum", "collections", "functools"}

@@ -6,7 +6,8 @@ import os
 import stat
 from pathlib import Path
 
-from conftest import as_person, commit, git, gitai, gitai_json, gitai_ok, write
+from testing.commands import as_person, git, gitai, gitai_json, gitai_ok
+from testing.repos import commit, write
 
 FOREIGN = "#!/bin/sh\necho foreign-hook-ran >> \"$(git rev-parse --git-dir)/foreign.log\"\nexit ${FOREIGN_EXIT:-0}\n"
 
@@ -111,7 +112,7 @@ def test_colliding_hooks_are_refused_before_anything_is_written(bare_repo: Path)
 
 
 def test_shared_hooks_path_leaves_other_repositories_alone(tmp_path: Path) -> None:
-    from conftest import new_repo
+    from testing.repos import new_repo
 
     shared = tmp_path / "shared-hooks"
     git(tmp_path, "config", "--global", "core.hooksPath", str(shared))
@@ -150,7 +151,7 @@ def test_init_refuses_a_file_named_orchestration(bare_repo: Path) -> None:
 
 
 def test_shared_hooks_path_adds_no_trailer_elsewhere(tmp_path: Path) -> None:
-    from conftest import new_repo
+    from testing.repos import new_repo
 
     git(tmp_path, "config", "--global", "core.hooksPath", str(tmp_path / "shared-hooks"))
     first = new_repo(tmp_path / "first")

@@ -8,8 +8,9 @@ import os
 import subprocess
 from pathlib import Path
 
-from conftest import GITAI, commit, git, gitai, gitai_json, head, write
-from host_simulator import Agent, HostSimulator
+from testing.commands import GITAI, git, gitai, gitai_json
+from testing.host_simulator import Agent, HostSimulator
+from testing.repos import commit, head, write
 
 from gitai.agents.install import install_host
 

@@ -18,7 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import CATALOGUE, commit, gitai_ok, new_repo, write
+from testing.commands import gitai_ok
+from testing.repos import CATALOGUE, commit, new_repo, write
 
 from gitai.cli import main
 

@@ -11,8 +11,9 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import GITAI, commit, git, gitai, gitai_json, head, write
-from trace_helpers import ledger, note, notes, validate
+from testing.commands import GITAI, git, gitai, gitai_json
+from testing.repos import commit, head, write
+from testing.traces import ledger, note, notes, validate
 
 
 def one_error_line(proc: subprocess.CompletedProcess[str]) -> str:

@@ -12,8 +12,18 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import GITAI, git, new_repo, write
-from hostile_moves import ALLOWED, make_repo, run_shell, shell_move, snapshot, verdict, write_move, write_payload
+from testing.commands import GITAI, git
+from testing.hostile_moves import (
+    ALLOWED,
+    make_repo,
+    run_shell,
+    shell_move,
+    snapshot,
+    verdict,
+    write_move,
+    write_payload,
+)
+from testing.repos import new_repo, write
 
 
 @pytest.fixture
@@ -299,7 +309,7 @@ def test_root12_huge_commands_and_deletes_answer_in_budget(governed: Path) -> No
 
 def test_root12_spent_budget_denies(governed: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The budget itself, in-process: with no time left, a call that needs work is denied, not allowed."""
-    from hostile_moves import parse_answer, shell_payload
+    from testing.hostile_moves import parse_answer, shell_payload
 
     from gitai.agents import budget
     from gitai.agents.hook_entry import run

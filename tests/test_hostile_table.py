@@ -15,7 +15,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from hostile_moves import ALLOWED, make_repo, parse_answer, run_shell, shell_payload, snapshot
+from testing.hostile_moves import ALLOWED, make_repo, parse_answer, run_shell, shell_payload, snapshot
 
 # Where a move writes, and how the path is spelled ({R} is the repository's absolute path).
 TARGETS = ("docs/x.md", "docs/d.md", ".git/hooks/pre-commit", ".orchestration/active_intents.yaml",

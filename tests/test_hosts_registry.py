@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import as_person, gitai, gitai_json
-from host_simulator import Agent, HostSimulator
+from testing.commands import as_person, gitai, gitai_json
+from testing.host_simulator import Agent, HostSimulator
 
 from gitai.agents import hosts as registry
 from gitai.agents import normalize as ev

@@ -7,29 +7,12 @@ from pathlib import Path
 from typing import Any
 
 import click
-import jsonschema
 import pytest
-from conftest import as_person, commit, git, gitai, gitai_json, gitai_ok, new_repo, write
-from referencing import Registry, Resource
+from testing.commands import as_person, git, gitai, gitai_json, gitai_ok
+from testing.repos import commit, new_repo, write
+from testing.schemas import SCHEMAS, validate
 
 from gitai.cli import cli, subcommands
-
-SCHEMAS = Path(__file__).resolve().parent.parent / "docs" / "schemas"
-
-
-def _registry() -> Registry:
-    resources = [(p.name, Resource.from_contents(json.loads(p.read_text()))) for p in SCHEMAS.glob("*.schema.json")]
-    return Registry().with_resources(resources)
-
-
-REGISTRY = _registry()
-
-
-def validate(name: str, data: Any) -> None:
-    schema = json.loads((SCHEMAS / f"{name}.schema.json").read_text())
-    validator = jsonschema.Draft202012Validator(schema, registry=REGISTRY, format_checker=jsonschema.FormatChecker())
-    errors = sorted(validator.iter_errors(data), key=str)
-    assert not errors, f"{name}: {errors[0].message} at {list(errors[0].absolute_path)}"
 
 
 def leaf_commands(group: click.Group, prefix: str = "") -> list[str]:
@@ -45,7 +28,7 @@ def leaf_commands(group: click.Group, prefix: str = "") -> list[str]:
 @pytest.fixture(scope="module")
 def traced(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A repository with a catalogue, traced commits (a refactor among them) and a remote."""
-    from conftest import CATALOGUE
+    from testing.repos import CATALOGUE
 
     root = tmp_path_factory.mktemp("schemas")
     remote = root / "remote.git"
@@ -67,7 +50,7 @@ def _hook(repo: Path, host: str, payload: dict[str, Any], event: str | None = No
     """`gitai hook` answers in the host's protocol: one JSON object on stdout."""
     import subprocess
 
-    from conftest import GITAI
+    from testing.commands import GITAI
 
     proc = subprocess.run([GITAI, "hook", host, *([event] if event else [])], cwd=repo, capture_output=True,
                           text=True, input=json.dumps({"cwd": str(repo), **payload}))

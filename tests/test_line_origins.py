@@ -13,7 +13,8 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
-from conftest import commit, git, gitai, gitai_json, gitai_ok, head, write
+from testing.commands import git, gitai, gitai_json, gitai_ok
+from testing.repos import commit, head, write
 
 from gitai.blame.origin_cache import DIRECTORY, OriginStore
 from gitai.layout import find_layout

@@ -7,7 +7,8 @@ import pty
 import subprocess
 from pathlib import Path
 
-from conftest import GITAI, commit, git, gitai, gitai_json, write
+from testing.commands import GITAI, git, gitai, gitai_json
+from testing.repos import commit, write
 
 
 def subjects(entries: list[dict]) -> list[str]:

@@ -10,7 +10,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import commit, gitai, gitai_json, write
+from testing.commands import gitai, gitai_json
+from testing.repos import commit, write
 
 ODD = 'src/billing/we"ird\\name [x] #1.py'
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from conftest import CATALOGUE, commit, git, gitai, head, write
-from trace_helpers import notes
+from testing.commands import git, gitai
+from testing.repos import CATALOGUE, commit, head, write
+from testing.traces import notes
 
 
 def _clone(tmp_path: Path, remote: Path, name: str) -> Path:

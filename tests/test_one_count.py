@@ -7,7 +7,8 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from conftest import CATALOGUE, commit, git, gitai_json, gitai_ok, new_repo, write
+from testing.commands import git, gitai_json, gitai_ok
+from testing.repos import CATALOGUE, commit, new_repo, write
 
 
 def _multi_intent_backfilled(tmp_path: Path) -> Path:

@@ -7,7 +7,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from conftest import as_person, git
+from testing.commands import as_person, git
 
 
 def _gitai_without_login(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import GITAI, as_agent, as_person, commit, git, gitai, gitai_ok, write
+from testing.commands import GITAI, as_agent, as_person, git, gitai, gitai_ok
+from testing.repos import commit, write
 
 GUARDED = """\
   - id: INT-009

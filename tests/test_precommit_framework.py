@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import as_person, commit, git, gitai, gitai_json, gitai_ok, head, new_repo, write
-from trace_helpers import note, notes
+from testing.commands import as_person, git, gitai, gitai_json, gitai_ok
+from testing.repos import commit, head, new_repo, write
+from testing.traces import note, notes
 
 from gitai.hooks.install import HOOK_NAMES
 

@@ -7,7 +7,8 @@ import re
 import subprocess
 from pathlib import Path
 
-from conftest import git, gitai_ok, head, new_repo, write
+from testing.commands import git, gitai_ok
+from testing.repos import head, new_repo, write
 
 CATALOGUE = """\
 active_intents:

@@ -8,8 +8,8 @@ import time
 from pathlib import Path
 
 import pytest
-from browser import chromium
-from conftest import git, gitai, gitai_json
+from testing.browser import chromium
+from testing.commands import git, gitai, gitai_json
 
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 
@@ -111,7 +111,7 @@ def _set_date(driver, element_id: str, value: str) -> None:
 
 def test_a_missing_browser_fails_in_ci_and_skips_elsewhere(monkeypatch) -> None:
     import _pytest.outcomes
-    import browser
+    from testing import browser
 
     monkeypatch.setattr(browser, "CHROMIUM", None)
     monkeypatch.setenv("CI", "true")
@@ -125,7 +125,7 @@ def test_a_missing_browser_fails_in_ci_and_skips_elsewhere(monkeypatch) -> None:
 def test_no_subject_or_path_can_break_out_of_the_data(repo: Path, tmp_path: Path) -> None:
     import json
 
-    from conftest import commit, write
+    from testing.repos import commit, write
 
     hostile = "</script><script>alert(1)</script> <!-- x"
     gitai(repo, "select", "INT-001")
@@ -150,7 +150,8 @@ def test_open_hands_the_page_to_the_browser(history: Path, tmp_path: Path) -> No
 def _weekly_repository(tmp_path: Path) -> Path:
     """What a lead adopting gitai has: a history made before gitai, then backfilled (intents inferred
     per file, contributors unknown), two files named client.py, a deleted file, an unowned file."""
-    from conftest import CATALOGUE, commit, gitai_ok, new_repo, write
+    from testing.commands import gitai_ok
+    from testing.repos import CATALOGUE, commit, new_repo, write
 
     repo = new_repo(tmp_path / "weekly")
     write(repo, ".orchestration/active_intents.yaml", CATALOGUE)

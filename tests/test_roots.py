@@ -10,7 +10,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import CATALOGUE, as_person, commit, git, gitai, gitai_ok, write
+from testing.commands import as_person, git, gitai, gitai_ok
+from testing.repos import CATALOGUE, commit, write
 
 
 @pytest.fixture

@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import GITAI, commit, git, gitai_ok, write
+from testing.commands import GITAI, git, gitai_ok
+from testing.repos import commit, write
 
 CATALOGUE = """\
 active_intents:

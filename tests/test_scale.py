@@ -7,7 +7,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from conftest import commit, git, gitai_ok, head, write
+from testing.commands import git, gitai_ok
+from testing.repos import commit, head, write
 
 from gitai.gate.check import STAGED_DIFF, staged_paths
 from gitai.layout import find_layout

@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import CATALOGUE, commit, git, gitai, gitai_json, gitai_ok, write
+from testing.commands import git, gitai, gitai_json, gitai_ok
+from testing.repos import CATALOGUE, commit, write
 
 
 def snapshot(repo: Path) -> dict[str, bytes]:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import CATALOGUE, commit, git, gitai, gitai_json, write
+from testing.commands import git, gitai, gitai_json
+from testing.repos import CATALOGUE, commit, write
 
 
 def test_pre_receive_refuses_out_of_scope_commits_and_accepts_the_rest(bare_repo: Path, tmp_path: Path) -> None:

@@ -12,10 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import commit, git, gitai_json, gitai_ok, write
-from host_simulator import Agent, HostSimulator
-from test_attribution import agent_lines, agent_writes, line_counts, session
-from trace_helpers import note, validate
+from testing.commands import git, gitai_json, gitai_ok
+from testing.host_simulator import Agent, HostSimulator
+from testing.repos import commit, write
+from testing.sessions import agent_lines, agent_writes, line_counts, session
+from testing.traces import note, validate
 
 CHECKPOINTS = Path(".git/gitai/checkpoints")
 

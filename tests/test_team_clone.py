@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import CATALOGUE, commit, git, gitai, gitai_json, gitai_ok, head, write
-from trace_helpers import ledger, notes
+from testing.commands import git, gitai, gitai_json, gitai_ok
+from testing.repos import CATALOGUE, commit, head, write
+from testing.traces import ledger, notes
 
 
 def _pre_gitai_history(tmp_path: Path) -> tuple[Path, Path]:

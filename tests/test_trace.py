@@ -7,9 +7,10 @@ import os
 import threading
 from pathlib import Path
 
-from conftest import commit, git, gitai, gitai_json, gitai_ok, head, new_repo, write
-from host_simulator import Agent, HostSimulator
-from trace_helpers import expected_ranges, ledger, note, notes, record_ranges, validate
+from testing.commands import git, gitai, gitai_json, gitai_ok
+from testing.host_simulator import Agent, HostSimulator
+from testing.repos import commit, head, new_repo, write
+from testing.traces import expected_ranges, ledger, note, notes, record_ranges, validate
 
 from gitai.agents.install import install_host
 

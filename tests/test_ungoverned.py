@@ -10,8 +10,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import commit, git, gitai, gitai_json, gitai_ok, head, write
-from host_simulator import Agent, HostSimulator
+from testing.commands import git, gitai, gitai_json, gitai_ok
+from testing.host_simulator import Agent, HostSimulator
+from testing.repos import commit, head, write
 
 from gitai.agents.hosts import BY_NAME
 from gitai.agents.install import install_host

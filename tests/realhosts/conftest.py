@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import CATALOGUE
+from testing.repos import CATALOGUE
 
 from .harness import EXECUTABLE, Session, available
 

@@ -212,9 +212,9 @@ def _write_json(path: Path, data: Any) -> None:
 
 def base_env(home: Path) -> dict[str, str]:
     """git and gitai without the caller's identity, config or agent markers; gitai and the hosts on PATH."""
-    from conftest import _agent_variables
+    from testing.hermetic import agent_variables
 
-    agent_vars = _agent_variables()
+    agent_vars = agent_variables()
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("GIT_", "GITAI_", "ANTHROPIC_", "OPENAI_", "GEMINI_", "GOOGLE_", "COPILOT_",
                                 "CODEX_", "QWEN_", "CLAUDE"))

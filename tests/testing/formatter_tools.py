@@ -12,7 +12,7 @@ import shutil
 import subprocess
 
 import pytest
-from ts_oracle import NODE_MODULES, TOOLS
+from testing.ts_oracle import NODE_MODULES, TOOLS
 
 PRETTIER = NODE_MODULES / "prettier" / "bin" / "prettier.cjs"
 PHP_PLUGIN = NODE_MODULES / "@prettier" / "plugin-php" / "src" / "index.mjs"

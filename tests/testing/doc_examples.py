@@ -1,7 +1,7 @@
 """The console examples of README.md and docs/*.md, parsed and run (tests/test_doc_examples.py).
 
 Every ```console block is preceded by `<!-- example: NAME -->`, NAME being a setup in
-tests/doc_setups.sh (a shell function that scripts the repository the example runs in; each is
+tests/testing/doc_setups.sh (a shell function that scripts the repository the example runs in; each is
 run once per test process and copied for each example). The block's `$ ` lines run in order in
 one bash, in that repository, stderr merged into stdout as a terminal shows them; a
 here-document's lines belong to its command. The bash has no controlling terminal, as an agent's
@@ -27,7 +27,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 SETUPS = Path(__file__).parent / "doc_setups.sh"
 MARKER = re.compile(r"^\s*<!-- example: ([\w-]+)(?:, typed: (\w+))? -->\s*$")

@@ -1,4 +1,4 @@
-# Setups of the console examples in README.md and docs/*.md (tests/doc_examples.py): each
+# Setups of the console examples in README.md and docs/*.md (tests/testing/doc_examples.py): each
 # `setup_NAME` scripts, in the current directory, the repository the example marked
 # `<!-- example: NAME -->` runs in, and leaves the shell where the example starts (in `repo`,
 # which the examples show as /path/to/repo). Commit dates are pinned so ids are reproducible.

@@ -7,7 +7,7 @@ import json
 import subprocess
 from pathlib import Path
 
-TOOLS = Path(__file__).resolve().parent / "formatters"
+TOOLS = Path(__file__).resolve().parents[1] / "formatters"
 NODE_MODULES = TOOLS / "node_modules"
 
 

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-from conftest import git
+from testing.commands import git
 
-SCHEMA = json.loads((Path(__file__).parent / "data" / "agent-trace-0.1.0.strict.schema.json").read_text())
+SCHEMA = json.loads((Path(__file__).resolve().parents[1] / "data" / "agent-trace-0.1.0.strict.schema.json").read_text())
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA, format_checker=jsonschema.FormatChecker())
 HUNK = re.compile(rb"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
 

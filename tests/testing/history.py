@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import CATALOGUE, as_person, commit, git, gitai_ok, new_repo, write
+from testing.commands import as_person, git, gitai_ok
+from testing.repos import CATALOGUE, commit, new_repo, write
 
 AGENT = {"GITAI_AGENT": "claude", "GITAI_MODEL": "claude-sonnet-4"}
 SHARED_CATALOGUE = CATALOGUE.replace('    owned_scope:\n      - "src/auth/**"\n',

@@ -12,7 +12,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from conftest import CATALOGUE, GITAI, commit, git, gitai_ok, new_repo, write
+from testing.commands import GITAI, git, gitai_ok
+from testing.repos import CATALOGUE, commit, new_repo, write
 
 ALLOWED = "allow"
 
