@@ -11,6 +11,7 @@ from collections import Counter
 from pathlib import Path
 
 from testing.commands import GITAI, gitai, gitai_json
+from testing.hermetic import clock
 from testing.history import AGENT
 from testing.repos import commit, new_repo, write
 from testing.traces import notes
@@ -87,6 +88,7 @@ def test_documented_schema_and_queries_run_on_two_merged_repositories(history: P
         conn.execute(f"ATTACH '{tmp_path / 'b.sqlite'}' AS x")
         conn.executescript(merge)
     share, recent = _sql_blocks("sql")
+    recent = recent.replace("'now'", f"{clock()}, 'unixepoch'")  # the commits are dated by the tests' clock
     result = rows(merged, share)
     # INT-001: login.py 6 + its reformat 4 + the shared helper 2 by the agent, token.py 2 by hand
     assert ("repo", "INT-001", 14, 12, 85.7) in result

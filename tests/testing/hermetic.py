@@ -1,5 +1,6 @@
-"""The environment every test runs in: git with no user, global or system config and no inherited
-repository, no gitai or agent variables, a HOME of the test's own."""
+"""The environment every test runs in (git-revise's `hermetic_seal`): git with no user, global or system
+config and no inherited repository, no gitai or agent variables, a HOME of the test's own, no editor, and
+commit dates from a clock that starts at the same second in every test."""
 
 from __future__ import annotations
 
@@ -8,6 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
+
+EPOCH = 1_735_689_600
+"""2025-01-01T00:00:00Z, the date of each test's first commit."""
+DATES = ("GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE")
 
 
 def agent_variables() -> set[str]:
@@ -23,7 +28,8 @@ def agent_variables() -> set[str]:
 
 def seal(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
     """git with no user, global or system config and no inherited repository (GIT_DIR,
-    GIT_WORK_TREE, GIT_INDEX_FILE ...), no gitai or agent variables, a fixed HOME."""
+    GIT_WORK_TREE, GIT_INDEX_FILE ...), no gitai or agent variables, a fixed HOME, commits dated EPOCH
+    and an editor that fails (a command that would wait for one fails instead)."""
     for name in list(os.environ):
         if name.startswith(("GIT_", "GITAI_")) or name in agent_variables():
             monkeypatch.delenv(name, raising=False)
@@ -34,5 +40,23 @@ def seal(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
     monkeypatch.setenv("GIT_AUTHOR_EMAIL", "author@example.com")
     monkeypatch.setenv("GIT_COMMITTER_NAME", "Test Committer")
     monkeypatch.setenv("GIT_COMMITTER_EMAIL", "committer@example.com")
+    for name in DATES:
+        monkeypatch.setenv(name, f"{EPOCH} +0000")
+    monkeypatch.setenv("GIT_EDITOR", "false")
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+
+
+def clock() -> int:
+    """The clock's time, in seconds since the epoch: "now" for a query over the tests' commits."""
+    return int(os.environ.get(DATES[1], str(EPOCH)).split()[0])
+
+
+def tick() -> None:
+    """Move the commit clock on a second: each command a test runs commits later than the one before
+    (the order of commits is the order they were made, as "newest first" needs), at the same dates in
+    every run. A date a test sets itself is left alone."""
+    current = os.environ.get(DATES[1], "").split()
+    if len(current) == 2 and current[0].isdigit():
+        for name in DATES:
+            os.environ[name] = f"{int(current[0]) + 1} {current[1]}"

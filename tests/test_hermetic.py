@@ -1,0 +1,62 @@
+"""The seal every test runs in (tests/testing/hermetic.py) and the in-process gitai (tests/testing/commands.py):
+each must hold, or the other tests prove less than they say."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from testing.commands import GITAI, git, gitai, in_process
+from testing.hermetic import EPOCH, agent_variables, seal
+from testing.repos import commit, new_repo, write
+
+
+def test_every_agent_variable_of_the_registry_is_cleared(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    names = agent_variables()
+    assert {"CLAUDECODE", "CODEX_THREAD_ID", "GEMINI_CLI"} <= names  # the registry was read
+    for name in names:
+        monkeypatch.setenv(name, "1")
+    seal(monkeypatch, tmp_path)
+    assert not names & set(os.environ)
+
+
+def _dates(tmp: Path) -> list[str]:
+    repo = new_repo(tmp)
+    for n in range(3):
+        write(repo, "a.txt", f"{n}\n")
+        commit(repo, f"c{n}")
+    return git(repo, "log", "--format=%at %ct").stdout.split("\n")[:3]
+
+
+def test_commits_are_dated_by_a_clock_that_moves_on_and_repeats(tmp_path: Path) -> None:
+    first = _dates(tmp_path / "one")
+    newest, _, oldest = (int(line.split()[0]) for line in first)
+    assert EPOCH < oldest < newest  # in the order they were made, none at the same second
+    assert all(line.split()[0] == line.split()[1] for line in first)  # author and committer agree
+    os.environ["GIT_COMMITTER_DATE"] = os.environ["GIT_AUTHOR_DATE"] = f"{EPOCH} +0000"  # the clock restarts
+    assert _dates(tmp_path / "two") == first
+
+
+def test_a_date_the_test_gives_is_kept(bare_repo: Path) -> None:
+    write(bare_repo, "a.txt", "a\n")
+    commit(bare_repo, "dated", env={"GIT_COMMITTER_DATE": "2020-01-01T00:00:00Z"})
+    assert git(bare_repo, "log", "-1", "--format=%cs").stdout.strip() == "2020-01-01"
+
+
+@pytest.mark.parametrize("args", [("status", "--json"), ("select", "INT-404"), ("log", "--since", "never"),
+                                  ("nonsense",), ("intents",), ()])
+def test_in_process_answers_as_the_script_does(repo: Path, args: tuple[str, ...]) -> None:
+    script = subprocess.run([GITAI, *args], cwd=repo, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    ran = in_process(repo, *args)
+    assert (ran.returncode, ran.stdout, ran.stderr) == (script.returncode, script.stdout, script.stderr)
+
+
+def test_in_process_leaves_the_test_as_it_found_it(repo: Path, tmp_path: Path) -> None:
+    cwd, environ = os.getcwd(), dict(os.environ)
+    assert gitai(repo, "select", "INT-001", env={"GITAI_EXTRA": "1"}).returncode == 0
+    assert gitai(tmp_path, "status").returncode == 2  # not a repository: an error, handled as the script does
+    assert os.getcwd() == cwd
+    assert {k: v for k, v in os.environ.items() if not k.endswith("_DATE")} == \
+        {k: v for k, v in environ.items() if not k.endswith("_DATE")}
