@@ -178,7 +178,7 @@ def fill_notes(repo: Path, below: str) -> int:
     (of a hot edit for hot edits, else of another edit) with its commit, path and intent replaced.
     Written through one `git fast-import`; returns how many."""
     listing = run(["git", "notes", "--ref", "gitai", "list"], repo).stdout.decode().split()
-    traced = dict(zip(listing[1::2], listing[::2]))
+    traced = dict(zip(listing[1::2], listing[::2], strict=True))
     touched: dict[str, str] = {}
     for chunk in run(["git", "log", "--format=%x00%H", "--name-only", "--no-renames", "main"], repo).stdout.split(b"\0"):
         lines = chunk.decode().split()

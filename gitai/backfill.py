@@ -261,7 +261,7 @@ class Classifiers:
             classified: list[Classified | None] = [*future.result()]
         except BrokenProcessPool:
             classified = [None] * len(chunk)
-        for pending, classification in zip(chunk, classified):
+        for pending, classification in zip(chunk, classified, strict=True):
             self._record(pending, classification, batch)
 
     def _record(self, pending: Pending, classification: Classified | None, batch: RecordBatch) -> None:

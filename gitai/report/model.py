@@ -146,7 +146,7 @@ class Tables:
     def dicts(self, name: str) -> Iterator[dict[str, Any]]:
         """The rows of a table as dicts, made one at a time (a long trace has 100,000s of rows)."""
         columns = [c[0] for c in TABLES[name]]
-        return (dict(zip(columns, row)) for row in self.rows[name])
+        return (dict(zip(columns, row, strict=True)) for row in self.rows[name])
 
 
 def _rfc3339(seconds: int) -> str:

@@ -406,7 +406,7 @@ def _apply(db: sqlite3.Connection, root: str, changes: list[tuple[str, str | Non
         row = None if rebuild else db.execute("SELECT blob FROM commits WHERE sha = ?", (sha,)).fetchone()
         if not (row and row[0] == blob):  # else only moved in the notes tree's fan-out
             todo.append((sha, blob))
-    for (sha, blob), (_, data) in zip(todo, read_objects(root, [blob for _, blob in todo])):
+    for (sha, blob), (_, data) in zip(todo, read_objects(root, [blob for _, blob in todo]), strict=True):
         note = data.decode("utf-8", "replace") if data is not None else ""
         record = choose_record(own_records(parse_note(note), sha))
         if record is None:
