@@ -76,7 +76,7 @@ def main() -> None:
         (repo / ".orchestration" / "active_intents.yaml").write_text(CATALOGUE)
         commits = int(run(["git", "rev-list", "--count", "HEAD"], repo).stdout)
         git_before = size_mb(repo / ".git")
-        reference = timed(lambda: run(["git", "log", "-p", "--no-color", "--format=%H"], repo))
+        reference = timed(run, ["git", "log", "-p", "--no-color", "--format=%H"], repo)
 
         load_before = load()
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -103,10 +103,10 @@ def main() -> None:
             fresh = tmp / f"fresh{number}"
             run(["git", "clone", "-q", str(repo), str(fresh)], tmp)
             run(["git", "fetch", "-q", "origin", "refs/notes/gitai:refs/notes/gitai"], fresh)
-            firsts.append(timed(lambda: run(["gitai", "blame-intent", "--rev", "HEAD", FILE, "--json"], fresh)))
-            blames.append(timed(lambda: run(["git", "blame", "--porcelain", "HEAD", "--", FILE], fresh)))
+            firsts.append(timed(run, ["gitai", "blame-intent", "--rev", "HEAD", FILE, "--json"], fresh))
+            blames.append(timed(run, ["git", "blame", "--porcelain", "HEAD", "--", FILE], fresh))
         first = median_ms(firsts) / 1000
-        warm = median_ms([timed(lambda: run(["gitai", "blame-intent", "--rev", "HEAD", FILE, "--json"], fresh))
+        warm = median_ms([timed(run, ["gitai", "blame-intent", "--rev", "HEAD", FILE, "--json"], fresh)
                           for _ in range(3)])
         blame = median_ms(blames)
         print(f"  blame-intent {FILE} in a fresh clone: first {first * 1000:.0f} ms, warm {warm:.0f} ms; "

@@ -131,7 +131,7 @@ def gate_ms(big: Path, small: Path, path: str, runs: int) -> tuple[float, float]
     for number in range(runs + 1):
         for repo in (big, small):
             hook = repo / ".git" / "hooks" / "pre-commit"
-            took = timed(lambda: subprocess.run([str(hook)], cwd=repo, env=envs[repo], check=True))
+            took = timed(subprocess.run, [str(hook)], cwd=repo, env=envs[repo], check=True)
             if number:  # the first round warms the compiled scope cache
                 samples[repo].append(took)
     for repo in (big, small):
@@ -245,9 +245,9 @@ def main() -> None:
 
         shutil.rmtree(big / ".git" / "gitai" / "origins-v1", ignore_errors=True)
         cold, peaks["blame-intent cold"] = peak_kb(["gitai", "blame-intent", "--rev", "HEAD", HOT, "--json"], big)
-        warm = median_ms([timed(lambda: run(["gitai", "blame-intent", "--rev", "HEAD", HOT, "--json"], big))
+        warm = median_ms([timed(run, ["gitai", "blame-intent", "--rev", "HEAD", HOT, "--json"], big)
                           for _ in range(args.runs)])
-        blame = median_ms([timed(lambda: run(["git", "blame", "--porcelain", "HEAD", "--", HOT], big))
+        blame = median_ms([timed(run, ["git", "blame", "--porcelain", "HEAD", "--", HOT], big)
                            for _ in range(args.runs)])
         print(f"blame-intent on {HOT}: first {cold * 1000:.0f} ms, warm {warm:.0f} ms; git blame {blame:.0f} ms "
               f"(first/git {cold * 1000 / blame:.2f}, warm/git {warm / blame:.2f}; {load()})")

@@ -62,7 +62,7 @@ def commit_cost(runs: int, tmp: Path) -> dict[str, float]:
                 agent_writes(repo, n)
             else:
                 stage_change(repo, n)
-            elapsed = timed(lambda: run(["git", "commit", "-qm", f"change {n}"], repo))
+            elapsed = timed(run, ["git", "commit", "-qm", f"change {n}"], repo)
             if n:  # the first round warms caches
                 samples[name].append(elapsed)
     note = run(["git", "notes", "--ref", "gitai", "show", "HEAD"], repos["checkpoints"]).stdout
