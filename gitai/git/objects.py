@@ -4,10 +4,10 @@ importing it costs about 110 ms)."""
 from __future__ import annotations
 
 import subprocess
+from typing import TYPE_CHECKING
 
 from gitai.git.runner import run_git
 
-TYPE_CHECKING = False  # objects.py is on the post-commit hook's path
 if TYPE_CHECKING:
     from collections.abc import Iterator
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gitai.syntax.languages import load_grammar
 from gitai.syntax.normal_form import (
@@ -29,7 +29,6 @@ from gitai.util.files import write_atomic
 DIRECTORY = "syntax-v4"
 TREES = 32  # syntax trees held, the least recently used go (a large file's is a few megabytes)
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from tree_sitter import Tree
 
