@@ -92,7 +92,8 @@ def main() -> None:
         print(f"click: {commits} commits, {os.cpu_count()} cores, load average {load_before} before, {load()} after")
         print(f"  backfill {' '.join(jobs) or '(default jobs)'}: {wall:.1f} s wall (target < 25 s), {cpu:.1f} s CPU "
               f"(gitai, its workers and git), peak {peak:.0f} MB (largest process)")
-        print(f"  git log -p over the same history: {reference:.1f} s wall; backfill / git log -p = {wall / reference:.1f}")
+        print(f"  git log -p over the same history: {reference:.1f} s wall; "
+              f"backfill / git log -p = {wall / reference:.1f}")
         print(f"  intent from: {result['intent_from']}, {result['several_intents']} commits span several intents")
         print(f"  .git {git_before:.0f} MB -> {size_mb(repo / '.git'):.0f} MB; caches: origins "
               f"{size_mb(state / 'origins-v1'):.1f} MB, syntax {size_mb(state / SYNTAX_CACHE):.1f} MB, "

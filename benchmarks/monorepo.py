@@ -180,17 +180,19 @@ def fill_notes(repo: Path, below: str) -> int:
     listing = run(["git", "notes", "--ref", "gitai", "list"], repo).stdout.decode().split()
     traced = dict(zip(listing[1::2], listing[::2], strict=True))
     touched: dict[str, str] = {}
-    for chunk in run(["git", "log", "--format=%x00%H", "--name-only", "--no-renames", "main"], repo).stdout.split(b"\0"):
+    log = run(["git", "log", "--format=%x00%H", "--name-only", "--no-renames", "main"], repo).stdout
+    for chunk in log.split(b"\0"):
         lines = chunk.decode().split()
         if len(lines) == 2:
             touched[lines[0]] = lines[1]
     templates: dict[bool, tuple[str, str, bytes]] = {}
     for sha, blob in traced.items():
         if sha in touched:
-            templates.setdefault(touched[sha] == HOT, (sha, touched[sha], run(["git", "cat-file", "blob", blob], repo).stdout))
+            note = run(["git", "cat-file", "blob", blob], repo).stdout
+            templates.setdefault(touched[sha] == HOT, (sha, touched[sha], note))
     tip = run(["git", "rev-parse", "refs/notes/gitai"], repo).stdout.decode().strip()
-    stream = [f"commit refs/notes/gitai\ncommitter Bench <bench@example.com> 1700000000 +0000\ndata 5\nfill\nfrom {tip}\n"
-              .encode()]
+    stream = [f"commit refs/notes/gitai\ncommitter Bench <bench@example.com> 1700000000 +0000\n"
+              f"data 5\nfill\nfrom {tip}\n".encode()]
     count = 0
     for sha in run(["git", "rev-list", below], repo).stdout.decode().split():
         if sha not in touched or sha in traced:

@@ -51,8 +51,8 @@ def agent_writes(repo: Path, n: int) -> None:
 
 
 def commit_cost(runs: int, tmp: Path) -> dict[str, float]:
-    repos = {"all hooks": gitai_repo(tmp, "all"), "gate only": gitai_repo(tmp, "gate"), "no hooks": gitai_repo(tmp, "none"),
-             "checkpoints": gitai_repo(tmp, "checkpoints")}
+    repos = {"all hooks": gitai_repo(tmp, "all"), "gate only": gitai_repo(tmp, "gate"),
+             "no hooks": gitai_repo(tmp, "none"), "checkpoints": gitai_repo(tmp, "checkpoints")}
     remove_hooks(repos["gate only"], "post-commit", "post-merge", "post-rewrite")
     remove_hooks(repos["no hooks"], "pre-commit", "commit-msg", "post-commit", "post-merge", "post-rewrite")
     samples: dict[str, list[float]] = {k: [] for k in repos}

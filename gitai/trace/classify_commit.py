@@ -37,7 +37,8 @@ def classify_files(changes: CommitChanges, cache_dir: str | None = None,
     inputs += [FileChange(path, None, data, None) for path, data in changes.deleted if data is not None]
     if cache is None and cache_dir:
         cache = HashCache(cache_dir)
-    result = classify_changes(inputs, cache.hash_source, cache.statements) if cache else classify_changes(inputs, hash_source)
+    result = (classify_changes(inputs, cache.hash_source, cache.statements) if cache
+              else classify_changes(inputs, hash_source))
     files = dict(result.files)
     commit_class: str = result.classification
     for changed in changes.files:
