@@ -326,7 +326,8 @@ def oracle_same(language: str, pairs: list[tuple[bytes, bytes]]) -> list[bool | 
     if language not in ORACLES or not pairs:
         return [None] * len(pairs)
     ext = EXTENSIONS[language]
-    files = {f"{side}{index}{ext}": text for index, pair in enumerate(pairs) for side, text in zip("on", pair)}
+    files = {f"{side}{index}{ext}": text
+             for index, pair in enumerate(pairs) for side, text in zip("on", pair, strict=True)}
     found = ts_dumps(files)
     same: list[bool | None] = []
     for index in range(len(pairs)):
