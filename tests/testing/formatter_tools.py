@@ -12,6 +12,7 @@ import shutil
 import subprocess
 
 import pytest
+
 from testing.ts_oracle import NODE_MODULES, TOOLS
 
 PRETTIER = NODE_MODULES / "prettier" / "bin" / "prettier.cjs"

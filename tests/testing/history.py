@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from testing.commands import as_person, git, gitai_ok
 from testing.repos import CATALOGUE, commit, new_repo, write
 

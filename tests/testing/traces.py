@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+
 from testing.commands import git
 
 SCHEMA = json.loads((Path(__file__).resolve().parents[1] / "data" / "agent-trace-0.1.0.strict.schema.json").read_text())
