@@ -74,30 +74,42 @@ def test_definitions_hash_the_same_however_the_memo_stands() -> None:
 # What the pinned snippets and generated files lack: source bytes that are markers (\x00, \x01), syntax
 # errors, text no leaf covers, runs broken by comments and definitions, definitions three deep
 _SAMPLES = {
-    "python": [b'import b\nimport a  # c\n\x01 = "\x00"\nclass A:\n    class B:\n        def f(self, x=\\\n    1):\n'
-               b"            def g(): return (x)\n            return g\n", b"y = [1,\nclass C:\n    def f(self): pass\n"],
-    "javascript": [b'import b from "b";\n// c\nimport a from "a";\nclass A { m() { const f = (x) => { function g() {} };'
-                   b" } }\nconst s = `\x01${a}\x00`;\n", b"let = = 1;\nclass C { m() {} }\n"],
+    "python": [b'import b\nimport a  # c\n\x01 = "\x00"\nclass A:\n    class B:\n'
+               b"        def f(self, x=\\\n    1):\n            def g(): return (x)\n            return g\n",
+               b"y = [1,\nclass C:\n    def f(self): pass\n"],
+    "javascript": [b'import b from "b";\n// c\nimport a from "a";\n'
+                   b"class A { m() { const f = (x) => { function g() {} }; } }\nconst s = `\x01${a}\x00`;\n",
+                   b"let = = 1;\nclass C { m() {} }\n"],
     "typescript": [b"namespace N { export class C { m(): void { const f = (x: number) => x; } } }\n"
-                   b"const v = await g<A, B>(x) as T;\ntype U = | 'a' | 'b';\n", b"function (\nclass C { m(): void {} }\n"],
-    "go": [b'package p\n\nimport "b"\n// c\nimport "a"\n\nfunc (r *R) F() { g := func() { h := 1 }; _ = "\x00" }\n'
-           b"type T struct { a int }\n", b"package p\nfunc {\nfunc F() {}\n"],
-    "rust": [b"use b;\n// c\nuse a::{d, c};\nfn f() {}\nuse e;\nimpl S { fn g(&self) { fn h() {} let s = \"a\\\n    b\"; } }\n"
-             b"macro_rules! m { ($x:expr) => { |s| { $x } }; }\n", b"fn broken( {\nfn f() {}\n"],
-    "java": [b"import b.B;\n/* c */\nimport a.A;\nclass A { class B { void f() { Runnable r = () -> {}; } } enum E { X; }"
-             b' String s = "\x01"; }\n', b"class {\nclass C { void f() {} }\n"],
+                   b"const v = await g<A, B>(x) as T;\ntype U = | 'a' | 'b';\n",
+                   b"function (\nclass C { m(): void {} }\n"],
+    "go": [b'package p\n\nimport "b"\n// c\nimport "a"\n\n'
+           b'func (r *R) F() { g := func() { h := 1 }; _ = "\x00" }\ntype T struct { a int }\n',
+           b"package p\nfunc {\nfunc F() {}\n"],
+    "rust": [b"use b;\n// c\nuse a::{d, c};\nfn f() {}\nuse e;\n"
+             b'impl S { fn g(&self) { fn h() {} let s = "a\\\n    b"; } }\n'
+             b"macro_rules! m { ($x:expr) => { |s| { $x } }; }\n",
+             b"fn broken( {\nfn f() {}\n"],
+    "java": [b"import b.B;\n/* c */\nimport a.A;\n"
+             b'class A { class B { void f() { Runnable r = () -> {}; } } enum E { X; } String s = "\x01"; }\n',
+             b"class {\nclass C { void f() {} }\n"],
     "c": [b'#include "b.h"\n// c\n#include "a.h"\n#include "a.h"\n#  define M(x) \\\n  (x + "a" "b")\n'
-          b'int f(void) { return g("a" "\\x1" "2"); }\nstruct S { int a; };\n', b"int broken( {\nint f(void) { return 0; }\n"],
-    "cpp": [b"#include <b>\n#include <a>\nnamespace n { class C { void m() { auto f = [](int x) { return x; }; } }; }\n"
-            b'auto s = R"x(\x00)x";\ntemplate <class T> T g(T t) { return t; }\n', b"class {\nclass C { void m() {} };\n"],
-    "php": [b"<?php\nnamespace N;\nuse B;\nuse A;\nclass C { function m() { $f = function () { return array(1, 2); }; } }\n"
-            b"$s = <<<EOT\n    a $b\n    EOT;\n$t = 'it\\'s' . \"\x01\";\n", b"<?php\nfunction (\nfunction f() {}\n"],
+          b'int f(void) { return g("a" "\\x1" "2"); }\nstruct S { int a; };\n',
+          b"int broken( {\nint f(void) { return 0; }\n"],
+    "cpp": [b"#include <b>\n#include <a>\n"
+            b"namespace n { class C { void m() { auto f = [](int x) { return x; }; } }; }\n"
+            b'auto s = R"x(\x00)x";\ntemplate <class T> T g(T t) { return t; }\n',
+            b"class {\nclass C { void m() {} };\n"],
+    "php": [b"<?php\nnamespace N;\nuse B;\nuse A;\n"
+            b"class C { function m() { $f = function () { return array(1, 2); }; } }\n"
+            b"$s = <<<EOT\n    a $b\n    EOT;\n$t = 'it\\'s' . \"\x01\";\n",
+            b"<?php\nfunction (\nfunction f() {}\n"],
 }
 
 
 def _differences(language: str, data: bytes) -> str | None:
-    """Where the fast walk (through `hash_source`, the memo cleared) and the reference disagree:
-    the first frame (the file, then each definition) whose own digest differs, and its first token that does."""
+    """Where the fast walk (through `hash_source`, the memo cleared) and the reference disagree: the
+    first frame (the file, then each definition) whose own digest differs, and its first token that does."""
     normal_form._DIGESTS.clear()
     parsed = hash_source(language, data)
     fast = [parsed.skeleton_hash.rsplit(":", 1)[-1], *[d.hash.rsplit(":", 1)[-1] for d in parsed.definitions]]
@@ -112,7 +124,8 @@ def _differences(language: str, data: bytes) -> str | None:
     walk.prefix = b""
     theirs = reference_walk(nodes, walk, skip)
     at = next((i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b), min(len(ours), len(theirs)))
-    return f"frame {frame}, token {at}: fast {ours[max(0, at - 3) : at + 3]}, reference {theirs[max(0, at - 3) : at + 3]}"
+    around = slice(max(0, at - 3), at + 3)
+    return f"frame {frame}, token {at}: fast {ours[around]}, reference {theirs[around]}"
 
 
 def test_the_fast_walk_writes_what_the_reference_writes() -> None:
