@@ -123,7 +123,7 @@ def _differences(language: str, data: bytes) -> str | None:
     ours = normal_form._walk(nodes, walk, skip, depth)
     walk.prefix = b""
     theirs = reference_walk(nodes, walk, skip)
-    at = next((i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b), min(len(ours), len(theirs)))
+    at = next((i for i, (a, b) in enumerate(zip(ours, theirs, strict=False)) if a != b), min(len(ours), len(theirs)))
     around = slice(max(0, at - 3), at + 3)
     return f"frame {frame}, token {at}: fast {ours[around]}, reference {theirs[around]}"
 
