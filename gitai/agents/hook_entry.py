@@ -77,15 +77,17 @@ def run(host: str, event_arg: str | None, data: bytes) -> tuple[str, str, int]:
         if event.kind == ev.OTHER or os.environ.get("GITAI_HOOKS", "").lower() == "off":
             return render(event, Answer(ALLOW))
         if event.kind == ev.BEFORE_SHELL and BY_NAME[host].stdin_tools and _truthy(event.tool_input.get("tty")):
-            return render(event, Answer(DENY, INTERACTIVE))  # in any repository or none: what is typed is unseen
+            return render(event, Answer(DENY, _interactive()))  # in any repository or none: what is typed is unseen
         if host == "claude-code" and _handled_elsewhere(payload):
             return render(event, Answer(ALLOW))
         from gitai.errors import GitaiError
         from gitai.layout import find_layout
 
         if event.unreadable:
-            return render(event, Answer(DENY, f"gitai: refused: {event.tool or 'the tool'}'s target cannot be read: "
-                                              f"{event.unreadable} (fail closed)."))
+            from gitai.refusal import Refusal
+
+            return render(event, Answer(DENY, Refusal(f"{event.tool or 'tool'} refused: its target cannot be read: "
+                                                      f"{event.unreadable} (fail closed).").for_agent()))
         try:
             layout = find_layout(event.cwd if os.path.isdir(event.cwd) else None)
         except GitaiError:
@@ -365,9 +367,12 @@ def _wrap_in_domain(event: ev.AgentEvent, session: Session, answer: Answer, comm
     answer.updated_input = {**event.tool_input, "command": wrap(gitai_program(), session.key, command)}
 
 
-INTERACTIVE = ("gitai: command refused (interactive): a shell started with a terminal takes input that gitai's "
-               "hooks never see (what is typed into it with write_stdin is not checked). Way forward: run each "
-               "command on its own, without tty.")
+def _interactive() -> str:
+    from gitai.refusal import Refusal
+
+    return Refusal("command refused (interactive): a shell started with a terminal takes input that gitai's hooks "
+                   "never see (what is typed into it with write_stdin is not checked).",
+                   hints=["run each command on its own, without tty"]).for_agent()
 
 
 def _truthy(value: object) -> bool:
