@@ -80,7 +80,7 @@ class error_handler:  # lower case: used as `with error_handler(mode, ...)`, as 
             self.code, message = EXIT_INTERRUPTED, "interrupted"
         elif isinstance(exc, GitaiError):
             self.code, message = exc.exit_code, one_line(str(exc))
-        elif isinstance(exc, OSError) and self.mode in (COMMAND, GIT_HOOK):  # a full disk, a directory where a file goes
+        elif isinstance(exc, OSError) and self.mode in (COMMAND, GIT_HOOK):  # a full disk, a directory for a file
             self.code, message = EXIT_USAGE, one_line(os_error_message(exc))
         else:
             self.code, message = EXIT_INTERNAL, self._internal(exc)

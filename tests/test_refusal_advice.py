@@ -84,8 +84,8 @@ def test_no_active_intent_advice_works_as_printed(tmp_path: Path) -> None:
 
 
 def test_a_refusal_reads_the_same_for_a_person_and_an_agent() -> None:
-    refusal = Refusal("write refused: 1 path outside the scope of INT-001 (Auth\x1b[2J):", ["docs/a.md  owned by: INT-002"],
-                      ["stay in scope", "or switch: gitai select INT-002"])
+    refusal = Refusal("write refused: 1 path outside the scope of INT-001 (Auth\x1b[2J):",
+                      ["docs/a.md  owned by: INT-002"], ["stay in scope", "or switch: gitai select INT-002"])
     agent = refusal.for_agent()
     assert agent == ("gitai: write refused: 1 path outside the scope of INT-001 (Auth\x1b[2J):\n"
                      "  docs/a.md  owned by: INT-002\n"

@@ -200,7 +200,8 @@ def no_intent_refusal(policy: Policy, what: str, paths: list[str]) -> Refusal:
                    [f"{display_path(p)}  owned by: {', '.join(policy.owners(p)) or 'no intent'}" for p in paths],
                    [f"run this shell command to select the intent this work serves: gitai select {pick}",
                     "the selectable intents:",
-                    *(selectable(policy) or ["  (none: ask a person to add one to .orchestration/active_intents.yaml)"]),
+                    *(selectable(policy)
+                      or ["  (none: ask a person to add one to .orchestration/active_intents.yaml)"]),
                     "(`gitai context` shows the details; `gitai owners PATH` tells who owns a path.)"])
 
 
@@ -214,7 +215,8 @@ def scope_refusal(policy: Policy, intent_id: str, what: str, outside: list[str])
     hints = [f"stay in scope: change only paths matching {', '.join(intent.scope)}"]
     if owning:
         hints.append(f"or, if this work belongs to {' or '.join(owning)}, switch: gitai select {owning[0]}")
-    hints.append(f"or ask a person to widen {intent.id}'s owned_scope or to add the path to .orchestration/.intentignore")
+    hints.append(f"or ask a person to widen {intent.id}'s owned_scope or to add the path to "
+                 ".orchestration/.intentignore")
     return Refusal(f"{what} refused: {len(outside)} path{'s' if len(outside) > 1 else ''} outside the scope of "
                    f"{intent.id} ({intent.name}):", rows, hints)
 
