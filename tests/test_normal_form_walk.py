@@ -1,5 +1,5 @@
 """gitai.syntax.normal_form: walk paths its speed-up restructured (digests must not move), and the
-fast walk checked against a slow reference walk (tests/reference_walk.py)."""
+fast walk checked against a slow reference walk (tests/testing/reference_walk.py)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from reference_walk import frames, reference_digests, reference_walk
 from test_pinned_digests import _snippets
+from testing.reference_walk import frames, reference_digests, reference_walk
 
 from gitai.syntax import normal_form
 from gitai.syntax.languages import language_for_path
