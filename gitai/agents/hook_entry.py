@@ -334,7 +334,7 @@ def _before_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> Ans
             refusal = commit_refusal(layout, _policy(layout), intent_id, event.command, event.cwd)
             if refusal:
                 return _denied(layout, event, session, intent_id, Answer(DENY, refusal), command=event.command[:500])
-        note_commit(layout, session)
+        note_commit(layout, session, event.tool_use_id or "")
         if session.intent:
             _commit_under_session(layout, session)
         if hookless:  # elsewhere git's own post-commit hook records the commit

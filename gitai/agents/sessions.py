@@ -126,10 +126,11 @@ def prune_stale(layout: Layout) -> None:
     remove_stale(sessions_dir(layout), STALE_AFTER, time.time())
 
 
-def note_commit(layout: Layout, session: Session) -> None:
-    """The session is about to run `git commit`: the post-commit hook reads its model from here
-    (an agent's shell carries no model variable)."""
+def note_commit(layout: Layout, session: Session, tool_use_id: str) -> None:
+    """The session is about to run `git commit` (tool call `tool_use_id`): the post-commit hook reads
+    its model from here (an agent's shell carries no model variable), and which command is running."""
     data = {key: session.data.get(key) for key in ("host", "session_id", "model", "model_source", "intent_id")}
+    data["tool_use_id"] = tool_use_id
     data["at"] = time.time()
     try:
         write_atomic(os.path.join(layout.state_dir, COMMIT_FILE), json.dumps(data))
@@ -154,6 +155,15 @@ def committing_host(layout: Layout) -> str | None:
     whatever the command's environment says (`env -u CLAUDECODE git commit`). The after-shell hook
     ends the announcement; COMMIT_RUNNING bounds it where that hook never comes (a failed command)."""
     return _committing(layout, "host", COMMIT_RUNNING)
+
+
+def committing_session(layout: Layout) -> tuple[Session, str] | None:
+    """The agent session whose commit command is running (as `committing_host`), and that command's
+    tool call id; None when no agent's commit command is running."""
+    host, session_id = committing_host(layout), _committing(layout, "session_id", COMMIT_RUNNING)
+    if host is None or session_id is None:
+        return None
+    return Session(layout, host, session_id), _committing(layout, "tool_use_id", COMMIT_RUNNING) or ""
 
 
 def commit_command_done(layout: Layout, session: Session) -> None:
