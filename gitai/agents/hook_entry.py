@@ -100,9 +100,11 @@ def run(host: str, event_arg: str | None, data: bytes) -> tuple[str, str, int]:
         except GitaiError as exc:  # e.g. a malformed catalogue: say so, and refuse what needs it
             answer = Answer(DENY if event.kind in BEFORE_KINDS else ALLOW, f"gitai: {_one_line(str(exc))}")
         if BY_NAME[host].login_shell and (answer.reason or answer.context):
-            from gitai.util.program import with_program  # the agent's shell does not find `gitai` by name
+            from gitai.util.program import program_note, with_program  # its shell does not find `gitai` by name
 
             answer.reason, answer.context = with_program(answer.reason), with_program(answer.context)
+            if event.kind == ev.SESSION_START:
+                answer.context += program_note()
         return render(event, answer)
     except ev.PayloadError as exc:
         return render_failure(host, hook_event, f"gitai: refused: {exc} (fail closed)")

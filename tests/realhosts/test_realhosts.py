@@ -4,14 +4,18 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from gitai.agents.hosts import BY_NAME
+
 from .conftest import make_session
 from .harness import GITAI, HOSTS, MODEL, Session
+from .model_server import Step
 
 MakeSession = Callable[[str], Session]
 NEW_CODE = "def token():\n    return 'jwt'\n"
@@ -19,7 +23,6 @@ NEW_CODE = "def token():\n    return 'jwt'\n"
 # Seams the real hosts expose that gitai does not close yet: each test flips to a pass when it is fixed.
 GEMINI_GIT_CONFIG = ("Gemini's shell sets git config through GIT_CONFIG_COUNT/KEY/VALUE with an empty "
                      "core.hooksPath: gitai cannot find the repository and git runs no hooks")
-CODEX_LOGIN_PATH = "Codex runs commands with `bash -lc`, which rebuilds PATH: gitai in a virtualenv is not found"
 
 
 def seam(host: str, **reasons: str) -> Any:
@@ -38,10 +41,23 @@ def record(s: Session) -> dict[str, Any]:
     return data[0] if isinstance(data, list) else data
 
 
-@pytest.mark.parametrize("host", hosts(codex=CODEX_LOGIN_PATH))
+def select_as_told(s: Session) -> Step:
+    """The model runs `select` the way the context told it to run gitai in its shell (`gitai` when it
+    was told nothing more)."""
+    def decide(told: str) -> Step:
+        found = re.search(r"Run gitai in your shell as `([^`]+)`", told)
+        return s.host.shell(f"{found.group(1) if found else 'gitai'} select INT-001")
+    return Step(decide=decide)
+
+
+@pytest.mark.parametrize("host", HOSTS)
 def test_the_agent_selects_its_intent_then_writes_in_scope(session: MakeSession, host: str) -> None:
+    """Codex runs commands with `bash -lc`, which rebuilds PATH (a gitai in a virtualenv is not found by
+    name): its context names gitai by its absolute path, and the model runs that."""
     s = session(host)
-    result = s.run([s.host.shell("gitai select INT-001"), s.host.write("src/auth/token.py", NEW_CODE)])
+    result = s.run([select_as_told(s), s.host.write("src/auth/token.py", NEW_CODE)])
+    if BY_NAME[host].login_shell:
+        assert f"Run gitai in your shell as `{GITAI}`" in result.first_prompt()
     assert (s.repo / "src" / "auth" / "token.py").read_text() == NEW_CODE, result.tool_results()
     assert "JWT auth migration" in result.tool_results()[0]  # the model read the intent's context
 
