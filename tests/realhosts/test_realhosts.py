@@ -105,6 +105,29 @@ def test_the_catalogue_cannot_be_edited_by_the_agent(session: MakeSession, host:
     assert "active_intents.yaml" in result.tool_results()[-1]
 
 
+@pytest.mark.parametrize("host", ["gemini", "qwen"])
+def test_a_trusted_folders_file_moved_by_its_variable_is_protected(session: MakeSession, tmp_path: Path,
+                                                                   host: str) -> None:
+    """GEMINI_CLI_TRUSTED_FOLDERS_PATH / QWEN_CODE_TRUSTED_FOLDERS_PATH move the trusted folders file out
+    of HOME: the agent's shell cannot change it there either (the hosts' write tools refuse paths outside
+    the workspace themselves)."""
+    s = session(host)
+    s.gitai("select", "INT-001")
+    variable, _ = BY_NAME[host].trust_file_variable or ("", "")
+    store = tmp_path / "trust" / "folders.json"
+    store.parent.mkdir()
+    store.write_text(json.dumps({str(s.repo): "TRUST_FOLDER"}))
+    before = store.read_bytes()
+    s.env[variable] = str(store)
+    result = s.run([s.host.shell(f"printf '{{}}' > {store}"), s.host.shell(f"rm {store}")])
+    told = result.tool_results()
+    assert store.read_bytes() == before, told
+    assert len(told) == 2 and all("user-level hooks" in t for t in told), told
+    if BY_NAME[host].folder_trust_switch[2]:  # folder trust on by default (Gemini): the moved file decides
+        (row,) = json.loads(s.gitai("agents", "status", host, "--json").stdout)
+        assert row["trust"] == "trusted" and str(store) in row["trust_detail"], row
+
+
 @pytest.mark.parametrize("host", HOSTS)
 def test_the_intent_context_reaches_the_model_at_session_start(session: MakeSession, host: str) -> None:
     s = session(host)
