@@ -96,7 +96,12 @@ def fingerprint(path: str) -> str:
 
 def live_sessions(layout: Layout) -> list[dict[str, Any]]:
     """Every live session's data (with its `key`), newest first."""
-    directory = sessions_dir(layout)
+    return live_sessions_in(layout.state_dir)
+
+
+def live_sessions_in(state_dir: str) -> list[dict[str, Any]]:
+    """`live_sessions` of the worktree whose state directory is `state_dir` (another worktree's too)."""
+    directory = os.path.join(state_dir, "sessions")
     try:
         names = os.listdir(directory)
     except FileNotFoundError:
@@ -140,8 +145,13 @@ def note_commit(layout: Layout, session: Session, tool_use_id: str) -> None:
 
 def _committing(layout: Layout, key: str, fresh_for: float = COMMIT_FRESH) -> str | None:
     """`key` of the agent session that announced a commit in the last `fresh_for` seconds."""
+    return committing_in(layout.state_dir, key, fresh_for)
+
+
+def committing_in(state_dir: str, key: str, fresh_for: float = COMMIT_RUNNING) -> str | None:
+    """`_committing` in the worktree whose state directory is `state_dir` (another worktree's too)."""
     try:
-        with open(os.path.join(layout.state_dir, COMMIT_FILE), encoding="utf-8") as handle:
+        with open(os.path.join(state_dir, COMMIT_FILE), encoding="utf-8") as handle:
             data = json.load(handle)
         fresh = time.time() - float(data.get("at", 0)) < fresh_for
     except (OSError, ValueError, TypeError, AttributeError):
