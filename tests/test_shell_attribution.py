@@ -241,7 +241,8 @@ def test_edits_and_a_commit_in_one_command_are_the_agents(repo: Path, sim: HostS
     person_edits(repo, "src/auth/x.py", lines, {3: "v3 = 'a person'", 11: "v11 = 'a person'"})
     agent.read(str(repo / "src/auth/x.py"))
     shell_lines = "".join(f"s{i} = {i}\\n" for i in range(10))
-    agent_commits(agent, repo, f"sed -i 's/^v0 = 0 /v0 = 100 /' src/auth/x.py && printf '{shell_lines}' >> src/auth/x.py"
+    agent_commits(agent, repo, "sed -i 's/^v0 = 0 /v0 = 100 /' src/auth/x.py"
+                  f" && printf '{shell_lines}' >> src/auth/x.py"
                   " && git add src/auth/x.py && git commit -q -m 'edited and committed at once'")
     assert (repo / "src/auth/x.py").read_text().startswith("v0 = 100 ")
     assert line_counts(note(repo), "src/auth/x.py") == {"ai": 28, "mixed": 2}

@@ -180,9 +180,9 @@ def after_shell(layout: Layout, event: AgentEvent, session: Session, intent_id: 
 def settle_running_command(layout: Layout, running: tuple[Session, str],
                            committed: list[tuple[str, str | None, bytes | None]]) -> None:
     """In git's post-commit hook, before the record is made, while an agent's commit command is
-    `running` (`committing_session`): each committed file (path, path before a rename, committed content) that the command
-    changed since its before-shell snapshot is checkpointed as the agent's, as the after-shell hook
-    would, but too late for this record. Each one whose work tree is now as committed leaves the
+    `running` (`committing_session`): each committed file (path, path before a rename, committed
+    content) that the command changed since its before-shell snapshot is checkpointed as the agent's,
+    as the after-shell hook would, but too late for this record. Each one whose work tree is now as committed leaves the
     snapshot, so the after-shell hook sees no change to claim twice."""
     session, tool_use_id = running
     snapshots = session.data.get(SNAPSHOTS)
