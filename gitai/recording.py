@@ -194,6 +194,8 @@ def trace_commit(
     changes = commit_changes(layout.root, reader, commit, parents)
     trailer = commit_intent(layout.root, commit)
     intent_id, source = (trailer, "trailer") if trailer else (fallback_intent, fallback_source)
+    if use_checkpoints:
+        _settle_running_command(layout, changes)
     authors = checkpoint_authors(layout, reader, changes) if use_checkpoints else {}
     attribution = ATTRIBUTION_CHECKPOINTS if authors else ATTRIBUTION_ENV
     if old_records:
@@ -217,6 +219,19 @@ def _reader_blob(reader: ObjectReader) -> Callable[[str], bytes | None]:
         except KeyError:
             return None
     return read
+
+
+def _settle_running_command(layout: Layout, changes: CommitChanges) -> None:
+    """A commit made by an agent's shell command that also edits (`sed -i F && git commit -am msg`): git
+    runs this hook before the host's after-shell hook, so that command's edits are checkpointed here."""
+    from gitai.agents.sessions import committing_session
+
+    running = committing_session(layout)
+    if running is not None:
+        from gitai.agents.shell_changes import settle_running_command
+
+        settle_running_command(layout, running, [(f.path, f.old_path, f.new_data) for f in changes.files
+                                                  if f.kind == "text"])
 
 
 def checkpoint_authors(layout: Layout, reader: ObjectReader, changes: CommitChanges) -> dict[str, Labels]:

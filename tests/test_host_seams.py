@@ -4,14 +4,17 @@ by a login shell, the installer's own files (docs/agents.md, "Seen in the real h
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
 
+import pytest
 from testing.commands import GITAI, git, gitai, gitai_json
 from testing.host_simulator import Agent, HostSimulator
 from testing.repos import commit, head, write
 
+from gitai.agents.hosts import BY_NAME
 from gitai.agents.install import install_host
 
 # Gemini CLI's shell: git config from the environment, with an empty core.hooksPath.
@@ -293,3 +296,40 @@ def test_a_persons_commit_after_the_agents_command_is_the_persons(repo: Path) ->
     record = shown[0] if isinstance(shown, list) else shown
     (entry,) = [f for f in record["files"] if f["path"] == "src/auth/person.py"]
     assert [c["contributor"]["type"] for c in entry["conversations"]] == ["human"], entry
+
+
+@pytest.mark.parametrize("name", ["codex", "gemini", "copilot", "qwen"])
+def test_trust_files_moved_by_a_variable_are_protected_and_read(repo: Path, tmp_path: Path, name: str) -> None:
+    """CODEX_HOME, GEMINI_CLI_TRUSTED_FOLDERS_PATH, COPILOT_HOME, QWEN_CODE_TRUSTED_FOLDERS_PATH move
+    where the host keeps its trust: the agent's write there is refused and the file untouched, and
+    `agents status` reads it there."""
+    host = BY_NAME[name]
+    assert host.trust_file_variable is not None
+    variable, file_name = host.trust_file_variable
+    moved = tmp_path / "moved"
+    moved.mkdir()
+    value = str(moved) if file_name else str(moved / "folders.json")
+    store = moved / file_name if file_name else moved / "folders.json"
+    content = {"gemini": {str(repo): "DO_NOT_TRUST"}, "qwen": {str(repo): "DO_NOT_TRUST"},
+               "copilot": {"trustedFolders": [str(repo)]}}.get(name)
+    store.write_text(json.dumps(content) if content else f'[projects."{repo}"]\ntrust_level = "untrusted"\n')
+    before = store.read_text()
+    if name == "qwen":  # Qwen Code's folder trust is off unless switched on
+        switch = Path(os.environ["HOME"]) / ".qwen" / "settings.json"
+        switch.parent.mkdir(parents=True, exist_ok=True)
+        switch.write_text('{"security": {"folderTrust": {"enabled": true}}}\n')
+    env = {**os.environ, variable: value}
+    install_host(name, str(repo))
+    gitai(repo, "select", "INT-001")
+    agent = Agent(HostSimulator(name, repo, env), "s-moved")
+    agent.start()
+    if host.write_tools:
+        outcome = agent.write(str(store))
+        assert outcome.decision == "deny" and "user-level hooks" in outcome.reason, outcome.reason
+    for command in (f"printf '{{}}' > {store}", f"rm {store}", f"echo '{{}}' > \"${variable}\"/{file_name}"
+                    if file_name else f"echo '{{}}' > \"${variable}\""):
+        if agent.shell(command).decision == "allow":  # as the host would: run what the hook let through
+            subprocess.run(["bash", "-c", command], cwd=repo, env=env, capture_output=True)
+        assert store.read_text() == before, command
+    (row,) = gitai_json(repo, "agents", "status", name, env={variable: value})
+    assert str(store) in row["trust_detail"] and row["will_run"] is (name == "copilot"), row

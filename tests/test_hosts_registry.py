@@ -197,3 +197,17 @@ def test_agents_install_qwen(repo: Path) -> None:
     assert agent.write(str(repo / ".qwen/settings.json")).decision == "deny"
     as_person(repo, "agents", "uninstall", "qwen")
     assert json.loads(settings.read_text()) == {"model": {"name": "qwen3-coder-plus"}}
+
+
+@pytest.mark.parametrize("host", HOSTS, ids=NAMES)
+def test_a_host_whose_shell_rebuilds_path_is_told_how_to_run_gitai(host: Host, repo: Path) -> None:
+    """Codex runs commands with `bash -lc`: its session-start context names gitai by its absolute path, in
+    so many words (the project's AGENTS.md says `gitai`); the others' contexts name it `gitai`."""
+    gitai_json(repo, "agents", "install", host.name)
+    told = "\n".join(Agent(HostSimulator(host.name, repo, dict(os.environ)), "s-path").start().context)
+    program = str(Path(sys.executable).parent / "gitai")
+    assert "Selectable intents" in told
+    if host.login_shell:
+        assert f"Run gitai in your shell as `{program}`" in told and f"{program} select INT-ID" in told
+    else:
+        assert program not in told and "gitai select INT-ID" in told

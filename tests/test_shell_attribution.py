@@ -222,3 +222,43 @@ def test_stash_and_pop_between_agent_steps_keep_the_authors(repo: Path, sim: Hos
     agent_runs(agent, repo, "printf 'more = 1\\n' >> src/auth/x.py")
     commit(repo, "after a stash")
     assert line_counts(note(repo), "src/auth/x.py") == {"ai": 6}
+
+
+def agent_commits(agent: Agent, repo: Path, command: str) -> None:
+    """One shell command that edits and commits, in the agent's shell: git's post-commit hook runs
+    inside it, before the host's after-shell hook."""
+    assert agent.shell(command).decision == "allow"
+    subprocess.run(["bash", "-c", command], cwd=repo, check=True, capture_output=True,
+                   env={**os.environ, "CLAUDECODE": "1"})
+    agent.shell_done(command)
+
+
+def test_edits_and_a_commit_in_one_command_are_the_agents(repo: Path, sim: HostSimulator) -> None:
+    """`sed -i ... && printf ... >> F && git commit` at once: 28 ai, 2 mixed; before, the command's
+    lines were a person's (the record was made before the after-shell hook checkpointed them)."""
+    agent = session(sim, repo, "s-one")
+    lines = agent_lines(20)
+    agent_writes(agent, repo, "src/auth/x.py", "\n".join(lines) + "\n")
+    person_edits(repo, "src/auth/x.py", lines, {3: "v3 = 'a person'", 11: "v11 = 'a person'"})
+    agent.read(str(repo / "src/auth/x.py"))
+    shell_lines = "".join(f"s{i} = {i}\\n" for i in range(10))
+    agent_commits(agent, repo, "sed -i 's/^v0 = 0 /v0 = 100 /' src/auth/x.py"
+                  f" && printf '{shell_lines}' >> src/auth/x.py"
+                  " && git add src/auth/x.py && git commit -q -m 'edited and committed at once'")
+    assert (repo / "src/auth/x.py").read_text().startswith("v0 = 100 ")
+    assert line_counts(note(repo), "src/auth/x.py") == {"ai": 28, "mixed": 2}
+    assert not list((repo / CHECKPOINTS).glob("*.jsonl"))  # the after-shell hook claims nothing twice
+    write(repo, "src/auth/x.py", (repo / "src/auth/x.py").read_text() + "p = 'a person'\n")
+    commit(repo, "a person's line")  # a person's own commit afterwards: theirs
+    assert line_counts(note(repo), "src/auth/x.py") == {"human": 1}
+
+
+def test_two_commits_in_one_command_each_get_the_agents_lines(repo: Path, sim: HostSimulator) -> None:
+    write(repo, "src/auth/y.py", "a = 1\n")
+    commit(repo, "base", env={"GITAI_INTENT": "INT-001"})
+    agent = session(sim, repo, "s-one")
+    agent_writes(agent, repo, "src/auth/y.py", "a = 1\nw = 'the write tool'\n")
+    agent_commits(agent, repo, "printf 'b = 2\\n' >> src/auth/y.py && git commit -qam one"
+                  " && printf 'c = 3\\nd = 4\\n' >> src/auth/y.py && git commit -qam two")
+    assert line_counts(note(repo, "HEAD~1"), "src/auth/y.py") == {"ai": 2}
+    assert line_counts(note(repo), "src/auth/y.py") == {"ai": 2}

@@ -162,3 +162,23 @@ def test_gemini_gets_its_instructions_file_and_plain_context(repo: Path) -> None
     install_host("claude-code", str(repo))
     claude = "".join(Agent(HostSimulator("claude-code", repo, dict(os.environ)), "tags").start().context)
     assert claude.startswith("<gitai_context>")
+
+
+def test_a_session_seen_in_another_worktree_may_commit_in_this_one(repo: Path, tmp_path: Path) -> None:
+    """`git -C ../wt commit` from a session gitai's hooks saw in the main worktree: the hooks did see it,
+    so the commit is not refused as ungoverned; the other worktree's scope gate still judges it."""
+    _start_session(repo, "claude-code", "seen-1")
+    other = tmp_path / "other"
+    git(repo, "worktree", "add", "-q", "-b", "other", str(other))
+    gitai_ok(other, "select", "INT-001")
+    env = {"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "seen-1"}
+    assert "never saw" in _refused(other, {**env, "CLAUDE_CODE_SESSION_ID": "never-seen"})
+    write(other, "docs/notes.md", "out of scope\n")
+    before = head(other)
+    proc = commit(other, "out of scope", "docs", env=env, check=False)
+    assert proc.returncode != 0 and head(other) == before and "never saw" not in proc.stderr
+    assert "docs/notes.md" in proc.stderr  # this worktree's scope gate
+    git(other, "reset", "-q", "docs")
+    write(other, "src/auth/x.py", "x = 1\n")
+    commit(other, "agent work in the other worktree", "src/auth", env=env)
+    assert head(other) != before

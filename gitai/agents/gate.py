@@ -96,12 +96,13 @@ class Governor:
             self.intents[home.root] = home_intent
 
     def user_controls(self) -> frozenset[str]:
-        """The files in HOME that decide whether the hosts run gitai's hooks, in every resolved form."""
+        """The files in HOME (or where a host's variable moves them) that decide whether the hosts run
+        gitai's hooks, in every resolved form."""
         if self._user_controls is None:
             from gitai.agents.hosts import user_controls
 
             home = os.environ.get("HOME") or os.path.expanduser("~")
-            paths = user_controls(home, os.environ.get("CODEX_HOME")) if home and home != "~" else []
+            paths = user_controls(home, os.environ) if home and home != "~" else []
             self._user_controls = frozenset(p for path in paths for p in (path, os.path.realpath(path)))
         return self._user_controls
 

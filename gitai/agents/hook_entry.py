@@ -114,9 +114,11 @@ def _answer(host: str, event_arg: str | None, data: bytes, handled: error_handle
         except GitaiError as exc:  # e.g. a malformed catalogue: say so, and refuse what needs it
             answer = Answer(DENY if event.kind in BEFORE_KINDS else ALLOW, f"gitai: {_one_line(str(exc))}")
         if BY_NAME[host].login_shell and (answer.reason or answer.context):
-            from gitai.util.program import with_program  # the agent's shell does not find `gitai` by name
+            from gitai.util.program import program_note, with_program  # its shell does not find `gitai` by name
 
             answer.reason, answer.context = with_program(answer.reason), with_program(answer.context)
+            if event.kind == ev.SESSION_START:
+                answer.context += program_note()
         return render(event, answer)
     except ev.PayloadError as exc:
         return render_failure(host, hook_event, f"gitai: refused: {exc} (fail closed)")
@@ -340,7 +342,7 @@ def _before_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> Ans
             refusal = commit_refusal(layout, _policy(layout), intent_id, event.command, event.cwd)
             if refusal:
                 return _denied(layout, event, session, intent_id, Answer(DENY, refusal), command=event.command[:500])
-        note_commit(layout, session)
+        note_commit(layout, session, event.tool_use_id or "")
         if session.intent:
             _commit_under_session(layout, session)
         if hookless:  # elsewhere git's own post-commit hook records the commit

@@ -9,6 +9,10 @@ from running them; what a real host does wins over what its documentation says.
 
 from __future__ import annotations
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
 # What a host event means to gitai (gitai/agents/normalize.py turns payloads into these).
 BEFORE_WRITE = "before-write"
 BEFORE_SHELL = "before-shell"
@@ -364,11 +368,22 @@ USER_CONTROLS = tuple(sorted({path for host in HOSTS for path in (*host.user_con
                              | set(TRUST_FILES)))
 
 
-def user_controls(home: str, codex_home: str | None = None) -> list[str]:
-    """USER_CONTROLS as absolute paths under `home`, and Codex's config where $CODEX_HOME moves it."""
+def user_controls(home: str, environ: Mapping[str, str]) -> list[str]:
+    """USER_CONTROLS as absolute paths under `home`, and where each host's `trust_file_variable` in
+    `environ` moves them: the trust file itself (GEMINI_CLI_TRUSTED_FOLDERS_PATH ...), or the directory
+    that holds it, with every control in it (CODEX_HOME: config.toml and hooks.json; COPILOT_HOME)."""
     found = [home.rstrip("/") + "/" + name for name in USER_CONTROLS]
-    if codex_home:
-        found += [codex_home.rstrip("/") + "/config.toml", codex_home.rstrip("/") + "/hooks.json"]
+    for host in HOSTS:
+        variable, name = host.trust_file_variable or ("", "")
+        moved = environ.get(variable, "") if variable else ""
+        if not moved or not host.trust_file:
+            continue
+        if not name:
+            found.append(moved)
+            continue
+        directory = host.trust_file.rsplit("/", 1)[0] + "/" if "/" in host.trust_file else ""
+        found += [moved.rstrip("/") + "/" + path[len(directory):] for path in USER_CONTROLS
+                  if directory and path.startswith(directory)]
     return found
 # The instructions files the hosts read; AGENTS.md is the one every project gets.
 INSTRUCTIONS = tuple(dict.fromkeys(["AGENTS.md", *(name for host in HOSTS for name in host.instructions)]))

@@ -96,7 +96,12 @@ def fingerprint(path: str) -> str:
 
 def live_sessions(layout: Layout) -> list[dict[str, Any]]:
     """Every live session's data (with its `key`), newest first."""
-    directory = sessions_dir(layout)
+    return live_sessions_in(layout.state_dir)
+
+
+def live_sessions_in(state_dir: str) -> list[dict[str, Any]]:
+    """`live_sessions` of the worktree whose state directory is `state_dir` (another worktree's too)."""
+    directory = os.path.join(state_dir, "sessions")
     try:
         names = os.listdir(directory)
     except FileNotFoundError:
@@ -126,10 +131,11 @@ def prune_stale(layout: Layout) -> None:
     remove_stale(sessions_dir(layout), STALE_AFTER, time.time())
 
 
-def note_commit(layout: Layout, session: Session) -> None:
-    """The session is about to run `git commit`: the post-commit hook reads its model from here
-    (an agent's shell carries no model variable)."""
+def note_commit(layout: Layout, session: Session, tool_use_id: str) -> None:
+    """The session is about to run `git commit` (tool call `tool_use_id`): the post-commit hook reads
+    its model from here (an agent's shell carries no model variable), and which command is running."""
     data = {key: session.data.get(key) for key in ("host", "session_id", "model", "model_source", "intent_id")}
+    data["tool_use_id"] = tool_use_id
     data["at"] = time.time()
     try:
         write_atomic(os.path.join(layout.state_dir, COMMIT_FILE), json.dumps(data))
@@ -139,8 +145,13 @@ def note_commit(layout: Layout, session: Session) -> None:
 
 def _committing(layout: Layout, key: str, fresh_for: float = COMMIT_FRESH) -> str | None:
     """`key` of the agent session that announced a commit in the last `fresh_for` seconds."""
+    return committing_in(layout.state_dir, key, fresh_for)
+
+
+def committing_in(state_dir: str, key: str, fresh_for: float = COMMIT_RUNNING) -> str | None:
+    """`_committing` in the worktree whose state directory is `state_dir` (another worktree's too)."""
     try:
-        with open(os.path.join(layout.state_dir, COMMIT_FILE), encoding="utf-8") as handle:
+        with open(os.path.join(state_dir, COMMIT_FILE), encoding="utf-8") as handle:
             data = json.load(handle)
         fresh = time.time() - float(data.get("at", 0)) < fresh_for
     except (OSError, ValueError, TypeError, AttributeError):
@@ -154,6 +165,15 @@ def committing_host(layout: Layout) -> str | None:
     whatever the command's environment says (`env -u CLAUDECODE git commit`). The after-shell hook
     ends the announcement; COMMIT_RUNNING bounds it where that hook never comes (a failed command)."""
     return _committing(layout, "host", COMMIT_RUNNING)
+
+
+def committing_session(layout: Layout) -> tuple[Session, str] | None:
+    """The agent session whose commit command is running (as `committing_host`), and that command's
+    tool call id; None when no agent's commit command is running."""
+    host, session_id = committing_host(layout), _committing(layout, "session_id", COMMIT_RUNNING)
+    if host is None or session_id is None:
+        return None
+    return Session(layout, host, session_id), _committing(layout, "tool_use_id", COMMIT_RUNNING) or ""
 
 
 def commit_command_done(layout: Layout, session: Session) -> None:

@@ -9,6 +9,8 @@ the after-shell hook lists them again: each file that appeared, changed or went 
 command's doing, checkpointed as the agent's where the session's intent lets the agent write it.
 A change outside that scope is not claimed for the session (its lines follow the commit's
 contributor): one `agent-shell-outside-scope` event names it.
+A command that also commits (`sed -i F && git commit -am msg`) is settled for the files it commits by
+git's post-commit hook, which runs before the after-shell hook (`settle_running_command`).
 Lean: `gitai hook` imports this for shell commands only.
 """
 
@@ -123,7 +125,7 @@ def before_shell(layout: Layout, event: AgentEvent, session: Session, intent_id:
         for rel in changed:
             if rel not in logged and writable(rel):
                 catch_up(layout, rel)  # uncommitted work no hook saw: what the command starts from
-        fresh[event.tool_use_id or ""] = {"at": now, "files": changed}
+        fresh[event.tool_use_id or ""] = {"at": now, "files": changed, "transcript": event.transcript_path}
     session.data[SNAPSHOTS] = fresh
     return True
 
@@ -173,6 +175,47 @@ def after_shell(layout: Layout, event: AgentEvent, session: Session, intent_id: 
         record_event(layout, "agent-shell-outside-scope", False, actor=f"agent:{event.host}", intent_id=intent_id,
                      host=event.host, session=session.key, command=(event.command or "")[:500], paths=outside[:50])
     return True
+
+
+def settle_running_command(layout: Layout, running: tuple[Session, str],
+                           committed: list[tuple[str, str | None, bytes | None]]) -> None:
+    """In git's post-commit hook, before the record is made, while an agent's commit command is
+    `running` (`committing_session`): each committed file (path, path before a rename, committed
+    content) that the command changed since its before-shell snapshot is checkpointed as the agent's,
+    as the after-shell hook would, but too late for this record. Each one whose work tree is now as committed leaves the
+    snapshot, so the after-shell hook sees no change to claim twice."""
+    session, tool_use_id = running
+    snapshots = session.data.get(SNAPSHOTS)
+    snapshot = snapshots.get(tool_use_id) if isinstance(snapshots, dict) else None
+    if not isinstance(snapshot, dict) or not isinstance(snapshot.get("files"), dict):
+        return
+    from gitai.intents.active import active_intent
+
+    before: dict[str, list[int] | None] = snapshot["files"]
+    active = active_intent(layout)
+    intent_id = session.intent or (active.id if active else None)
+    writable = writable_by(layout, intent_id)
+    model = session.data.get("model")
+    transcript = snapshot.get("transcript")
+    logged = logged_paths(layout)
+    for rel, old, data in committed:
+        if data is None:
+            continue
+        found = read_file(os.path.join(layout.root, rel), limit=MAX_FILE)
+        as_committed = found is not None and found[0] == data
+        if rel not in before or before[rel] != (found[1] if found else None):  # the command changed it
+            if writable(rel) and len(data) <= MAX_FILE and not is_binary(data):
+                if old and old != rel and old in logged and rel not in logged:
+                    move_log(layout, old, rel)
+                # The committed content; its file state only where the work tree still has it
+                # (else the next catch-up compares content).
+                record_checkpoint(layout, rel, session.data.get("host") or "", session.key,
+                                  model if isinstance(model, str) else None, intent_id,
+                                  transcript if isinstance(transcript, str) else None, unchanged_since=False,
+                                  via="shell", found=(data, found[1] if found and as_committed else []))
+        if as_committed:
+            before.pop(rel, None)  # as in HEAD now
+    session.save()
 
 
 def _moves(layout: Layout, gone: list[str], made: dict[str, tuple[bytes, list[int]]]) -> dict[str, str]:

@@ -114,7 +114,7 @@ def plan_domain(layout: Layout, scope: tuple[str, ...], home: str | None, mounts
     for root in worktree_roots:
         protected += [os.path.join(root, ".git"), os.path.join(root, ORCHESTRATION)]
         protected += [os.path.join(root, name) for name in HOOK_CONFIG_DIRS + GIT_HOOK_FRAMEWORK_CONFIGS]
-    user_configs = user_controls(home, os.environ.get("CODEX_HOME")) if home else []
+    user_configs = user_controls(home, os.environ) if home else []
     if not mounts:
         protected += user_configs  # their directories then stay closed to new files, the host's state too
     planner = _Planner(protected)

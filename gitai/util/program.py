@@ -29,3 +29,13 @@ def with_program(text: str) -> str:
     """`text` with each `gitai COMMAND` it tells someone to run naming gitai by its absolute path."""
     program = gitai_program()
     return COMMAND_WORD.sub(lambda _: program + " ", text) if program != "gitai" else text
+
+
+def program_note() -> str:
+    """For an agent whose shell rebuilds PATH, at session start: the one way to run gitai there, in so
+    many words (the project's AGENTS.md, shared by everyone, names it `gitai`); "" when gitai is on PATH only."""
+    program = gitai_program()
+    if program == "gitai":
+        return ""
+    return (f"\nRun gitai in your shell as `{program}` (your shell rebuilds PATH and does not find gitai by name), "
+            f"e.g. `{program} select INT-ID`.")

@@ -38,6 +38,8 @@ class Step:
     text: str | None = None
     # Something that happens in the world just before the model makes this move (a person's edit).
     before: Callable[[], None] | None = None
+    # A move the model decides from what it has been told (the request's text): it runs what it read.
+    decide: Callable[[str], Step] | None = None
 
 
 def call(name: str, **args: Any) -> Step:
@@ -90,7 +92,7 @@ class ModelServer:
         with self._lock:
             self.requests.append(Request(path, body))
 
-    def step_for(self, results_seen: int) -> Step:
+    def step_for(self, results_seen: int, body: Any) -> Step:
         if results_seen >= len(self.steps):
             return Step(text=FINAL_TEXT)
         step = self.steps[results_seen]
@@ -98,7 +100,7 @@ class ModelServer:
             before, step.before = step.before, None
         if before is not None:  # once, even if the host asks again
             before()
-        return step
+        return step.decide(json.dumps(body, ensure_ascii=False)) if step.decide else step
 
 
 
@@ -279,24 +281,24 @@ def _handler_for(server: ModelServer) -> type[BaseHTTPRequestHandler]:
                 self._send(200, "application/json", json.dumps({"input_tokens": 10, "totalTokens": 10}).encode())
             elif path.endswith("/messages"):
                 n = _anthropic_results(body)
-                step = server.step_for(n) if body.get("tools") else Step(text=FINAL_TEXT)
+                step = server.step_for(n, body) if body.get("tools") else Step(text=FINAL_TEXT)
                 self._send(200, *_anthropic(step, n, model, bool(body.get("stream"))))
             elif path.endswith("/responses"):
                 n = _responses_results(body)
-                step = server.step_for(n) if body.get("tools") else Step(text=FINAL_TEXT)
+                step = server.step_for(n, body) if body.get("tools") else Step(text=FINAL_TEXT)
                 self._send(200, *_responses(step, n, model))
             elif ":streamGenerateContent" in path or ":generateContent" in path:
                 inner = _gemini_body(body)
                 n = _gemini_results(body)
                 gmodel = path.rsplit("/", 1)[-1].split(":", 1)[0]
                 if inner.get("tools"):
-                    step = server.step_for(n)
+                    step = server.step_for(n, body)
                 else:  # a side question (next speaker, loop check): answer as its JSON schema expects
                     step = Step(text=json.dumps({"reasoning": "done", "next_speaker": "user"}))
                 self._send(200, *_gemini(step, gmodel, ":streamGenerateContent" in path))
             elif path.endswith("/chat/completions"):
                 n = _chat_results(body)
-                step = server.step_for(n) if body.get("tools") else Step(text=FINAL_TEXT)
+                step = server.step_for(n, body) if body.get("tools") else Step(text=FINAL_TEXT)
                 self._send(200, *_chat(step, n, model, bool(body.get("stream"))))
             else:
                 self._send(404, "application/json", json.dumps({"error": {"message": f"no {path}"}}).encode())

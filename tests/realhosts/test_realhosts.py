@@ -4,14 +4,18 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from gitai.agents.hosts import BY_NAME
+
 from .conftest import make_session
 from .harness import GITAI, HOSTS, MODEL, Session
+from .model_server import Step
 
 MakeSession = Callable[[str], Session]
 NEW_CODE = "def token():\n    return 'jwt'\n"
@@ -19,7 +23,6 @@ NEW_CODE = "def token():\n    return 'jwt'\n"
 # Seams the real hosts expose that gitai does not close yet: each test flips to a pass when it is fixed.
 GEMINI_GIT_CONFIG = ("Gemini's shell sets git config through GIT_CONFIG_COUNT/KEY/VALUE with an empty "
                      "core.hooksPath: gitai cannot find the repository and git runs no hooks")
-CODEX_LOGIN_PATH = "Codex runs commands with `bash -lc`, which rebuilds PATH: gitai in a virtualenv is not found"
 
 
 def seam(host: str, **reasons: str) -> Any:
@@ -38,10 +41,23 @@ def record(s: Session) -> dict[str, Any]:
     return data[0] if isinstance(data, list) else data
 
 
-@pytest.mark.parametrize("host", hosts(codex=CODEX_LOGIN_PATH))
+def select_as_told(s: Session) -> Step:
+    """The model runs `select` the way the context told it to run gitai in its shell (`gitai` when it
+    was told nothing more)."""
+    def decide(told: str) -> Step:
+        found = re.search(r"Run gitai in your shell as `([^`]+)`", told)
+        return s.host.shell(f"{found.group(1) if found else 'gitai'} select INT-001")
+    return Step(decide=decide)
+
+
+@pytest.mark.parametrize("host", HOSTS)
 def test_the_agent_selects_its_intent_then_writes_in_scope(session: MakeSession, host: str) -> None:
+    """Codex runs commands with `bash -lc`, which rebuilds PATH (a gitai in a virtualenv is not found by
+    name): its context names gitai by its absolute path, and the model runs that."""
     s = session(host)
-    result = s.run([s.host.shell("gitai select INT-001"), s.host.write("src/auth/token.py", NEW_CODE)])
+    result = s.run([select_as_told(s), s.host.write("src/auth/token.py", NEW_CODE)])
+    if BY_NAME[host].login_shell:
+        assert f"Run gitai in your shell as `{GITAI}`" in result.first_prompt()
     assert (s.repo / "src" / "auth" / "token.py").read_text() == NEW_CODE, result.tool_results()
     assert "JWT auth migration" in result.tool_results()[0]  # the model read the intent's context
 
@@ -88,6 +104,29 @@ def test_the_catalogue_cannot_be_edited_by_the_agent(session: MakeSession, host:
                                 "    status: IN_PROGRESS")])
     assert catalogue.read_bytes() == before
     assert "active_intents.yaml" in result.tool_results()[-1]
+
+
+@pytest.mark.parametrize("host", ["gemini", "qwen"])
+def test_a_trusted_folders_file_moved_by_its_variable_is_protected(session: MakeSession, tmp_path: Path,
+                                                                   host: str) -> None:
+    """GEMINI_CLI_TRUSTED_FOLDERS_PATH / QWEN_CODE_TRUSTED_FOLDERS_PATH move the trusted folders file out
+    of HOME: the agent's shell cannot change it there either (the hosts' write tools refuse paths outside
+    the workspace themselves)."""
+    s = session(host)
+    s.gitai("select", "INT-001")
+    variable, _ = BY_NAME[host].trust_file_variable or ("", "")
+    store = tmp_path / "trust" / "folders.json"
+    store.parent.mkdir()
+    store.write_text(json.dumps({str(s.repo): "TRUST_FOLDER"}))
+    before = store.read_bytes()
+    s.env[variable] = str(store)
+    result = s.run([s.host.shell(f"printf '{{}}' > {store}"), s.host.shell(f"rm {store}")])
+    told = result.tool_results()
+    assert store.read_bytes() == before, told
+    assert len(told) == 2 and all("user-level hooks" in t for t in told), told
+    if BY_NAME[host].folder_trust_switch[2]:  # folder trust on by default (Gemini): the moved file decides
+        (row,) = json.loads(s.gitai("agents", "status", host, "--json").stdout)
+        assert row["trust"] == "trusted" and str(store) in row["trust_detail"], row
 
 
 @pytest.mark.parametrize("host", HOSTS)
