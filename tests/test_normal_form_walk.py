@@ -1,17 +1,13 @@
 """gitai.syntax.normal_form: walk paths its speed-up restructured (digests must not move), and the
-fast walk checked against a slow reference walk (tests/testing/reference_walk.py)."""
+fast walk checked against a slow reference walk (tests/testing/reference_walk.py); over whole
+repositories, benchmarks/walk_reference.py."""
 
 from __future__ import annotations
 
-import subprocess
-from pathlib import Path
-
-import pytest
 from test_pinned_digests import _snippets
-from testing.reference_walk import frames, reference_digests, reference_walk
+from testing.reference_walk import differences
 
 from gitai.syntax import normal_form
-from gitai.syntax.languages import language_for_path
 from gitai.syntax.normal_form import hash_source, parse
 
 
@@ -107,68 +103,11 @@ _SAMPLES = {
 }
 
 
-def _differences(language: str, data: bytes) -> str | None:
-    """Where the fast walk (through `hash_source`, the memo cleared) and the reference disagree: the
-    first frame (the file, then each definition) whose own digest differs, and its first token that does."""
-    normal_form._DIGESTS.clear()
-    parsed = hash_source(language, data)
-    fast = [parsed.skeleton_hash.rsplit(":", 1)[-1], *[d.hash.rsplit(":", 1)[-1] for d in parsed.definitions]]
-    root = parse(language, data).root_node
-    reference = reference_digests(language, data, root)
-    if fast == reference:
-        return None
-    frame = next(i for i, (ours, theirs) in enumerate(zip(fast, reference, strict=True)) if ours != theirs)
-    nodes, skip, depth = frames(language, root)[frame]
-    walk = normal_form._Walk(data, b"\x00" in data or b"\x01" in data, normal_form._tables(language))
-    ours = normal_form._walk(nodes, walk, skip, depth)
-    walk.prefix = b""
-    theirs = reference_walk(nodes, walk, skip)
-    at = next((i for i, (a, b) in enumerate(zip(ours, theirs, strict=False)) if a != b), min(len(ours), len(theirs)))
-    around = slice(max(0, at - 3), at + 3)
-    return f"frame {frame}, token {at}: fast {ours[around]}, reference {theirs[around]}"
-
-
 def test_the_fast_walk_writes_what_the_reference_writes() -> None:
     """Over every pinned snippet (the canonical-form rules, a generated file per language) and a sample
     per language of what they lack, each file's and definition's own digest is the reference's."""
     sources = [(language, source.encode()) for language, source in _snippets().values()]
     sources += [(language, source) for language, samples in _SAMPLES.items() for source in samples]
     assert all(parse(language, broken).root_node.has_error for language, (_, broken) in _SAMPLES.items())
-    differences = [(language, found) for language, source in sources if (found := _differences(language, source))]
-    assert not differences, f"{len(differences)} of {len(sources)} sources differ, e.g. {differences[:3]}"
-
-
-# Real repositories, read when this machine has a copy (a bare git directory): each one's source files
-# in every language gitai hashes (no Go or JavaScript among them; the samples above have those)
-_MIRRORS = Path("/work/.mirror")
-_REPOSITORIES = ["DaveGamble+cJSON", "google+leveldb", "sindresorhus+ky", "google+gson", "BurntSushi+ripgrep",
-                 "slimphp+Slim", "pallets+click"]
-
-
-def _sources(repository: Path) -> list[tuple[str, bytes]]:
-    """The files of HEAD in a language gitai hashes, with their language."""
-    listed = subprocess.run(["git", "-C", str(repository), "ls-tree", "-r", "-z", "HEAD"],
-                            capture_output=True, check=True).stdout
-    entries = [line.split(b"\t", 1) for line in listed.split(b"\0") if line]
-    wanted = [(language, info.split()[2]) for info, path in entries
-              if info.split()[1] == b"blob" and (language := language_for_path(path.decode(errors="replace")))]
-    batch = subprocess.run(["git", "-C", str(repository), "cat-file", "--batch"], capture_output=True, check=True,
-                           input=b"".join(oid + b"\n" for _, oid in wanted)).stdout
-    sources, at = [], 0
-    for language, _ in wanted:
-        header_end = batch.index(b"\n", at)
-        size = int(batch[at:header_end].split()[2])
-        sources.append((language, batch[header_end + 1 : header_end + 1 + size]))
-        at = header_end + 1 + size + 1
-    return sources
-
-
-@pytest.mark.parametrize("name", _REPOSITORIES)
-def test_the_fast_walk_writes_what_the_reference_writes_in_real_repositories(name: str) -> None:
-    repository = _MIRRORS / name / "repo"
-    if not repository.is_dir():
-        pytest.skip(f"no copy of {name} on this machine")
-    sources = _sources(repository)
-    assert sources
-    differences = [(language, found) for language, source in sources if (found := _differences(language, source))]
-    assert not differences, f"{len(differences)} of {len(sources)} files differ, e.g. {differences[:3]}"
+    differing = [(language, found) for language, source in sources if (found := differences(language, source))]
+    assert not differing, f"{len(differing)} of {len(sources)} sources differ, e.g. {differing[:3]}"

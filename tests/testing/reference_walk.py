@@ -31,6 +31,7 @@ from gitai.syntax import normal_form
 from gitai.syntax.canonical import CANONS, Canon
 from gitai.syntax.definitions import find_definitions
 from gitai.syntax.languages import load_grammar
+from gitai.syntax.normal_form import hash_source, parse
 
 if TYPE_CHECKING:
     from tree_sitter import Language, Node
@@ -229,3 +230,24 @@ def reference_digests(language: str, data: bytes, root: Node) -> list[str]:
             walk.prefix = b""
             digests.append(hashlib.sha256(b"\x00".join(reference_walk(nodes, walk, skip))).hexdigest())
     return digests
+
+
+def differences(language: str, data: bytes) -> str | None:
+    """Where the fast walk (through `hash_source`, the memo cleared) and the reference disagree: the
+    first frame (the file, then each definition) whose own digest differs, and its first token that does."""
+    normal_form._DIGESTS.clear()
+    parsed = hash_source(language, data)
+    fast = [parsed.skeleton_hash.rsplit(":", 1)[-1], *[d.hash.rsplit(":", 1)[-1] for d in parsed.definitions]]
+    root = parse(language, data).root_node
+    reference = reference_digests(language, data, root)
+    if fast == reference:
+        return None
+    frame = next(i for i, (ours, theirs) in enumerate(zip(fast, reference, strict=True)) if ours != theirs)
+    nodes, skip, depth = frames(language, root)[frame]
+    walk = normal_form._Walk(data, b"\x00" in data or b"\x01" in data, normal_form._tables(language))
+    ours = normal_form._walk(nodes, walk, skip, depth)
+    walk.prefix = b""
+    theirs = reference_walk(nodes, walk, skip)
+    at = next((i for i, (a, b) in enumerate(zip(ours, theirs, strict=False)) if a != b), min(len(ours), len(theirs)))
+    around = slice(max(0, at - 3), at + 3)
+    return f"frame {frame}, token {at}: fast {ours[around]}, reference {theirs[around]}"
