@@ -213,9 +213,11 @@ def test_without_gitai_run_the_hosts_shell_commands_run_in_the_sessions_domain(s
              s.host.shell("python3 -c \"open('docs/x.md','w')\""),
              s.host.shell("printf 'def token():\\n    return 1\\n' > src/auth/token.py"),
              s.host.shell("git add src/auth/token.py && git commit -q -m 'token' && echo committed"),
-             s.host.shell("echo \"it's $((6 * 7))\" 'a \"b\"' >&2; exit 3")]
+             s.host.shell("echo \"it's\" 42 'a \"b\"' >&2; exit 3")]
     if host == "claude-code":
         steps += [s.host.shell("cd src/auth"), s.host.shell("pwd")]
+    else:  # Gemini's own block of command substitution still sees the agent's command
+        steps += [s.host.shell("echo $(touch src/auth/sub.py)")]
     told = s.run(steps).tool_results()
     assert "JWT auth migration" in told[0], told  # `gitai select` ran inside the domain
     assert not (s.repo / "docs" / "x.md").exists(), told
@@ -228,20 +230,15 @@ def test_without_gitai_run_the_hosts_shell_commands_run_in_the_sessions_domain(s
         assert str(s.repo / "src" / "auth") in told[6], told  # the `cd` inside the domain carried over
     else:
         assert "Exit Code: 3" in told[4], told
+        assert "Command injection detected" in told[5] and not (s.repo / "src" / "auth" / "sub.py").exists(), told
 
 
-# The rewritten command is what the host's own permission rules then judge: `. exec-in-domain.sh ...`.
-HOST_RULES_SEE_THE_WRAP = ("the host checks its own permission rules against the wrapped command, so a person's "
-                           "deny rule for the agent's command no longer matches it")
-
-
-@pytest.mark.parametrize("host", [seam(h, claude_code=HOST_RULES_SEE_THE_WRAP, gemini=HOST_RULES_SEE_THE_WRAP)
-                                  for h in ("claude-code", "gemini")])
+@pytest.mark.parametrize("host", ["claude-code", "gemini"])
 def test_a_persons_own_deny_rule_in_the_host_still_holds_when_the_command_is_wrapped(session: MakeSession,
                                                                                     host: str) -> None:
-    """A person's rule in the host denies `touch`: the agent's in-scope `touch` must stay refused when
-    gitai's hook wraps the command to run it inside the kernel domain (with the wrapping off, both hosts
-    refuse it)."""
+    """A person's rule in the host denies `touch`: the agent's in-scope `touch` stays refused although
+    gitai's hook wraps the command to run it inside the kernel domain (the agent's command stays verbatim
+    in the rewritten text, which the host's own rules split and judge part by part)."""
     from gitai.sandbox.wrap import domain_available
 
     if not domain_available():
@@ -257,8 +254,10 @@ def test_a_persons_own_deny_rule_in_the_host_still_holds_when_the_command_is_wra
         rules.write_text('[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "touch"\n'
                          'decision = "deny"\npriority = 500\n')
     s.gitai("select", "INT-001")
-    result = s.run([s.host.shell("touch src/auth/touched.py")])
-    assert not (s.repo / "src" / "auth" / "touched.py").exists(), result.tool_results()
+    told = s.run([s.host.shell("touch src/auth/touched.py"),
+                  s.host.shell("python3 -c \"open('docs/y.md','w')\"")]).tool_results()
+    assert not (s.repo / "src" / "auth" / "touched.py").exists(), told
+    assert "PermissionError" in told[1] and not (s.repo / "docs" / "y.md").exists(), told  # it was wrapped
 
 
 UNTRUSTED_COMMIT = "printf 'def token():\\n    return 1\\n' > src/auth/token.py && git add src/auth/token.py && git commit -q -m 'ungoverned'"
