@@ -158,14 +158,17 @@ def test_the_domain_follows_the_sessions_selection(governed: Path, tmp_path: Pat
 
 
 def test_unwrap_reads_only_what_wrap_made(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SHELL", "/bin/bash")
     line = wrap("/usr/bin/gitai", "claude-code-s1", "echo 'a' \"b\"")
     assert line.endswith("; echo 'a' \"b\"") and unwrap(line) == "echo 'a' \"b\""  # verbatim, after the line
     assert unwrap(line + "; rm -rf docs") == "echo 'a' \"b\"; rm -rf docs"  # what the host ran
     assert unwrap("echo hi") is None and unwrap(". /elsewhere/enter-domain.sh g k 0123456789abcdef; ls") is None
+    assert "exec-in-domain.sh" in wrap("/usr/bin/gitai", "claude code's", "ls")  # a word Claude's quoting would change
     monkeypatch.setenv("SHELL", "/usr/bin/zsh")  # Claude Code runs zsh there: the command quoted whole
     quoted = wrap("/usr/bin/gitai", "claude-code-s1", "echo 'a' \"b\"")
     assert "exec-in-domain.sh" in quoted and unwrap(quoted) == "echo 'a' \"b\""
     assert unwrap(quoted + "; rm -rf docs") is None
+    assert unwrap(wrap("/usr/bin/gitai", "gemini-s1", "ls", host_runs_bash=True)) == "ls"  # Gemini: bash whatever SHELL
 
 
 def gemini_text(command: str, tmp: Path) -> str:

@@ -381,7 +381,8 @@ def _wrap_in_domain(event: ev.AgentEvent, session: Session, answer: Answer, comm
     from gitai.util.program import gitai_program
 
     command = str(event.tool_input["command"])
-    answer.updated_input = {**event.tool_input, "command": wrap(gitai_program(), session.key, command)}
+    line = wrap(gitai_program(), session.key, command, host_runs_bash=event.host == "gemini")
+    answer.updated_input = {**event.tool_input, "command": line}
 
 
 INTERACTIVE = ("gitai: command refused (interactive): a shell started with a terminal takes input that gitai's "

@@ -37,12 +37,14 @@ def wrapping_wanted() -> bool:
     return os.environ.get(WRAP_VARIABLE) == "1"
 
 
-def wrap(gitai: str, session_key: str, command: str) -> str:
+def wrap(gitai: str, session_key: str, command: str, host_runs_bash: bool = False) -> str:
     """The command line that runs `command` inside `gitai exec --session session_key`; `gitai` is the
-    shell-quoted absolute path of gitai. The agent's command stays verbatim where it can."""
+    shell-quoted absolute path of gitai. The agent's command stays verbatim where the host's shell is
+    bash (`host_runs_bash`: always, as Gemini CLI's on Linux; else bash unless SHELL is zsh, as Claude
+    Code chooses)."""
     nonce = os.urandom(8).hex()  # the entering line is found again in the shell's string by it
     words = (SCRIPT, gitai, session_key)
-    if _shell_is_bash() and all(word and set(word) <= _PLAIN for word in words):
+    if (host_runs_bash or _shell_is_bash()) and all(word and set(word) <= _PLAIN for word in words):
         return f". {SCRIPT} {gitai} {session_key} {nonce}; {command}"
     return f". {shlex.quote(QUOTED_SCRIPT)} {gitai} {shlex.quote(session_key)} {shlex.quote(command)}"
 
