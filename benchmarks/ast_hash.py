@@ -2,7 +2,8 @@
 
 Generates a deterministic ~2,000-line source file per language, then times parsing and hashing
 (`hash_tree`, parse excluded) alternately, RUNS times each (default 9, at least 7), and prints the
-medians. Target (issue): hash <= 2x parse.
+medians. Times are the process's CPU time, so that a loaded machine's waits for a core count less
+(both are single-threaded). Target (issue): hash <= 2x parse.
 Usage: .venv/bin/python benchmarks/ast_hash.py [RUNS]
 """
 
@@ -530,16 +531,16 @@ GENERATORS: dict[str, Callable[[], str]] = {
 
 
 def measure(language: str, source: bytes, runs: int) -> tuple[float, float]:
-    """Median parse and hash milliseconds, timed alternately."""
+    """Median parse and hash CPU milliseconds, timed alternately."""
     parse_times, hash_times = [], []
     hash_tree(language, source, parse(language, source))  # warm up: grammar load, tables
     for _ in range(runs):
         normal_form._DIGESTS.clear()  # time a first hash: the in-process memo would answer a repeat
-        start = time.perf_counter()
+        start = time.process_time()
         tree = parse(language, source)
-        middle = time.perf_counter()
+        middle = time.process_time()
         parsed = hash_tree(language, source, tree)
-        end = time.perf_counter()
+        end = time.process_time()
         if parsed.parse_error:
             raise SystemExit(f"generated {language} source does not parse cleanly")
         parse_times.append((middle - start) * 1000)

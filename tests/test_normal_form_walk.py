@@ -1,8 +1,17 @@
-"""gitai.syntax.normal_form: walk paths its speed-up restructured (digests must not move)."""
+"""gitai.syntax.normal_form: walk paths its speed-up restructured (digests must not move), and the
+fast walk checked against a slow reference walk (tests/reference_walk.py)."""
 
 from __future__ import annotations
 
+import subprocess
+from pathlib import Path
+
+import pytest
+from reference_walk import frames, reference_digests, reference_walk
+from test_pinned_digests import _snippets
+
 from gitai.syntax import normal_form
+from gitai.syntax.languages import language_for_path
 from gitai.syntax.normal_form import hash_source, parse
 
 
@@ -59,3 +68,107 @@ def test_definitions_hash_the_same_however_the_memo_stands() -> None:
         normal_form._DIGESTS.clear()
         assert hash_source(language, edited) == warm, language
         assert warm.hash != cold.hash
+
+
+
+# What the pinned snippets and generated files lack: source bytes that are markers (\x00, \x01), syntax
+# errors, text no leaf covers, runs broken by comments and definitions, definitions three deep
+_SAMPLES = {
+    "python": [b'import b\nimport a  # c\n\x01 = "\x00"\nclass A:\n    class B:\n'
+               b"        def f(self, x=\\\n    1):\n            def g(): return (x)\n            return g\n",
+               b"y = [1,\nclass C:\n    def f(self): pass\n"],
+    "javascript": [b'import b from "b";\n// c\nimport a from "a";\n'
+                   b"class A { m() { const f = (x) => { function g() {} }; } }\nconst s = `\x01${a}\x00`;\n",
+                   b"let = = 1;\nclass C { m() {} }\n"],
+    "typescript": [b"namespace N { export class C { m(): void { const f = (x: number) => x; } } }\n"
+                   b"const v = await g<A, B>(x) as T;\ntype U = | 'a' | 'b';\n",
+                   b"function (\nclass C { m(): void {} }\n"],
+    "go": [b'package p\n\nimport "b"\n// c\nimport "a"\n\n'
+           b'func (r *R) F() { g := func() { h := 1 }; _ = "\x00" }\ntype T struct { a int }\n',
+           b"package p\nfunc {\nfunc F() {}\n"],
+    "rust": [b"use b;\n// c\nuse a::{d, c};\nfn f() {}\nuse e;\n"
+             b'impl S { fn g(&self) { fn h() {} let s = "a\\\n    b"; } }\n'
+             b"macro_rules! m { ($x:expr) => { |s| { $x } }; }\n",
+             b"fn broken( {\nfn f() {}\n"],
+    "java": [b"import b.B;\n/* c */\nimport a.A;\n"
+             b'class A { class B { void f() { Runnable r = () -> {}; } } enum E { X; } String s = "\x01"; }\n',
+             b"class {\nclass C { void f() {} }\n"],
+    "c": [b'#include "b.h"\n// c\n#include "a.h"\n#include "a.h"\n#  define M(x) \\\n  (x + "a" "b")\n'
+          b'int f(void) { return g("a" "\\x1" "2"); }\nstruct S { int a; };\n',
+          b"int broken( {\nint f(void) { return 0; }\n"],
+    "cpp": [b"#include <b>\n#include <a>\n"
+            b"namespace n { class C { void m() { auto f = [](int x) { return x; }; } }; }\n"
+            b'auto s = R"x(\x00)x";\ntemplate <class T> T g(T t) { return t; }\n',
+            b"class {\nclass C { void m() {} };\n"],
+    "php": [b"<?php\nnamespace N;\nuse B;\nuse A;\n"
+            b"class C { function m() { $f = function () { return array(1, 2); }; } }\n"
+            b"$s = <<<EOT\n    a $b\n    EOT;\n$t = 'it\\'s' . \"\x01\";\n",
+            b"<?php\nfunction (\nfunction f() {}\n"],
+}
+
+
+def _differences(language: str, data: bytes) -> str | None:
+    """Where the fast walk (through `hash_source`, the memo cleared) and the reference disagree: the
+    first frame (the file, then each definition) whose own digest differs, and its first token that does."""
+    normal_form._DIGESTS.clear()
+    parsed = hash_source(language, data)
+    fast = [parsed.skeleton_hash.rsplit(":", 1)[-1], *[d.hash.rsplit(":", 1)[-1] for d in parsed.definitions]]
+    root = parse(language, data).root_node
+    reference = reference_digests(language, data, root)
+    if fast == reference:
+        return None
+    frame = next(i for i, (ours, theirs) in enumerate(zip(fast, reference, strict=True)) if ours != theirs)
+    nodes, skip, depth = frames(language, root)[frame]
+    walk = normal_form._Walk(data, b"\x00" in data or b"\x01" in data, normal_form._tables(language))
+    ours = normal_form._walk(nodes, walk, skip, depth)
+    walk.prefix = b""
+    theirs = reference_walk(nodes, walk, skip)
+    at = next((i for i, (a, b) in enumerate(zip(ours, theirs, strict=False)) if a != b), min(len(ours), len(theirs)))
+    around = slice(max(0, at - 3), at + 3)
+    return f"frame {frame}, token {at}: fast {ours[around]}, reference {theirs[around]}"
+
+
+def test_the_fast_walk_writes_what_the_reference_writes() -> None:
+    """Over every pinned snippet (the canonical-form rules, a generated file per language) and a sample
+    per language of what they lack, each file's and definition's own digest is the reference's."""
+    sources = [(language, source.encode()) for language, source in _snippets().values()]
+    sources += [(language, source) for language, samples in _SAMPLES.items() for source in samples]
+    assert all(parse(language, broken).root_node.has_error for language, (_, broken) in _SAMPLES.items())
+    differences = [(language, found) for language, source in sources if (found := _differences(language, source))]
+    assert not differences, f"{len(differences)} of {len(sources)} sources differ, e.g. {differences[:3]}"
+
+
+# Real repositories, read when this machine has a copy (a bare git directory): each one's source files
+# in every language gitai hashes (no Go or JavaScript among them; the samples above have those)
+_MIRRORS = Path("/work/.mirror")
+_REPOSITORIES = ["DaveGamble+cJSON", "google+leveldb", "sindresorhus+ky", "google+gson", "BurntSushi+ripgrep",
+                 "slimphp+Slim", "pallets+click"]
+
+
+def _sources(repository: Path) -> list[tuple[str, bytes]]:
+    """The files of HEAD in a language gitai hashes, with their language."""
+    listed = subprocess.run(["git", "-C", str(repository), "ls-tree", "-r", "-z", "HEAD"],
+                            capture_output=True, check=True).stdout
+    entries = [line.split(b"\t", 1) for line in listed.split(b"\0") if line]
+    wanted = [(language, info.split()[2]) for info, path in entries
+              if info.split()[1] == b"blob" and (language := language_for_path(path.decode(errors="replace")))]
+    batch = subprocess.run(["git", "-C", str(repository), "cat-file", "--batch"], capture_output=True, check=True,
+                           input=b"".join(oid + b"\n" for _, oid in wanted)).stdout
+    sources, at = [], 0
+    for language, _ in wanted:
+        header_end = batch.index(b"\n", at)
+        size = int(batch[at:header_end].split()[2])
+        sources.append((language, batch[header_end + 1 : header_end + 1 + size]))
+        at = header_end + 1 + size + 1
+    return sources
+
+
+@pytest.mark.parametrize("name", _REPOSITORIES)
+def test_the_fast_walk_writes_what_the_reference_writes_in_real_repositories(name: str) -> None:
+    repository = _MIRRORS / name / "repo"
+    if not repository.is_dir():
+        pytest.skip(f"no copy of {name} on this machine")
+    sources = _sources(repository)
+    assert sources
+    differences = [(language, found) for language, source in sources if (found := _differences(language, source))]
+    assert not differences, f"{len(differences)} of {len(sources)} files differ, e.g. {differences[:3]}"

@@ -56,12 +56,12 @@ class ParsedSource:
 
 
 # Actions per node kind; a skipped subtree (nested definition) is dropped too.
+# _WRITTEN: a node its handler wrote, for the walk to pass by (no kind's own action)
 # _SPECIAL and after: a handler's; _STARTS, _CONTAINS, _PLAIN: only called when the node passes a guard
-(_DROP, _ANON, _QUOTE, _OPAQUE, _COLLAPSE, _SQUEEZE, _RUN, _NODE, _TRANSPARENT, _SPECIAL, _STARTS, _CONTAINS,
- _PLAIN) = range(13)
+(_DROP, _ANON, _QUOTE, _OPAQUE, _COLLAPSE, _SQUEEZE, _RUN, _NODE, _TRANSPARENT, _WRITTEN, _SPECIAL, _STARTS,
+ _CONTAINS, _PLAIN) = range(14)
 _INNER = frozenset({_NODE, _TRANSPARENT})  # named nodes the walk goes into (a marker unless transparent)
-_TEXT_LEAVES = frozenset({_OPAQUE, _COLLAPSE, _SPECIAL, _RUN})  # named leaves whose text is written
-_NAMED = _INNER | _TEXT_LEAVES  # written with their type marker (and field) when they are leaves
+_NAMED = _INNER | {_OPAQUE, _COLLAPSE}  # written with their field and type marker (and text when they are leaves)
 
 _PUNCTUATION = frozenset({"(", ")", "[", "]", "{", "}", ",", ";"})
 _QUOTES = frozenset({'"', "'", "`", '"""', "'''"})
@@ -221,15 +221,15 @@ def _walk(
     nodes (by id, taken out as used) to walk on the way into their own streams, as `_walk` of them
     alone with their own `skip` would (one walk for all of a file's definitions). Source bytes
     that no leaf covers (a grammar's hidden tokens) are kept unless they are layout. Speed: this
-    loop runs once per node, so the common kinds (inner and leaf nodes, keywords, punctuation,
-    handlers, quotes) come first and inline; the rest (runs of sorted siblings among them) share `_rare`.
+    loop runs once per node, so the common kinds (named nodes first, keywords, punctuation, quotes)
+    are written inline; a handler's kind asks `_handled` first (and, left to the walk, is walked as
+    a named node), the rest share `_rare`.
     """
     tables = walk.tables
     src, escape = walk.src, walk.escape
-    actions, markers, fields, handlers = tables.actions, tables.markers, tables.fields, tables.handlers
-    starts, needles, keyed = tables.starts, tables.needles, tables.keyed
-    node_action, drop, anon = _NODE, _DROP, _ANON  # locals: read once per node
-    special, starting, containing, quote = _SPECIAL, _STARTS, _CONTAINS, _QUOTE
+    actions, markers, fields = tables.actions, tables.markers, tables.fields
+    starts = tables.starts
+    node_action, drop, anon, quote, special, starting, written = _NODE, _DROP, _ANON, _QUOTE, _SPECIAL, _STARTS, _WRITTEN
     out: list[bytes] = []
     append = out.append
     outer: list[tuple[list[bytes], int, frozenset[int], int, int, int]] = []  # the walks `frames` interrupted
@@ -248,7 +248,12 @@ def _walk(
             except IndexError:  # tree-sitter's ERROR, past the grammar's kinds: the last entry
                 kind = len(actions) - 1
                 action = actions[kind]
-            if action == node_action:  # named nodes without a handler: the common case first
+            # named nodes (the common case first), and a handler's kind its handler leaves to the walk; the most
+            # common guard, a prefix (TypeScript's member and call expressions), is checked here to spare the call
+            if action == node_action or (action >= special and (
+                (action == starting and not src.startswith(starts[kind], node.start_byte))
+                or (action := _handled(node, kind, action, cursor, walk, out, pos, not depth and as_is)) == node_action
+            )):
                 if depth <= skip_depth and node.id in skip:  # a nested definition: hashed on its own
                     start, end = node.byte_range
                     if start > pos and not src[pos:start].isspace():
@@ -294,87 +299,6 @@ def _walk(
                 if start > pos and not src[pos:start].isspace():
                     _gap(src, pos, start, escape, out)
                 pos = end
-            elif action == starting and not src.startswith(starts[kind], node.start_byte):
-                # the most common handler kind (TypeScript's member and call expressions), its guard failing:
-                # as a handler's kind whose handler leaves the node to the walk (below), without its tests
-                if depth <= skip_depth and node.id in skip:
-                    start, end = node.byte_range
-                    if start > pos and not src[pos:start].isspace():
-                        _gap(src, pos, start, escape, out)
-                    pos = end
-                else:
-                    field_id = cursor.field_id
-                    if field_id:
-                        field = fields[field_id]
-                        if field:
-                            append(field)
-                    if first_child():
-                        append(markers[kind])
-                        depth += 1
-                        continue
-                    start, end = node.byte_range
-                    if start > pos and not src[pos:start].isspace():
-                        _gap(src, pos, start, escape, out)
-                    pos = end
-                    append(markers[kind])
-                    if start == end:  # empty: like a node whose children were all dropped
-                        append(_CLOSE)
-                    else:
-                        append(_escape(src[start:end]) if escape else src[start:end])
-            elif action >= special:  # a handler's kind; a guard skips the call where it cannot apply
-                field_id = cursor.field_id
-                if action != special and action != starting and (  # a failing prefix guard was handled above
-                    needles[kind](src, node.start_byte, node.end_byte) is None  # type: ignore[misc]
-                    if action == containing
-                    else field_id not in keyed[kind]
-                    and needles[kind](src, node.start_byte, node.end_byte) is not None  # type: ignore[misc]
-                ):
-                    action = node_action
-                elif depth or not as_is:
-                    replaced = handlers[kind](node, field_id or 0, walk)
-                    if replaced is None:
-                        action = node_action
-                    elif replaced is _TRANSPARENT_RESULT:  # walked as a transparent wrapper
-                        entered, pos = _rare(node, kind, _TRANSPARENT, cursor, walk, out, pos, False,
-                                             depth <= skip_depth and node.id in skip)
-                        if entered is not None:
-                            depth += 1
-                            transparent.append(depth)
-                            continue
-                    else:
-                        start, end = node.byte_range
-                        if start > pos and not src[pos:start].isspace():
-                            _gap(src, pos, start, escape, out)
-                        pos = end
-                        if replaced and field_id and fields[field_id]:
-                            append(fields[field_id])
-                        out.extend(replaced)
-                else:
-                    action = node_action
-                if action == node_action:  # the handler left the node to the walk: as above
-                    if depth <= skip_depth and node.id in skip:  # a nested definition: hashed on its own
-                        start, end = node.byte_range
-                        if start > pos and not src[pos:start].isspace():
-                            _gap(src, pos, start, escape, out)
-                        pos = end
-                    else:
-                        if field_id:
-                            field = fields[field_id]
-                            if field:
-                                append(field)
-                        if first_child():
-                            append(markers[kind])
-                            depth += 1
-                            continue
-                        start, end = node.byte_range
-                        if start > pos and not src[pos:start].isspace():
-                            _gap(src, pos, start, escape, out)
-                        pos = end
-                        append(markers[kind])
-                        if start == end:  # empty: like a node whose children were all dropped
-                            append(_CLOSE)
-                        else:
-                            append(_escape(src[start:end]) if escape else src[start:end])
             elif action == quote:  # only a string prefix is kept: b"x" differs from "x", 'x' == "x"
                 start, end = node.byte_range
                 if start > pos and not src[pos:start].isspace():
@@ -387,6 +311,8 @@ def _walk(
                         append(_QUOTE_MARK)
                         append(_escape(text) if escape else text)
                 walk.prefix = text
+            elif action == written:  # by its handler
+                pos = node.end_byte
             else:
                 entered, pos = _rare(node, kind, action, cursor, walk, out, pos, not depth and as_is,
                                      depth <= skip_depth and node.id in skip)
@@ -420,35 +346,57 @@ def _walk(
     return out
 
 
+def _handled(node: Node, kind: int, action: int, cursor: TreeCursor, walk: _Walk, out: list[bytes], pos: int,
+             as_is: bool) -> int:
+    """Ask the handler of `node` (a handler's kind, none when `as_is`): _WRITTEN when it wrote the node to
+    `out` (the text before it from `pos` first), _TRANSPARENT to walk it as a transparent wrapper, _NODE
+    as any node. A guard spares the call where the handler cannot apply (`_walk` checks _STARTS's)."""
+    if as_is:
+        return _NODE
+    tables, src = walk.tables, walk.src
+    start, end = node.byte_range
+    if action == _CONTAINS and tables.needles[kind](src, start, end) is None:  # type: ignore[misc]
+        return _NODE
+    field_id = cursor.field_id or 0
+    if action == _PLAIN and field_id not in tables.keyed[kind] and \
+            tables.needles[kind](src, start, end) is not None:  # type: ignore[misc]
+        return _NODE
+    replaced = tables.handlers[kind](node, field_id, walk)
+    if replaced is None:
+        return _NODE
+    if replaced is _TRANSPARENT_RESULT:
+        return _TRANSPARENT
+    _gap(src, pos, start, walk.escape, out)
+    if replaced and tables.fields[field_id]:
+        out.append(tables.fields[field_id])
+    out.extend(replaced)
+    return _WRITTEN
+
+
 _MOVED = 2  # `_rare`'s answer: the cursor is on a later sibling the walk has not written yet
 
 
 def _rare(node: Node, kind: int, action: int, cursor: TreeCursor, walk: _Walk, out: list[bytes], pos: int,
           as_is: bool, skipped: bool) -> tuple[bool | int | None, int]:
     """`_walk` for the node kinds its first branches leave: runs, transparent wrappers, opaque and
-    collapsed leaves. Whether the walk goes into the node (True: with a close marker),
+    collapsed leaves, squeezed keywords. Whether the walk goes into the node (True: with a close marker),
     None when it does not, _MOVED when a run took the cursor to a later sibling; and the new position."""
     src, escape, tables = walk.src, walk.escape, walk.tables
     if action == _RUN:
         if not as_is:
             return _run(node, cursor, walk, out, pos)
         action = _NODE
-    if action in _INNER:
-        if skipped:
-            action = _DROP
-        else:
-            field_id = cursor.field_id
-            if field_id and tables.fields[field_id]:
-                out.append(tables.fields[field_id])
-            if cursor.goto_first_child():
-                if action == _NODE:
-                    out.append(tables.markers[kind])
-                    return True, pos
-                return False, pos
-    elif action in _TEXT_LEAVES:
+    if skipped and action in _INNER:
+        action = _DROP
+    if action in _NAMED:
         field_id = cursor.field_id
         if field_id and tables.fields[field_id]:
             out.append(tables.fields[field_id])
+        if action in _INNER and cursor.goto_first_child():
+            if action == _NODE:
+                out.append(tables.markers[kind])
+                return True, pos
+            return False, pos
     start, end = node.byte_range
     pos = max(_gap(src, pos, start, escape, out), end)
     if action in _NAMED:  # named leaves
@@ -532,6 +480,35 @@ def _python_tuple_pattern(node: Node, field: int, walk: _Walk) -> list[bytes] | 
     if len(_named(node)) == 1 and not any(child.type == "," for child in node.children):
         return _TRANSPARENT_RESULT
     return None
+
+
+def _python_group_pattern(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
+    """`case (A | B):` is `case A | B:`: a pattern in parentheses without a comma is a group, which
+    CPython's tree does not keep (black --preview adds one around a long pattern). tree-sitter-python
+    reads it as a case pattern holding a one-element tuple pattern (transparent, above) holding the
+    pattern, so the outer case pattern goes too."""
+    named = _named(node)
+    if len(named) != 1 or named[0].type != "tuple_pattern":
+        return None
+    inner = _named(named[0])
+    if len(inner) != 1 or inner[0].type != "case_pattern" or any(child.type == "," for child in named[0].children):
+        return None
+    return _TRANSPARENT_RESULT
+
+
+def _python_sole_generator(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
+    """`f((x for x in y))` is `f(x for x in y)`: a call's only argument, a generator in parentheses of
+    its own, is the generator the call's parentheses make (one GeneratorExp argument in CPython's tree
+    either way; black --preview drops the inner pair). tree-sitter-python writes the first as an
+    argument list holding the generator, the second as the generator alone."""
+    if node.parent is None or node.parent.type != "call":
+        return None
+    named = _named(node)
+    while len(named) == 1 and named[0].type == "parenthesized_expression":
+        named = _named(named[0])
+    if len(named) != 1 or named[0].type != "generator_expression":
+        return None
+    return _walk(named, walk)
 
 
 def _extend_joining_texts(out: list[bytes], tokens: Sequence[bytes], content: bytes) -> None:
@@ -1298,6 +1275,7 @@ _GUARDS: dict[str, tuple[bytes, ...] | re.Pattern[bytes]] = {
     # an `await` whose operand is a cast: the cast's `as` or `satisfies` keyword comes after the `await`
     "ts_cast_precedence": re.compile(rb"await[\s\S]*?(?:as|satisfies)"), "ts_generic_list": re.compile(rb"<"),
     "ts_binary": re.compile(rb"await|&&|\|\||\?\?"),
+    "python_sole_generator": re.compile(rb"for"),  # a generator's own `for` (or `async for`)
 }
 
 # handler name -> the whole text of a node the handler writes as the walk does (numbers already in their
@@ -1311,7 +1289,8 @@ _HANDLERS: dict[str, Handler] = {
     "python_string": _python_string, "python_docstring": _python_docstring, "lowercase": _lowercase,
     "python_uncovered_string": _python_uncovered_string,
     "python_tuple_pattern": _python_tuple_pattern, "python_concatenation": _python_concatenation,
-    "python_union": _python_union,
+    "python_union": _python_union, "python_group_pattern": _python_group_pattern,
+    "python_sole_generator": _python_sole_generator,
     "js_string": _js_string, "js_number": _js_number, "js_logical": _js_logical, "single_parameter": _single_parameter,
     "leading_pipe": _leading_pipe, "rust_block": _rust_block, "rust_statement": _rust_statement, "empty": _empty, "set": _set,
     # mis-parses and token-level spellings
