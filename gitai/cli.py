@@ -9,24 +9,15 @@ error (one line; the traceback goes to `<git common dir>/gitai/errors.log`), 130
 from __future__ import annotations
 
 import importlib
-import os
 import sys
 
 import click
 
 from gitai import __version__
 from gitai.commands.registry import COMMANDS
-from gitai.errors import (
-    EXIT_INTERNAL,
-    EXIT_INTERRUPTED,
-    EXIT_OK,
-    EXIT_USAGE,
-    GitaiError,
-)
+from gitai.errors import COMMAND, EXIT_OK, GitaiError, error_handler
 from gitai.git.version import require_git
 from gitai.layout import find_layout
-from gitai.util.crash import log_traceback
-from gitai.util.text import one_line
 
 
 class LazyGroup(click.Group):
@@ -68,53 +59,26 @@ def cli() -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: one-line errors, stable exit codes (0 ok, 1 problem, 2 bad input,
-    3 internal error, 130 interrupted)."""
-    try:
-        require_git()
-        code = cli.main(args=argv, prog_name="gitai", standalone_mode=False)
-    except GitaiError as exc:
-        click.echo(f"gitai: error: {one_line(str(exc))}", err=True)
-        code = exc.exit_code
-    except click.exceptions.NoArgsIsHelpError as exc:
-        click.echo(exc.ctx.get_help() if exc.ctx else str(exc))
-        code = EXIT_OK
-    except click.UsageError as exc:
-        click.echo(f"gitai: error: {one_line(exc.format_message())}", err=True)
-        code = EXIT_USAGE
-    except click.exceptions.Exit as exc:
-        code = exc.exit_code
-    except (click.Abort, KeyboardInterrupt):
-        click.echo("gitai: error: interrupted", err=True)
-        code = EXIT_INTERRUPTED
-    except BrokenPipeError:
-        code = EXIT_OK
-    except OSError as exc:  # the environment, not gitai: a read-only or full disk, a directory where a file goes
-        click.echo(f"gitai: error: {one_line(os_error_message(exc))}", err=True)
-        code = EXIT_USAGE
-    except Exception as exc:  # noqa: BLE001 - a bug: one line and exit 3, never a traceback an agent reads as a verdict
-        code = _internal_error(exc, argv)
-    sys.exit(code if isinstance(code, int) else EXIT_OK)
-
-
-def os_error_message(exc: OSError) -> str:
-    """`cannot use PATH: REASON`, the path relative to the current directory when inside it."""
-    reason = exc.strerror or exc.__class__.__name__
-    if exc.filename is None:
-        return f"{reason}"
-    name = os.fsdecode(exc.filename)
-    relative = os.path.relpath(name)
-    shown = relative if not relative.startswith("..") else name
-    return f"cannot use {shown}: {reason}"
-
-
-def _internal_error(exc: Exception, argv: list[str] | None) -> int:
-    state_dir = None
-    try:
-        state_dir = find_layout().shared_state_dir
-    except Exception:  # noqa: BLE001 - outside a repository there is nowhere to log
-        pass
+    3 internal error, 130 interrupted), through the one error handler."""
     command = " ".join(sys.argv[1:] if argv is None else argv)
-    logged = log_traceback(state_dir, f"gitai {command}")
-    where = f" (traceback in {logged})" if logged else ""
-    click.echo(f"gitai: error: internal error: {one_line(f'{exc.__class__.__name__}: {exc}')}{where}", err=True)
-    return EXIT_INTERNAL
+    handled = error_handler(COMMAND, f"gitai {command}", locate=_state_dir)
+    with handled:
+        try:
+            require_git()
+            code = cli.main(args=argv, prog_name="gitai", standalone_mode=False)
+        except click.exceptions.NoArgsIsHelpError as exc:
+            click.echo(exc.ctx.get_help() if exc.ctx else str(exc))
+            code = EXIT_OK
+        except click.ClickException as exc:  # an unknown option, a missing argument, a bad value: bad input
+            raise GitaiError(exc.format_message()) from exc
+        except click.exceptions.Exit as exc:
+            code = exc.exit_code
+        except click.Abort as exc:  # Ctrl-C at a prompt
+            raise KeyboardInterrupt from exc
+        sys.exit(code if isinstance(code, int) else EXIT_OK)
+    sys.exit(handled.code)
+
+
+def _state_dir() -> str | None:
+    """Where an internal error's traceback goes: the repository's shared state, when there is one."""
+    return find_layout().shared_state_dir

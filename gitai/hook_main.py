@@ -12,9 +12,8 @@ from __future__ import annotations
 import os
 import sys
 
-from gitai.errors import EXIT_INTERNAL, EXIT_PROBLEM, EXIT_USAGE, GitaiError
+from gitai.errors import EXIT_PROBLEM, EXIT_USAGE, GIT_HOOK, NEVER_FAIL, GitaiError, error_handler
 from gitai.layout import Layout, find_layout
-from gitai.util.crash import log_traceback
 
 
 def _pre_commit(layout: Layout, args: list[str]) -> int:
@@ -86,16 +85,10 @@ def _pre_receive() -> int:
     from gitai.gate.server import run_pre_receive
 
     root = os.getcwd()  # git runs pre-receive in the repository's git dir
-    try:
+    handled = error_handler(GIT_HOOK, "pre-receive hook", state_dir=os.path.join(root, "gitai"))
+    with handled:
         return run_pre_receive(root, sys.stdin.read())
-    except GitaiError as exc:
-        print(f"gitai: push refused: {exc}", file=sys.stderr)
-        return exc.exit_code
-    except Exception as exc:  # noqa: BLE001 - one line and a logged traceback
-        logged = log_traceback(os.path.join(root, "gitai"), "pre-receive hook")
-        print(f"gitai: error: internal error in the pre-receive hook ({exc.__class__.__name__}: {exc})"
-              + (f"; traceback in {logged}" if logged else ""), file=sys.stderr)
-        return EXIT_INTERNAL
+    return handled.code
 
 
 HOOKS = {
@@ -123,14 +116,12 @@ def run_for_framework(hook: str, args: list[str]) -> int:
     but commit-msg, which is the hook template's shell."""
     from gitai.hooks.markers import runs_from_git
 
-    try:
+    handled = error_handler(NEVER_FAIL if _never_fails(hook) else GIT_HOOK, f"{hook} hook")
+    with handled:
         layout = find_layout()
         runs_already = runs_from_git(layout.repo.hooks_dir, hook)  # the hooks dir may ask git, which may fail
-    except GitaiError as exc:
-        print(f"gitai: error: {exc}", file=sys.stderr)
-        return exc.exit_code
-    if runs_already:
-        return 0
+    if handled.failed or runs_already:
+        return handled.code
     given = list(args)
     if not given:  # the framework passes these in its environment
         for names in FRAMEWORK_ARGUMENTS.get(hook, ()):
@@ -150,6 +141,11 @@ def run_for_framework(hook: str, args: list[str]) -> int:
                           cwd=layout.root, stdin=subprocess.DEVNULL).returncode
 
 
+def _never_fails(hook: str) -> bool:
+    """The hooks that run after git has done its work, and pre-push: notes travel never stops a push."""
+    return hook.startswith("post-") or hook == "pre-push"
+
+
 def main(argv: list[str]) -> int:
     if not argv or (argv[0] not in HOOKS and argv[0] != "pre-receive"):
         print(f"gitai: error: unknown hook {argv[:1]}", file=sys.stderr)
@@ -163,34 +159,15 @@ def main(argv: list[str]) -> int:
         if agent_variable() is None:  # a person's escape hatch; never an agent's (docs/agents.md)
             print("gitai: warning: GITAI_HOOKS=off: the scope gate is skipped for this commit", file=sys.stderr)
             return 0
-    never_fail = hook.startswith("post-") or hook == "pre-push"  # notes travel never stops a push
-    layout: Layout | None = None
-    try:
+    handled = error_handler(NEVER_FAIL if _never_fails(hook) else GIT_HOOK, f"{hook} hook")
+    with handled:
         layout = find_layout()
+        handled.state_dir = layout.shared_state_dir
         if not layout.uses_gitai():
             return 0
         return HOOKS[hook](layout, args)
-    except GitaiError as exc:
-        from gitai.util.text import one_line
+    return handled.code
 
-        print(f"gitai: error: {one_line(str(exc))}", file=sys.stderr)
-        return 0 if never_fail else exc.exit_code
-    except Exception as exc:  # noqa: BLE001 - one line and a logged traceback, never a traceback on the terminal
-        if isinstance(exc, OSError) and not never_fail:  # the environment refuses (a directory where a file goes)
-            from gitai.util.text import one_line
-
-            reason = f"cannot use {exc.filename}: {exc.strerror}" if exc.filename else str(exc)
-            print(f"gitai: error: {one_line(reason)}", file=sys.stderr)
-            return EXIT_USAGE
-        logged = log_traceback(layout.shared_state_dir, f"{hook} hook") if layout is not None else None
-        where = f"; traceback in {logged}" if logged else ""
-        if never_fail:
-            print(f"gitai: warning: {hook} hook failed ({exc.__class__.__name__}: {exc}){where}; the commit is kept",
-                  file=sys.stderr)
-            return 0
-        print(f"gitai: error: internal error in the {hook} hook ({exc.__class__.__name__}: {exc}){where}",
-              file=sys.stderr)
-        return EXIT_INTERNAL
 
 if __name__ == "__main__":  # `python -m gitai.hook_main HOOK ...`, for debugging a hook by hand
     sys.exit(main(sys.argv[1:]))

@@ -9,7 +9,7 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parent.parent / "gitai"
 
 LAYERS: dict[str, int] = {
-    "gitai": 0, "errors": 0, "util": 0,
+    "gitai": 0, "errors": 0, "refusal": 0, "util": 0,
     "git": 1,
     "layout": 2,
     "intents": 3,

@@ -7,7 +7,10 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
 from conftest import git, gitai_ok, head, new_repo, write
+
+from gitai.refusal import HINTS_HEADING, Refusal
 
 CATALOGUE = """\
 active_intents:
@@ -78,3 +81,17 @@ def test_no_active_intent_advice_works_as_printed(tmp_path: Path) -> None:
     sh(repo, fix.split("   (")[0])
     git(repo, "commit", "-q", "-m", "docs first")
     assert git(repo, "rev-list", "--count", "HEAD").stdout.strip() == "1"
+
+
+def test_a_refusal_reads_the_same_for_a_person_and_an_agent() -> None:
+    refusal = Refusal("write refused: 1 path outside the scope of INT-001 (Auth\x1b[2J):",
+                      ["docs/a.md  owned by: INT-002"], ["stay in scope", "or switch: gitai select INT-002"])
+    agent = refusal.for_agent()
+    assert agent == ("gitai: write refused: 1 path outside the scope of INT-001 (Auth\x1b[2J):\n"
+                     "  docs/a.md  owned by: INT-002\n"
+                     f"{HINTS_HEADING}\n  stay in scope\n  or switch: gitai select INT-002")
+    assert refusal.for_terminal() == agent.replace("\x1b", "\\x1b") + "\n"  # a terminal never gets the escape
+    assert Refusal("commit refused: no hints").for_terminal() == "gitai: commit refused: no hints\n"
+    with pytest.raises(AttributeError):
+        refusal.summary = "allowed"  # type: ignore[misc]
+    assert refusal.with_rows("command: x") == Refusal(refusal.summary, [*refusal.rows, "command: x"], refusal.hints)

@@ -37,7 +37,7 @@ def test_a_commit_inside_a_host_no_hook_saw_is_refused_with_its_trust_steps(repo
     assert "inside Claude Code, in a session gitai's hooks never saw" in told
     assert "gitai agents install claude-code" in told  # not installed: that comes first
     for step in BY_NAME["claude-code"].trust:
-        assert f"  - {step}\n" in told  # one line per step, from the registry
+        assert f"\n  {step}\n" in told  # one line per step, from the registry
     events = (repo / ".orchestration" / "events.jsonl").read_text()
     assert '"reason":"ungoverned_agent"' in events.replace(" ", "")
     commit(repo, "a person's commit")  # no agent variable: never affected

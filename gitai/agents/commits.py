@@ -105,8 +105,8 @@ def commit_refusal(layout: Layout, policy: Policy, intent_id: str | None, comman
     result = check_paths(policy, intent_id, paths_to_commit(layout, command, cwd))
     if result.ok:
         return None
-    return (refusal_message(policy, result).rstrip("\n")
-            + "\n(Checked before the command runs: this host's shell runs git without gitai's hooks.)")
+    return refusal_message(policy, result).with_rows(
+        "(checked before the command runs: this host's shell runs git without gitai's hooks)").for_agent()
 
 
 def remember_head(layout: Layout, session: Session) -> None:

@@ -1,6 +1,6 @@
 """The decisions taken before an agent acts: the scope gate before a write, the stale-write lock,
 and command risk before a shell command. Each returns an Answer with a reason the model can act on
-(each path, who owns it, the allowed scope, the ways forward). Lean: no YAML, no pathspec.
+(each path, who owns it, the allowed scope, how to fix it: a gitai.refusal.Refusal). Lean: no YAML, no pathspec.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from gitai.agents.hosts import PROTECTED_CONFIGS as AGENT_CONFIG_FILES  # an age
 from gitai.agents.protocol import ALLOW, ASK, DENY, Answer
 from gitai.intents.patterns import is_exempt
 from gitai.intents.statuses import CLOSED
+from gitai.refusal import Refusal
 from gitai.util.text import display_path
 
 MAX_DELETED = 20_000  # files under a recursive delete checked one by one; more is asked
@@ -145,6 +146,10 @@ class Governor:
 
     def check(self, paths: list[str], what: str = "write") -> Answer:
         """The scope gate for absolute paths an agent is about to write."""
+        return _deny_or_allow(self.refusal(paths, what))
+
+    def refusal(self, paths: list[str], what: str = "write") -> Refusal | None:
+        """Why an agent may not write these absolute paths, or None."""
         from gitai.agents.budget import charge
 
         by_layout: dict[str, tuple[Layout, list[str]]] = {}
@@ -155,7 +160,7 @@ class Governor:
                     continue  # another platform's path (`C:/x` on POSIX): no file here can be written through it
                 why = self.protected(form)
                 if why:
-                    return Answer(DENY, f"gitai: {what} refused: {display_path(form)} {why}.")
+                    return Refusal(f"{what} refused: {display_path(form)} {why}.")
                 tops = worktree_tops(form)
                 if self.home is not None and _under(self.home.root, form) is not None and self.home.root not in tops:
                     tops.append(self.home.root)  # a linked worktree's root may be named differently
@@ -165,19 +170,22 @@ class Governor:
                         continue
                     rel = _under(layout.root, form)
                     if rel is None:
-                        return Answer(DENY, f"gitai: {what} refused: cannot tell which repository governs "
-                                            f"{display_path(form)}.")
+                        return Refusal(f"{what} refused: cannot tell which repository governs {display_path(form)}.")
                     by_layout.setdefault(layout.root, (layout, []))[1].append(rel)
         for layout, rels in by_layout.values():
             from gitai.gate.policy import load_policy
 
             policy = load_policy(layout)
-            answer = check_write_paths(layout, policy, self.intent_in(layout), list(dict.fromkeys(rels)), what)
-            if answer.decision != ALLOW:
+            refusal = write_refusal(layout, policy, self.intent_in(layout), list(dict.fromkeys(rels)), what)
+            if refusal is not None:
                 if self.home is None or layout.root != self.home.root:
-                    answer.reason += f"\n  (in the repository at {display_path(layout.root)})"
-                return answer
-        return Answer(ALLOW)
+                    refusal = refusal.with_rows(f"(in the repository at {display_path(layout.root)})")
+                return refusal
+        return None
+
+
+def _deny_or_allow(refusal: Refusal | None) -> Answer:
+    return Answer(ALLOW) if refusal is None else Answer(DENY, refusal.for_agent())
 
 
 def selectable(policy: Policy) -> list[str]:
@@ -185,73 +193,78 @@ def selectable(policy: Policy) -> list[str]:
             f"{', '.join(i.scope)}" for i in policy.intents.values() if i.status not in CLOSED]
 
 
-def no_intent_reason(policy: Policy, what: str, paths: list[str]) -> str:
+def no_intent_refusal(policy: Policy, what: str, paths: list[str]) -> Refusal:
     owners = sorted({o for p in paths for o in policy.owners(p)})
     pick = owners[0] if len(owners) == 1 else "INT-ID"
-    lines = [f"gitai: {what} refused: this session has no intent selected, so no write is allowed yet.",
-             *(f"  {display_path(p)}  owned by: {', '.join(policy.owners(p)) or 'no intent'}" for p in paths),
-             "Selectable intents:", *(selectable(policy) or ["  (none: ask a person to add one to .orchestration/active_intents.yaml)"]),
-             f"Select the one this work serves by running this shell command: gitai select {pick}",
-             "(`gitai context` shows the details; `gitai owners PATH` tells who owns a path.)"]
-    return "\n".join(lines)
+    return Refusal(f"{what} refused: this session has no intent selected, so no write is allowed yet.",
+                   [f"{display_path(p)}  owned by: {', '.join(policy.owners(p)) or 'no intent'}" for p in paths],
+                   [f"run this shell command to select the intent this work serves: gitai select {pick}",
+                    "the selectable intents:",
+                    *(selectable(policy)
+                      or ["  (none: ask a person to add one to .orchestration/active_intents.yaml)"]),
+                    "(`gitai context` shows the details; `gitai owners PATH` tells who owns a path.)"])
 
 
-def scope_reason(policy: Policy, intent_id: str, what: str, outside: list[str]) -> str:
+def scope_refusal(policy: Policy, intent_id: str, what: str, outside: list[str]) -> Refusal:
     intent = policy.intents[intent_id]
     owning = sorted({o for p in outside for o in policy.owners(p) if o != intent_id})
     width = max(len(display_path(p)) for p in outside)
-    lines = [f"gitai: {what} refused: {len(outside)} path{'s' if len(outside) > 1 else ''} outside the scope of "
-             f"{intent.id} ({intent.name}):"]
-    for path in outside:
-        owners = ", ".join(policy.owners(path)) or "no intent"
-        lines.append(f"  {display_path(path):<{width}}  owned by: {owners}")
-    lines.append(f"Allowed scope of {intent.id}: {', '.join(intent.scope)}")
-    lines.append("Ways forward:")
-    lines.append(f"  - stay in scope: change only paths matching {', '.join(intent.scope)}")
+    rows = [f"{display_path(path):<{width}}  owned by: {', '.join(policy.owners(path)) or 'no intent'}"
+            for path in outside]
+    rows.append(f"allowed scope of {intent.id}: {', '.join(intent.scope)}")
+    hints = [f"stay in scope: change only paths matching {', '.join(intent.scope)}"]
     if owning:
-        lines.append(f"  - if this work belongs to {' or '.join(owning)}, switch: gitai select {owning[0]}")
-    lines.append(f"  - or ask a person to widen {intent.id}'s owned_scope or to add the path to .orchestration/.intentignore")
-    return "\n".join(lines)
+        hints.append(f"or, if this work belongs to {' or '.join(owning)}, switch: gitai select {owning[0]}")
+    hints.append(f"or ask a person to widen {intent.id}'s owned_scope or to add the path to "
+                 ".orchestration/.intentignore")
+    return Refusal(f"{what} refused: {len(outside)} path{'s' if len(outside) > 1 else ''} outside the scope of "
+                   f"{intent.id} ({intent.name}):", rows, hints)
 
 
 def check_write_paths(layout: Layout, policy: Policy, intent_id: str | None, rel_paths: list[str],
                       what: str = "write") -> Answer:
     """The scope gate for paths an agent is about to write (repository-relative)."""
+    return _deny_or_allow(write_refusal(layout, policy, intent_id, rel_paths, what))
+
+
+def write_refusal(layout: Layout, policy: Policy, intent_id: str | None, rel_paths: list[str],
+                  what: str = "write") -> Refusal | None:
+    """Why an agent may not write these repository-relative paths, or None."""
     protected = [p for p in rel_paths if p == ".git" or p.startswith(".git/")]
     if protected:
-        return Answer(DENY, f"gitai: {what} refused: {', '.join(map(display_path, protected))} is inside the git "
-                            "directory (hooks, refs and notes are not for agents).")
+        return Refusal(f"{what} refused: {', '.join(map(display_path, protected))} is inside the git directory "
+                       "(hooks, refs and notes are not for agents).")
     configs = [p for p in rel_paths if p in AGENT_CONFIG_FILES]
     if configs:
-        return Answer(DENY, f"gitai: {what} refused: {', '.join(configs)} holds the agent hooks that run gitai; "
-                            "only a person changes it (`gitai agents install|uninstall`).")
+        return Refusal(f"{what} refused: {', '.join(configs)} holds the agent hooks that run gitai; only a person "
+                       "changes it (`gitai agents install|uninstall`).")
     orchestration = [p for p in rel_paths if is_exempt(p)]
     if orchestration:
         hints = []
         for p in orchestration:
             if p.endswith("AGENT.md"):
-                hints.append(f"  {p}: add a lesson with: gitai lesson \"TEXT\"")
+                hints.append(f"{p}: add a lesson with: gitai lesson \"TEXT\"")
             elif p.endswith(("active_intents.yaml", ".intentignore")):
-                hints.append(f"  {p}: the catalogue and .intentignore decide every scope: ask a person to change them")
+                hints.append(f"{p}: the catalogue and .intentignore decide every scope: ask a person to change them")
             else:
-                hints.append(f"  {p}: gitai's own files are written by gitai commands only")
-        return Answer(DENY, "\n".join([f"gitai: {what} refused: agents do not edit .orchestration/ directly:", *hints]))
+                hints.append(f"{p}: gitai's own files are written by gitai commands only")
+        return Refusal(f"{what} refused: agents do not edit .orchestration/ directly.", hints=hints)
     governed = [p for p in rel_paths if p != "." and not policy.is_exempt(p)]
     if not governed:
-        return Answer(ALLOW)
+        return None
     if intent_id is None:
-        return Answer(DENY, no_intent_reason(policy, what, governed))
+        return no_intent_refusal(policy, what, governed)
     if intent_id not in policy.intents:
-        return Answer(DENY, f"gitai: {what} refused: the session's intent {intent_id} is not in the catalogue; "
-                            "select another: gitai select INT-ID (see `gitai context`)")
+        return Refusal(f"{what} refused: the session's intent {intent_id} is not in the catalogue.",
+                       hints=["select another: gitai select INT-ID (see `gitai context`)"])
     intent = policy.intents[intent_id]
     if intent.status in CLOSED:
-        return Answer(DENY, f"gitai: {what} refused: intent {intent.id} ({intent.name}) is {intent.status}; no new work "
-                            "goes under it. Select an open intent: gitai select INT-ID (see `gitai context`)")
+        return Refusal(f"{what} refused: intent {intent.id} ({intent.name}) is {intent.status}; no new work goes "
+                       "under it.", hints=["select an open intent: gitai select INT-ID (see `gitai context`)"])
     outside = [p for p in governed if not policy.in_scope(intent_id, p)]
     if outside:
-        return Answer(DENY, scope_reason(policy, intent_id, what, outside))
-    return Answer(ALLOW)
+        return scope_refusal(policy, intent_id, what, outside)
+    return None
 
 
 def check_stale(layout: Layout, session: Session, rel_paths: list[str]) -> Answer:
@@ -271,8 +284,8 @@ def check_stale(layout: Layout, session: Session, rel_paths: list[str]) -> Answe
             if other.get("key") != session.key and isinstance(other.get("files"), dict) and other["files"].get(rel) == now:
                 by = f"by session {other['key']}" + (f" (intent {other['intent_id']})" if other.get("intent_id") else "")
                 break
-        return Answer(DENY, f"gitai: write refused: {display_path(rel)} changed since you read it ({by}): read it again, "
-                            "then redo your change on the current content.")
+        return Answer(DENY, Refusal(f"write refused: {display_path(rel)} changed since you read it ({by}).",
+                                    hints=["read it again, then redo your change on the current content"]).for_agent())
     return Answer(ALLOW)
 
 
@@ -302,7 +315,8 @@ def check_shell(gov: Governor, command: str, cwd: str) -> tuple[Answer, Risk]:
     short = command if len(command) <= 120 else command[:117] + "..."
     if layout is None:  # no repository gitai governs is involved: only what cannot be told is asked
         if risk.unsure:
-            return Answer(ASK, f"gitai: command needs a person's approval: {'; '.join(risk.unsure)}.\n  {short}"), risk
+            return Answer(ASK, Refusal(f"command needs a person's approval: {'; '.join(risk.unsure)}.",
+                                       [short]).for_agent()), risk
         return Answer(ALLOW), risk
     policy = load_policy(layout)
     intent_id = gov.intent_in(layout)
@@ -310,8 +324,9 @@ def check_shell(gov: Governor, command: str, cwd: str) -> tuple[Answer, Risk]:
     for selected in risk.selects:
         intent = policy.intents.get(selected)
         if intent is not None and intent.requires_approval and not is_approved(layout, selected):
-            return Answer(DENY, f"gitai: {selected} ({intent.name}) requires a person's approval before an agent "
-                                f"selects it. Ask a person to run: gitai approve {selected}"), risk
+            return Answer(DENY, Refusal(f"command refused: {selected} ({intent.name}) requires a person's approval "
+                                        "before an agent selects it.",
+                                        hints=[f"ask a person to run: gitai approve {selected}"]).for_agent()), risk
     # A recursive delete is destructive when anything it would delete is outside the scope.
     for target in deletes:
         rel = repo_relative(layout, target)
@@ -326,19 +341,19 @@ def check_shell(gov: Governor, command: str, cwd: str) -> tuple[Answer, Risk]:
         why = "; ".join(risk.why())
         forward = ("a person can allow it in the prompt, or run it themselves" if decision == ASK
                    else "do it another way that keeps gitai's checks, or ask a person")
-        return Answer(decision, f"gitai: command {verb} ({label}): {why}.\n  {short}\nWay forward: {forward}."), risk
+        return Answer(decision, Refusal(f"command {verb} ({label}): {why}.", [short], [forward]).for_agent()), risk
     if targets:
-        answer = gov.check(targets, what="command")
-        if answer.decision != ALLOW:
-            answer.reason += f"\n  command: {short}"
-            return answer, risk
+        refusal = gov.refusal(targets, what="command")
+        if refusal is not None:
+            return Answer(DENY, refusal.with_rows(f"command: {short}").for_agent()), risk
     if risk.klass == WRITES and decision != ALLOW:
-        return Answer(decision, f"gitai: command {'needs approval' if decision == ASK else 'refused'} (writes): "
-                                f"{'; '.join(risk.why())}.\n  {short}"), risk
+        return Answer(decision, Refusal(f"command {'needs approval' if decision == ASK else 'refused'} (writes): "
+                                        f"{'; '.join(risk.why())}.", [short]).for_agent()), risk
     if risk.unsure:
-        return Answer(ASK, f"gitai: command needs a person's approval: gitai cannot tell what it does "
-                           f"({'; '.join(risk.unsure)}).\n  {short}\nWay forward: write it with literal words "
-                           "(no variables in command position, no pipes into a shell), or ask a person."), risk
+        return Answer(ASK, Refusal(f"command needs a person's approval: gitai cannot tell what it does "
+                                   f"({'; '.join(risk.unsure)}).", [short],
+                                   ["write it with literal words (no variables in command position, no pipes into a "
+                                    "shell), or ask a person"]).for_agent()), risk
     return Answer(ALLOW), risk
 
 

@@ -35,6 +35,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from gitai.agents.gate import Governor
     from gitai.agents.sessions import Session
+    from gitai.errors import error_handler
     from gitai.layout import Layout
 
 
@@ -60,9 +61,18 @@ def main(argv: list[str]) -> int:
 def run(host: str, event_arg: str | None, data: bytes) -> tuple[str, str, int]:
     """The whole hook: payload bytes in, (stdout, stderr, exit code) out; never raises."""
     from gitai.agents import budget
+    from gitai.errors import AGENT_HOOK, error_handler
 
     budget.start()
-    layout = None
+    handled = error_handler(AGENT_HOOK, f"gitai hook {host}")
+    with handled:
+        return _answer(host, event_arg, data, handled)
+    return render_failure(host, event_arg or "", handled.reason)  # fail closed: an error is never an allow
+
+
+def _answer(host: str, event_arg: str | None, data: bytes, handled: error_handler) -> tuple[str, str, int]:
+    from gitai.agents import budget
+
     hook_event = event_arg or ""
     try:
         if len(data) > MAX_PAYLOAD:
@@ -77,21 +87,25 @@ def run(host: str, event_arg: str | None, data: bytes) -> tuple[str, str, int]:
         if event.kind == ev.OTHER or os.environ.get("GITAI_HOOKS", "").lower() == "off":
             return render(event, Answer(ALLOW))
         if event.kind == ev.BEFORE_SHELL and BY_NAME[host].stdin_tools and _truthy(event.tool_input.get("tty")):
-            return render(event, Answer(DENY, INTERACTIVE))  # in any repository or none: what is typed is unseen
+            return render(event, Answer(DENY, _interactive()))  # in any repository or none: what is typed is unseen
         if host == "claude-code" and _handled_elsewhere(payload):
             return render(event, Answer(ALLOW))
         from gitai.errors import GitaiError
         from gitai.layout import find_layout
 
         if event.unreadable:
-            return render(event, Answer(DENY, f"gitai: refused: {event.tool or 'the tool'}'s target cannot be read: "
-                                              f"{event.unreadable} (fail closed)."))
+            from gitai.refusal import Refusal
+
+            return render(event, Answer(DENY, Refusal(f"{event.tool or 'tool'} refused: its target cannot be read: "
+                                                      f"{event.unreadable} (fail closed).").for_agent()))
         try:
             layout = find_layout(event.cwd if os.path.isdir(event.cwd) else None)
         except GitaiError:
             layout = None  # the cwd is in no repository: the paths are judged by their own
         if layout is not None and not layout.uses_gitai():
             layout = None
+        handled.label = f"gitai hook {host} {hook_event}"
+        handled.state_dir = layout.shared_state_dir if layout else None
         try:
             if layout is None:
                 answer = _foreign(event) if event.kind in BEFORE_KINDS else Answer(ALLOW)
@@ -109,14 +123,6 @@ def run(host: str, event_arg: str | None, data: bytes) -> tuple[str, str, int]:
     except budget.BudgetSpent as exc:
         return render_failure(host, hook_event, f"gitai: refused: {exc}; split the work into smaller calls, "
                                                 "or ask a person to run it.")
-    except Exception as exc:  # noqa: BLE001 - fail closed, one line, traceback logged
-        from gitai.util.crash import log_traceback
-
-        logged = log_traceback(layout.shared_state_dir if layout else None, f"hook {host} {hook_event}")
-        where = f"; traceback in {logged}" if logged else ""
-        reason = (f"gitai: refused: internal error in the gitai hook ({exc.__class__.__name__}: {_one_line(str(exc))})"
-                  f"{where}. A person can bypass gitai by starting the agent with GITAI_HOOKS=off.")
-        return render_failure(host, hook_event, reason)
 
 
 def _one_line(text: str) -> str:
@@ -385,9 +391,12 @@ def _wrap_in_domain(event: ev.AgentEvent, session: Session, answer: Answer, comm
     answer.updated_input = {**event.tool_input, "command": line}
 
 
-INTERACTIVE = ("gitai: command refused (interactive): a shell started with a terminal takes input that gitai's "
-               "hooks never see (what is typed into it with write_stdin is not checked). Way forward: run each "
-               "command on its own, without tty.")
+def _interactive() -> str:
+    from gitai.refusal import Refusal
+
+    return Refusal("command refused (interactive): a shell started with a terminal takes input that gitai's hooks "
+                   "never see (what is typed into it with write_stdin is not checked).",
+                   hints=["run each command on its own, without tty"]).for_agent()
 
 
 def _truthy(value: object) -> bool:

@@ -81,12 +81,13 @@ def ungoverned_refusal(layout: Layout, environ: Mapping[str, str]) -> str | None
     steps = list(host.trust)
     if status.state != "installed":
         steps.insert(0, f"gitai agents install {host.name}, and commit the file it writes")
-    lines = [f"gitai: commit refused: it was made inside {host.title}, in a session gitai's hooks never saw "
-             f"(its hooks are {status.state}"
-             + (f"; {status.trust.detail}" if status.trust and status.trust.will_run is not True else "")
-             + "): the agent is working without an intent or a scope check.",
-             f"How to fix (a person, for {host.title} to run gitai's hooks), then start a new session:"]
-    lines += [f"  - {step}" for step in steps]
-    lines.append("  (`gitai agents status` says whether each host will run them.)")
+    from gitai.refusal import Refusal
+
+    trust = f"; {status.trust.detail}" if status.trust and status.trust.will_run is not True else ""
+    refusal = Refusal(f"commit refused: it was made inside {host.title}, in a session gitai's hooks never saw "
+                      f"(its hooks are {status.state}{trust}): the agent is working without an intent or a scope "
+                      f"check. A person makes {host.title} run gitai's hooks:",
+                      hints=[*steps, "then start a new session (`gitai agents status` says whether each host will "
+                                     "run them)"])
     record_event(layout, "refusal", reason="ungoverned_agent", host=host.name, hooks=status.state)
-    return "\n".join(lines) + "\n"
+    return refusal.for_terminal()

@@ -20,6 +20,7 @@ from gitai.gate.check import CheckResult, check_commits
 from gitai.gate.policy import Policy, compile_policy
 from gitai.git.runner import git_process, run_git
 from gitai.layout import CATALOGUE, INTENTIGNORE, ORCHESTRATION
+from gitai.refusal import Refusal
 from gitai.util.text import display_path
 
 TYPE_CHECKING = False
@@ -50,6 +51,10 @@ def policy_at(root: str, commit: str) -> Policy | None:
 class UnbornHead(Exception):
     """The repository has branches but HEAD names none of them: a new branch has no base to judge it by."""
 
+    def __init__(self, refusal: Refusal) -> None:
+        super().__init__(refusal.summary)
+        self.refusal = refusal
+
 
 def _base_of(root: str, old: str, new: str, has_branches: bool) -> str:
     """The commit whose catalogue rules a push: the branch before it, else the default branch
@@ -67,9 +72,9 @@ def _base_of(root: str, old: str, new: str, has_branches: bool) -> str:
 
 def _unborn_head(root: str) -> UnbornHead:
     name = git_process(["symbolic-ref", "-q", "HEAD"], root).stdout.decode().strip() or "HEAD"
-    return UnbornHead(f"gitai: push refused: the server's HEAD names {name}, which does not exist, so a new branch "
-                      "has no catalogue to be checked against\nHow to fix (on the server): git symbolic-ref HEAD "
-                      "refs/heads/<the default branch>\n")
+    return UnbornHead(Refusal(f"push refused: the server's HEAD names {name}, which does not exist, so a new "
+                              "branch has no catalogue to be checked against",
+                              hints=["on the server: git symbolic-ref HEAD refs/heads/<the default branch>"]))
 
 
 def check_push(root: str, updates: list[tuple[str, str, str]]) -> list[tuple[str, CheckResult]]:
@@ -93,27 +98,26 @@ def check_push(root: str, updates: list[tuple[str, str, str]]) -> list[tuple[str
     return results
 
 
-def refusal_message(results: list[tuple[str, CheckResult]]) -> str:
+def refusal_message(results: list[tuple[str, CheckResult]]) -> Refusal:
     """What the pusher needs to correct the push, in the words of the pre-commit gate."""
     violations = [(ref, v) for ref, result in results for v in result.violations]
     commits = {v.commit for _, v in violations}
-    lines = [f"gitai: push refused: {len(commits)} commit{'s' if len(commits) > 1 else ''} outside the scope of "
-             "the intent named by their Intent: trailer:"]
     width = max(len(display_path(v.path)) for _, v in violations)
+    rows = []
     for ref, v in violations:
         owners = ", ".join(v.owners) if v.owners else "no intent (add it to an owned_scope or .intentignore)"
         said = {"no_intent_trailer": "no Intent: trailer", "unknown_intent": f"unknown intent {v.intent_id}",
                 "out_of_scope": f"Intent: {v.intent_id}"}.get(v.reason, v.reason)
-        lines.append(f"  {(v.commit or '')[:12]} {ref.removeprefix('refs/heads/')}: {display_path(v.path):<{width}}"
-                     f"  owned by: {owners}  ({said})")
+        rows.append(f"{(v.commit or '')[:12]} {ref.removeprefix('refs/heads/')}: {display_path(v.path):<{width}}"
+                    f"  owned by: {owners}  ({said})")
     owning = sorted({o for _, v in violations for o in v.owners})
-    lines += ["How to fix (then push again):",
-              "  give each commit the intent that owns its paths: git rebase -i, reword, Intent: "
-              + (" or ".join(owning) if owning else "INT-ID"),
-              "  or split a commit that spans intents, one commit per intent (gitai select INT-ID before each)",
-              "  or widen the scope: push a change to owned_scope in .orchestration/active_intents.yaml first",
-              "  see: gitai check --range <remote branch>..HEAD"]
-    return "\n".join(lines) + "\n"
+    hints = ["give each commit the intent that owns its paths: git rebase -i, reword, Intent: "
+             + (" or ".join(owning) if owning else "INT-ID"),
+             "or split a commit that spans intents, one commit per intent (gitai select INT-ID before each)",
+             "or widen the scope: push a change to owned_scope in .orchestration/active_intents.yaml first",
+             "check before pushing again: gitai check --range <remote branch>..HEAD"]
+    return Refusal(f"push refused: {len(commits)} commit{'s' if len(commits) > 1 else ''} outside the scope of "
+                   "the intent named by their Intent: trailer:", rows, hints)
 
 
 def run_pre_receive(root: str, stdin: str, out: TextIO = sys.stderr) -> int:
@@ -121,9 +125,9 @@ def run_pre_receive(root: str, stdin: str, out: TextIO = sys.stderr) -> int:
     try:
         results = [(ref, r) for ref, r in check_push(root, updates) if not r.ok]  # type: ignore[arg-type]
     except UnbornHead as exc:
-        out.write(str(exc))
+        out.write(exc.refusal.for_terminal())
         return EXIT_PROBLEM
     if not results:
         return EXIT_OK
-    out.write(refusal_message(results))
+    out.write(refusal_message(results).for_terminal())
     return EXIT_PROBLEM

@@ -54,6 +54,7 @@ def test_an_out_of_scope_write_is_refused_and_the_model_told_why(session: MakeSe
     assert not (s.repo / "docs" / "notes.md").exists()
     told = result.tool_results()[-1]
     assert "outside the scope of INT-001" in told and "docs/notes.md" in told
+    assert "How to fix:" in told and "stay in scope" in told  # the one heading of every refusal, as in the git hooks
 
 
 @pytest.mark.parametrize("host", HOSTS)
