@@ -374,8 +374,13 @@ def _refuse_incomplete(command: str) -> Answer | None:
     from gitai.sandbox.wrap import incomplete
 
     why = incomplete(command)
-    return Answer(DENY, f"gitai: refused: the command is not a complete shell command on its own ({why}); "
-                        "finish it (close its quotes, brackets and here-documents), or split it.") if why else None
+    if not why:
+        return None
+    from gitai.refusal import Refusal
+
+    return Answer(DENY, Refusal(f"command refused: it is not a complete shell command on its own ({why}).",
+                                hints=["finish it (close its quotes, brackets and here-documents), or split it"]
+                                ).for_agent())
 
 
 def _wrap_in_domain(event: ev.AgentEvent, session: Session, answer: Answer, commits: bool) -> None:
