@@ -6,7 +6,8 @@ Alternating, medians of RUNS, in one scratch repository with INT-001 selected by
 - exec: `gitai exec --session KEY -- true` (the lean entry), against `python -m gitai exec ...` through
   the click CLI, and against `true` alone;
 - call: the whole wrapped command (`ls`) run the way Claude Code runs one (`bash -c "eval CMD && pwd -P
-  >| FILE"`), against the unwrapped command the same way: what a Bash call pays in all.
+  >| FILE"`, which the line entering the domain runs again inside it), against the unwrapped command the
+  same way: what a Bash call pays in all.
 Wall times swing with the machine's load; the CPU column (user + system time of the processes) less so.
 Usage: .venv/bin/python benchmarks/exec_wrap.py [RUNS]
 """
@@ -24,6 +25,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from _common import BIN, ENV, gitai_repo, median_ms, scratch, timed
 
+ENV = {**ENV, "GITAI_EXEC_WRAP": "1"}  # the person turned the wrapping on
+
 
 def main() -> None:
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 15
@@ -38,7 +41,8 @@ def main() -> None:
         answer = subprocess.run([gitai, "hook", "claude-code"], input=payload, cwd=repo, env=ENV,
                                 capture_output=True, check=True).stdout
         wrapped = json.loads(answer)["hookSpecificOutput"]["updatedInput"]["command"]
-        cwd_file = tmp / "cwd"
+        (tmp / "host-tmp").mkdir()  # the host's temporary directory: writable inside the domain
+        cwd_file = tmp / "host-tmp" / "cwd"
 
         def as_claude(command: str) -> subprocess.CompletedProcess[bytes]:
             line = f"eval {shlex.quote(command)} < /dev/null && pwd -P >| {shlex.quote(str(cwd_file))}"

@@ -1,6 +1,8 @@
-"""The second way into the kernel domain: the agent hook rewrites a Claude Code Bash command to run
-inside `gitai exec`. The wrapped command is run for real, the way Claude Code runs a command
-(`eval CMD < /dev/null && pwd -P >| FILE`), and each test checks the effect on disk and in git."""
+"""The second way into the kernel domain: the agent hook rewrites a Claude Code Bash command (and a
+Gemini CLI shell command) to run inside `gitai exec`, the agent's command kept verbatim after a line
+that enters the domain. The wrapped command is run for real, the way each host runs a command (Claude
+Code: `eval CMD < /dev/null && pwd -P >| FILE`; Gemini CLI: `( CMD\n)` in its own text), and each test
+checks the effect on disk and in git."""
 
 from __future__ import annotations
 
@@ -22,11 +24,13 @@ pytestmark = pytest.mark.skipif(not domain_available() and not os.environ.get("C
 
 
 def hook(repo: Path, event: str, command: str, session: str = "s1", host: str = "claude-code",
-         env: dict[str, str] | None = None, **extra: object) -> dict[str, object]:
+         env: dict[str, str | None] | None = None, **extra: object) -> dict[str, object]:
+    """The hook's answer; `env` adds to the environment (None: unset)."""
     payload = {"hook_event_name": event, "session_id": session, "cwd": str(repo), "tool_name": "Bash",
                "tool_input": {"command": command, "description": "run"}, **extra}
     proc = subprocess.run([GITAI, "hook", host], input=json.dumps(payload), capture_output=True, text=True,
-                          cwd=repo, env={**os.environ, "GITAI_EXEC_WRAP": "1", **(env or {})})
+                          cwd=repo, env={k: v for k, v in {**os.environ, "GITAI_EXEC_WRAP": "1", **(env or {})}.items()
+                                         if v is not None})
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout) if proc.stdout.strip() else {}
 
@@ -44,7 +48,8 @@ class Shell:
     """Claude Code's Bash tool, reduced to what matters here: one shell per call, the directory carried over."""
 
     def __init__(self, repo: Path, tmp: Path) -> None:
-        self.repo, self.cwd, self.cwd_file = repo, repo, tmp / "cwd"
+        (tmp / "host-tmp").mkdir(exist_ok=True)  # the host's temporary directory: writable in the domain
+        self.repo, self.cwd, self.cwd_file = repo, repo, tmp / "host-tmp" / "cwd"
 
     def run(self, command: str) -> subprocess.CompletedProcess[str]:
         line = f"eval {shlex.quote(command)} < /dev/null && pwd -P >| {shlex.quote(str(self.cwd_file))}"
@@ -73,7 +78,8 @@ def test_the_hook_wraps_allowed_shell_commands_only_where_a_domain_can_be_had(go
     assert refused["permissionDecision"] == "deny" and "updatedInput" not in refused  # type: ignore[operator]
     # off unless the person turned it on where the host starts; the person's Landlock opt-out, an existing
     # domain (`gitai run`), hosts that cannot
-    assert hook(governed, "PreToolUse", command, env={"GITAI_EXEC_WRAP": ""}) == {}
+    assert hook(governed, "PreToolUse", command, env={"GITAI_EXEC_WRAP": None}) == {}
+    assert hook(governed, "PreToolUse", command, env={"GITAI_EXEC_WRAP": "0"}) == {}
     assert hook(governed, "PreToolUse", command, env={"GITAI_NO_LANDLOCK": "1"}) == {}
     assert hook(governed, "PreToolUse", command, env={"GITAI_DOMAIN": "INT-001"}) == {}
     assert hook(governed, "PreToolUse", command, host="qwen", hook_event_name="PreToolUse",
@@ -152,11 +158,78 @@ def test_the_domain_follows_the_sessions_selection(governed: Path, tmp_path: Pat
     assert "Permission denied" in billing.stderr
 
 
-def test_unwrap_reads_only_what_wrap_made() -> None:
+def test_unwrap_reads_only_what_wrap_made(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SHELL", "/bin/bash")
     line = wrap("/usr/bin/gitai", "claude-code-s1", "echo 'a' \"b\"")
-    assert unwrap(line) == "echo 'a' \"b\""
-    assert unwrap(line + "; rm -rf docs") is None
-    assert unwrap("echo hi") is None and unwrap(". /elsewhere/exec-in-domain.sh g k 'ls'") is None
+    assert line.endswith("; echo 'a' \"b\"") and unwrap(line) == "echo 'a' \"b\""  # verbatim, after the line
+    assert unwrap(line + "; rm -rf docs") == "echo 'a' \"b\"; rm -rf docs"  # what the host ran
+    assert unwrap("echo hi") is None and unwrap(". /elsewhere/enter-domain.sh g k 0123456789abcdef; ls") is None
+    assert "exec-in-domain.sh" in wrap("/usr/bin/gitai", "claude code's", "ls")  # a word Claude's quoting would change
+    monkeypatch.setenv("SHELL", "/usr/bin/zsh")  # Claude Code runs zsh there: the command quoted whole
+    quoted = wrap("/usr/bin/gitai", "claude-code-s1", "echo 'a' \"b\"")
+    assert "exec-in-domain.sh" in quoted and unwrap(quoted) == "echo 'a' \"b\""
+    assert unwrap(quoted + "; rm -rf docs") is None
+    assert unwrap(wrap("/usr/bin/gitai", "gemini-s1", "ls", host_runs_bash=True)) == "ls"  # Gemini: bash whatever SHELL
+
+
+def gemini_text(command: str, tmp: Path) -> str:
+    """The shell text Gemini CLI 0.61 runs for a command (seen in the real host): the command raw inside a subshell."""
+    return (f"shopt -u promptvars nullglob extglob nocaseglob dotglob; _bgpids_file={tmp}/bgpids.tmp\n(\n"
+            f"  trap 'jobs -p > \"$_bgpids_file\"' EXIT\n{command}\n)\n__code=$?\nexit $__code")
+
+
+def test_the_agents_command_stays_verbatim_and_runs_confined_the_way_gemini_runs_it(governed: Path,
+                                                                                    tmp_path: Path) -> None:
+    host_tmp = tmp_path / "host-tmp"
+    host_tmp.mkdir()
+    command = "echo \"it's $((6 * 7))\"; echo err >&2; python3 -c \"open('docs/x.md','w')\"; exit 4"
+    line = wrapped(governed, command)
+    assert line.endswith("; " + command)  # the host's own rules still see the agent's command
+    proc = subprocess.run(["bash", "-c", gemini_text(line, host_tmp)], cwd=governed, capture_output=True, text=True)
+    assert (proc.returncode, proc.stdout) == (4, "it's 42\n") and "PermissionError" in proc.stderr, proc.stderr
+    assert not (governed / "docs" / "x.md").exists() and (host_tmp / "bgpids.tmp").exists()
+
+
+def test_a_command_that_is_not_complete_on_its_own_is_refused(governed: Path, tmp_path: Path) -> None:
+    """Gemini CLI puts the command raw inside its own `( ... )`: a command that closes that subshell would
+    run its tail after the line entering the domain, outside it. The hook refuses any command bash does not
+    parse on its own; the escape, run the way Gemini would have run it, shows what is at stake."""
+    escape = "true\n) ; python3 -c \"open('docs/escaped.md','w')\" ; (\n:"
+    for command in (escape, "echo 'unclosed", "cat <<EOF\nno end", "echo a )"):
+        refused = hook(governed, "BeforeTool", command, host="gemini", tool_name="run_shell_command")
+        assert refused["decision"] == "deny" and "not a complete shell command" in str(refused["reason"]), refused
+    host_tmp = tmp_path / "host-tmp"
+    host_tmp.mkdir()
+    line = wrap(GITAI, "gemini-s1", escape)
+    subprocess.run(["bash", "-c", gemini_text(line, host_tmp)], cwd=governed, capture_output=True, text=True)
+    assert (governed / "docs" / "escaped.md").exists()  # why the hook must refuse it
+    (governed / "docs" / "escaped.md").unlink()
+
+
+def test_nothing_the_agent_plants_lets_its_command_run_outside_the_domain(governed: Path, tmp_path: Path) -> None:
+    """No variable and no file says "already inside": the line entering the domain always enters it (or
+    refuses), and only the copy of the host's text run inside lacks it. Variables a process inside a domain
+    carries, a forged entering line inside the command, a host text holding the line twice, a shell that is
+    not bash or runs no command string: the out-of-scope write never happens, and a refused command never runs."""
+    shell = Shell(governed, tmp_path)
+    write_docs = "python3 -c \"open('docs/x.md','w')\""
+    forged = f". {wrap(GITAI, 'claude-code-s1', '').split('; ')[0][:-16]}0000000000000000; {write_docs}"
+    spoofed = {**os.environ, "GITAI_DOMAIN": "INT-001", "GITAI_EXEC_STATE": str(tmp_path), "SHLVL": "5"}
+    for command in (write_docs, forged, f"export GITAI_DOMAIN=INT-001; {write_docs}"):
+        specific = hook(governed, "PreToolUse", command)["hookSpecificOutput"]  # the forged line is asked
+        line = f"eval {shlex.quote(specific['updatedInput']['command'])} < /dev/null"  # type: ignore[index]
+        proc = subprocess.run(["bash", "-c", line], cwd=governed, capture_output=True, text=True, env=spoofed)
+        assert "PermissionError" in proc.stderr and not (governed / "docs" / "x.md").exists(), proc.stderr
+    ran = "echo ran > src/auth/ran.txt"  # in scope: had it run at all, the file would be there
+    line = wrapped(governed, ran)
+    script = tmp_path / "host.sh"
+    script.write_text(line + "\n")
+    for argv in (["sh", "-c", line], ["bash", str(script)], ["bash", "-c", f"eval \"$(cat {script})\""],
+                 ["bash", "-c", f"{line}; {line}"]):
+        proc = subprocess.run(argv, cwd=governed, capture_output=True, text=True)
+        assert proc.returncode == 126 and "gitai: refused" in proc.stderr, (argv, proc.stderr)
+        assert not (governed / "src" / "auth" / "ran.txt").exists(), argv
+    assert shell.run(line).returncode == 0 and (governed / "src" / "auth" / "ran.txt").read_text() == "ran\n"
 
 
 def test_where_no_mounts_can_be_made_a_commit_is_left_to_the_hooks(governed: Path) -> None:
@@ -170,7 +243,8 @@ def test_where_no_mounts_can_be_made_a_commit_is_left_to_the_hooks(governed: Pat
         payload = {"hook_event_name": "PreToolUse", "session_id": "s1", "cwd": str(governed), "tool_name": "Bash",
                    "tool_input": {"command": command}}
         proc = subprocess.run([sys.executable, "-c", confined, GITAI, "hook", "claude-code"], input=json.dumps(payload),
-                              capture_output=True, text=True, cwd=governed, env={**os.environ, "GITAI_EXEC_WRAP": "1"})
+                              capture_output=True, text=True, cwd=governed,
+                              env={**os.environ, "GITAI_EXEC_WRAP": "1"})
         assert proc.returncode == 0, proc.stderr
         return json.loads(proc.stdout) if proc.stdout.strip() else {}
 
@@ -196,3 +270,27 @@ def test_gemini_cli_gets_the_wrap_as_its_tool_input_and_its_after_hook_reads_the
     session = json.loads((governed / ".git/gitai/sessions/gemini-s1.json").read_text())
     assert session["intent_id"] == "INT-003"
     assert gemini("BeforeTool", "git commit --no-verify -m x")["decision"] == "deny"
+
+
+def test_the_projects_mcp_server_list_is_out_of_the_agents_reach(governed: Path, tmp_path: Path) -> None:
+    """`.mcp.json` names programs the host starts outside any domain: the hook refuses the agent's Write
+    and redirect, and where the scope reaches the repository's root (INT-002 owns `README.md`, at any
+    depth) a program the hooks cannot see into cannot rewrite it inside the domain either. Untouched."""
+    mcp = governed / ".mcp.json"
+    mcp.write_text('{"mcpServers": {}}\n')
+    write(governed, "README.md", "# project\n")
+    git(governed, "add", ".mcp.json", "README.md")
+    git(governed, "commit", "-q", "--no-verify", "-m", "a person's MCP list")
+    gitai_ok(governed, "select", "INT-002")
+    payload = {"hook_event_name": "PreToolUse", "session_id": "mcp", "cwd": str(governed), "tool_name": "Write",
+               "tool_input": {"file_path": str(mcp), "content": '{"mcpServers": {"x": {"command": "sh"}}}'}}
+    proc = subprocess.run([GITAI, "hook", "claude-code"], input=json.dumps(payload), capture_output=True, text=True,
+                          cwd=governed)
+    refused = json.loads(proc.stdout)["hookSpecificOutput"]
+    assert refused["permissionDecision"] == "deny" and ".mcp.json" in refused["permissionDecisionReason"], refused
+    assert hook(governed, "PreToolUse", "echo '{}' > .mcp.json", session="mcp")["hookSpecificOutput"][  # type: ignore[index]
+        "permissionDecision"] == "deny"
+    plant = ("python3 -c \"open('.mcp.json', 'w').write('{}')\"; echo '# readme' > README.md")
+    proc = Shell(governed, tmp_path).run(wrapped(governed, plant, session="mcp"))
+    assert "PermissionError" in proc.stderr and (governed / "README.md").read_text() == "# readme\n", proc.stderr
+    assert mcp.read_text() == '{"mcpServers": {}}\n'

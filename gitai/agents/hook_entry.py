@@ -321,6 +321,8 @@ def _before_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> Ans
     if not event.command:
         return Answer(ALLOW)
     answer, risk = check_shell(gov, event.command, event.cwd)
+    if answer.decision != DENY and _wraps(event, bool(risk.commits)):
+        answer = _refuse_incomplete(event.command) or answer
     if answer.decision == ALLOW and session.data.get("files"):  # shell writes (and patches) wait for a fresh read too
         from gitai.agents.gate import check_stale, repo_relative
 
@@ -354,23 +356,46 @@ def _before_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> Ans
     return answer
 
 
-def _wrap_in_domain(event: ev.AgentEvent, session: Session, answer: Answer, commits: bool) -> None:
-    """Where the host lets its hook rewrite the command and the person turned it on (GITAI_EXEC_WRAP=1
-    where the host starts), run it inside `gitai exec`: the kernel then holds the session's scope for
-    whatever the command starts (docs/security.md, "The second way in").
-    A command that commits is left unwrapped where no read-only mounts can be made: a domain without
-    them cannot write git's index."""
+def _wraps(event: ev.AgentEvent, commits: bool) -> bool:
+    """Whether the command will run inside `gitai exec` (docs/security.md, "The second way in"): where
+    the host lets its hook rewrite the command, a kernel domain can be had, and the person turned it
+    on (GITAI_EXEC_WRAP=1 where the host starts). A command that commits is left unwrapped where no
+    read-only mounts can be made: a domain without them cannot write git's index."""
     command = event.tool_input.get("command")
     if not BY_NAME[event.host].exec_wrap or not isinstance(command, str) or command != event.command:
-        return
+        return False
     from gitai.sandbox.landlock import mounts_available
-    from gitai.sandbox.wrap import WRAP_VARIABLE, domain_available, wrap
+    from gitai.sandbox.wrap import domain_available, wrapping_wanted
 
-    if os.environ.get(WRAP_VARIABLE) != "1" or not domain_available() or (commits and not mounts_available()):
+    return wrapping_wanted() and domain_available() and not (commits and not mounts_available())
+
+
+def _refuse_incomplete(command: str) -> Answer | None:
+    """A command bash would not parse on its own is refused: wrapped verbatim inside the host's own
+    shell text, part of it could run after the line that enters the domain, outside it."""
+    from gitai.sandbox.wrap import incomplete
+
+    why = incomplete(command)
+    if not why:
+        return None
+    from gitai.refusal import Refusal
+
+    return Answer(DENY, Refusal(f"command refused: it is not a complete shell command on its own ({why}).",
+                                hints=["finish it (close its quotes, brackets and here-documents), or split it"]
+                                ).for_agent())
+
+
+def _wrap_in_domain(event: ev.AgentEvent, session: Session, answer: Answer, commits: bool) -> None:
+    """Run the command inside `gitai exec` where `_wraps` says so: the kernel then holds the session's
+    scope for whatever the command starts."""
+    if not _wraps(event, commits):
         return
+    from gitai.sandbox.wrap import wrap
     from gitai.util.program import gitai_program
 
-    answer.updated_input = {**event.tool_input, "command": wrap(gitai_program(), session.key, command)}
+    command = str(event.tool_input["command"])
+    line = wrap(gitai_program(), session.key, command, host_runs_bash=event.host == "gemini")
+    answer.updated_input = {**event.tool_input, "command": line}
 
 
 def _interactive() -> str:

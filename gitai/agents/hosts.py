@@ -359,7 +359,10 @@ PROJECT_CONFIGS = tuple(dict.fromkeys(path for host in HOSTS for path in host.pr
 # Not a host's, but it decides whether gitai's git hooks run where the pre-commit framework (or prek)
 # installs them: protected from agents like the hosts' own configs.
 GIT_HOOK_FRAMEWORK_CONFIGS = (".pre-commit-config.yaml", ".pre-commit-config.yml")
-PROTECTED_CONFIGS = PROJECT_CONFIGS + GIT_HOOK_FRAMEWORK_CONFIGS
+# The project's MCP server lists: each names programs a host starts outside any domain (after asking
+# the person once), so an agent that adds one runs code there: protected like the hosts' own configs.
+PROJECT_MCP_CONFIGS = (".mcp.json", ".cursor/mcp.json", ".vscode/mcp.json")
+PROTECTED_CONFIGS = PROJECT_CONFIGS + GIT_HOOK_FRAMEWORK_CONFIGS + PROJECT_MCP_CONFIGS
 # Files in HOME that decide whether a host runs gitai's hooks at all: its user-level hooks (and any
 # project config name a host also reads from HOME) and where it keeps trust and hook approvals.
 # (Claude Code's ~/.claude.json is not among them: the host itself rewrites it all the time.)

@@ -14,7 +14,7 @@ import json
 import os
 import sys
 
-from gitai.agents.hosts import GIT_HOOK_FRAMEWORK_CONFIGS, HOSTS, user_controls
+from gitai.agents.hosts import GIT_HOOK_FRAMEWORK_CONFIGS, HOSTS, PROJECT_MCP_CONFIGS, user_controls
 from gitai.layout import ORCHESTRATION, Layout
 
 # Hook configs of the agent hosts (their hooks are the agent's gate): in a worktree, the whole
@@ -113,7 +113,8 @@ def plan_domain(layout: Layout, scope: tuple[str, ...], home: str | None, mounts
     protected = [repo.git_dir, repo.common_dir, repo.hooks_dir, *gitai_install_dirs()]
     for root in worktree_roots:
         protected += [os.path.join(root, ".git"), os.path.join(root, ORCHESTRATION)]
-        protected += [os.path.join(root, name) for name in HOOK_CONFIG_DIRS + GIT_HOOK_FRAMEWORK_CONFIGS]
+        protected += [os.path.join(root, name) for name in HOOK_CONFIG_DIRS + GIT_HOOK_FRAMEWORK_CONFIGS
+                                                     + PROJECT_MCP_CONFIGS]
     user_configs = user_controls(home, os.environ) if home else []
     if not mounts:
         protected += user_configs  # their directories then stay closed to new files, the host's state too

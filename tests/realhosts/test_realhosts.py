@@ -253,9 +253,11 @@ def test_without_gitai_run_the_hosts_shell_commands_run_in_the_sessions_domain(s
              s.host.shell("python3 -c \"open('docs/x.md','w')\""),
              s.host.shell("printf 'def token():\\n    return 1\\n' > src/auth/token.py"),
              s.host.shell("git add src/auth/token.py && git commit -q -m 'token' && echo committed"),
-             s.host.shell("echo \"it's $((6 * 7))\" 'a \"b\"' >&2; exit 3")]
+             s.host.shell("echo \"it's\" 42 'a \"b\"' >&2; exit 3")]
     if host == "claude-code":
         steps += [s.host.shell("cd src/auth"), s.host.shell("pwd")]
+    else:  # Gemini's own block of command substitution still sees the agent's command
+        steps += [s.host.shell("echo $(touch src/auth/sub.py)")]
     told = s.run(steps).tool_results()
     assert "JWT auth migration" in told[0], told  # `gitai select` ran inside the domain
     assert not (s.repo / "docs" / "x.md").exists(), told
@@ -268,20 +270,15 @@ def test_without_gitai_run_the_hosts_shell_commands_run_in_the_sessions_domain(s
         assert str(s.repo / "src" / "auth") in told[6], told  # the `cd` inside the domain carried over
     else:
         assert "Exit Code: 3" in told[4], told
+        assert "Command injection detected" in told[5] and not (s.repo / "src" / "auth" / "sub.py").exists(), told
 
 
-# The rewritten command is what the host's own permission rules then judge: `. exec-in-domain.sh ...`.
-HOST_RULES_SEE_THE_WRAP = ("the host checks its own permission rules against the wrapped command, so a person's "
-                           "deny rule for the agent's command no longer matches it")
-
-
-@pytest.mark.parametrize("host", [seam(h, claude_code=HOST_RULES_SEE_THE_WRAP, gemini=HOST_RULES_SEE_THE_WRAP)
-                                  for h in ("claude-code", "gemini")])
+@pytest.mark.parametrize("host", ["claude-code", "gemini"])
 def test_a_persons_own_deny_rule_in_the_host_still_holds_when_the_command_is_wrapped(session: MakeSession,
                                                                                     host: str) -> None:
-    """A person's rule in the host denies `touch`: the agent's in-scope `touch` must stay refused when
-    gitai's hook wraps the command to run it inside the kernel domain (with the wrapping off, both hosts
-    refuse it)."""
+    """A person's rule in the host denies `touch`: the agent's in-scope `touch` stays refused although
+    gitai's hook wraps the command to run it inside the kernel domain (the agent's command stays verbatim
+    in the rewritten text, which the host's own rules split and judge part by part)."""
     from gitai.sandbox.wrap import domain_available
 
     if not domain_available():
@@ -297,8 +294,48 @@ def test_a_persons_own_deny_rule_in_the_host_still_holds_when_the_command_is_wra
         rules.write_text('[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "touch"\n'
                          'decision = "deny"\npriority = 500\n')
     s.gitai("select", "INT-001")
-    result = s.run([s.host.shell("touch src/auth/touched.py")])
-    assert not (s.repo / "src" / "auth" / "touched.py").exists(), result.tool_results()
+    told = s.run([s.host.shell("touch src/auth/touched.py"),
+                  s.host.shell("python3 -c \"open('docs/y.md','w')\"")]).tool_results()
+    assert not (s.repo / "src" / "auth" / "touched.py").exists(), told
+    assert "PermissionError" in told[1] and not (s.repo / "docs" / "y.md").exists(), told  # it was wrapped
+
+
+# The entering line `. enter-domain.sh ...` is itself judged by the host's rules: in the default modes it is asked for.
+HOST_RULES_JUDGE_THE_LINE = ("the host's own rules also judge the line that enters the domain: Claude Code refuses "
+                             "`.` in its default mode whatever the rules allow, Gemini's policy allows no prefix it "
+                             "does not name")
+
+
+@pytest.mark.parametrize("host", [seam(h, claude_code=HOST_RULES_JUDGE_THE_LINE, gemini=HOST_RULES_JUDGE_THE_LINE)
+                                  for h in ("claude-code", "gemini")])
+def test_a_command_the_persons_allow_rule_allows_runs_wrapped_in_the_hosts_default_mode(session: MakeSession,
+                                                                                       host: str) -> None:
+    """What keeps the wrapping opt-in: in the host's default permission mode (not Claude Code's bypass mode,
+    not `gemini --yolo`) a command the person's own allow rule allows must still run once wrapped."""
+    from gitai.sandbox.wrap import domain_available
+
+    if not domain_available():
+        pytest.skip("no Landlock domain here: the hook does not wrap")
+    s = session(host)
+    s.env["GITAI_EXEC_WRAP"] = "1"
+    if host == "claude-code":
+        (s.repo / ".claude" / "settings.local.json").write_text(json.dumps({"permissions": {"allow": ["Bash(echo:*)"]}}))
+    else:
+        rules = s.home / ".gemini" / "policies" / "allow-echo.toml"
+        rules.parent.mkdir(parents=True, exist_ok=True)
+        rules.write_text('[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "echo"\n'
+                         'decision = "allow"\npriority = 500\n')
+    configure = s.host.configure
+
+    def default_mode(url: str) -> tuple[list[str], dict[str, str]]:
+        argv, env = configure(url)
+        return [a for a in argv if a != "--yolo"] if host == "gemini" else \
+            [("default" if a == "bypassPermissions" else a) for a in argv], env
+
+    s.host.configure = default_mode  # type: ignore[method-assign]
+    s.gitai("select", "INT-001")
+    told = s.run([s.host.shell("echo hello-from-the-domain")]).tool_results()
+    assert "hello-from-the-domain" in told[0], told
 
 
 UNTRUSTED_COMMIT = "printf 'def token():\\n    return 1\\n' > src/auth/token.py && git add src/auth/token.py && git commit -q -m 'ungoverned'"
