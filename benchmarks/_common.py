@@ -63,9 +63,11 @@ def remove_hooks(repo: Path, *names: str) -> None:
         (hooks_dir(repo) / name).unlink()
 
 
-def timed(fn: Callable[[], object]) -> float:
+def timed(fn: Callable[..., object], *args: object, **kwargs: object) -> float:
+    """Seconds `fn(*args, **kwargs)` takes; the arguments are bound now (a lambda in a loop
+    would read the loop's variables when called)."""
     start = time.perf_counter()
-    fn()
+    fn(*args, **kwargs)
     return time.perf_counter() - start
 
 

@@ -55,6 +55,11 @@ def fresh_clone(base: Path, target: Path) -> Path:
     return target
 
 
+def median(pairs: list[dict[str, tuple[float, float]]], which: str, part: int) -> float:
+    """The median over the pairs of one command's wall (part 0) or CPU (part 1) seconds."""
+    return statistics.median(p[which][part] for p in pairs)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("source", nargs="?", default=SOURCE)
@@ -89,13 +94,10 @@ def main() -> None:
                   f"(load {before} before, {load()} after)")
             subprocess.run(["rm", "-rf", str(clone)], check=True)
 
-        def median(which: str, part: int) -> float:
-            return statistics.median(p[which][part] for p in pairs)
-
         wall_ratio = statistics.median(p["backfill"][0] / p["log"][0] for p in pairs)
         cpu_ratio = statistics.median(p["backfill"][1] / p["log"][1] for p in pairs)
-        print(f"medians: git log -p {median('log', 0):.2f} s wall, {median('log', 1):.2f} s CPU; backfill "
-              f"{median('backfill', 0):.1f} s wall, {median('backfill', 1):.1f} s CPU")
+        print(f"medians: git log -p {median(pairs, 'log', 0):.2f} s wall, {median(pairs, 'log', 1):.2f} s CPU; "
+              f"backfill {median(pairs, 'backfill', 0):.1f} s wall, {median(pairs, 'backfill', 1):.1f} s CPU")
         print(f"backfill / git log -p: {wall_ratio:.1f}x wall, {cpu_ratio:.1f}x CPU (median of pairs; "
               f"target <= {TARGET:.0f}x wall: {'met' if wall_ratio <= TARGET else 'not met'}); load now {load()}")
 

@@ -76,7 +76,7 @@ def main() -> None:
         (repo / ".orchestration" / "active_intents.yaml").write_text(CATALOGUE)
         commits = int(run(["git", "rev-list", "--count", "HEAD"], repo).stdout)
         git_before = size_mb(repo / ".git")
-        reference = timed(lambda: run(["git", "log", "-p", "--no-color", "--format=%H"], repo))
+        reference = timed(run, ["git", "log", "-p", "--no-color", "--format=%H"], repo)
 
         load_before = load()
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -92,7 +92,8 @@ def main() -> None:
         print(f"click: {commits} commits, {os.cpu_count()} cores, load average {load_before} before, {load()} after")
         print(f"  backfill {' '.join(jobs) or '(default jobs)'}: {wall:.1f} s wall (target < 25 s), {cpu:.1f} s CPU "
               f"(gitai, its workers and git), peak {peak:.0f} MB (largest process)")
-        print(f"  git log -p over the same history: {reference:.1f} s wall; backfill / git log -p = {wall / reference:.1f}")
+        print(f"  git log -p over the same history: {reference:.1f} s wall; "
+              f"backfill / git log -p = {wall / reference:.1f}")
         print(f"  intent from: {result['intent_from']}, {result['several_intents']} commits span several intents")
         print(f"  .git {git_before:.0f} MB -> {size_mb(repo / '.git'):.0f} MB; caches: origins "
               f"{size_mb(state / 'origins-v1'):.1f} MB, syntax {size_mb(state / SYNTAX_CACHE):.1f} MB, "
@@ -103,10 +104,10 @@ def main() -> None:
             fresh = tmp / f"fresh{number}"
             run(["git", "clone", "-q", str(repo), str(fresh)], tmp)
             run(["git", "fetch", "-q", "origin", "refs/notes/gitai:refs/notes/gitai"], fresh)
-            firsts.append(timed(lambda: run(["gitai", "blame-intent", "--rev", "HEAD", FILE, "--json"], fresh)))
-            blames.append(timed(lambda: run(["git", "blame", "--porcelain", "HEAD", "--", FILE], fresh)))
+            firsts.append(timed(run, ["gitai", "blame-intent", "--rev", "HEAD", FILE, "--json"], fresh))
+            blames.append(timed(run, ["git", "blame", "--porcelain", "HEAD", "--", FILE], fresh))
         first = median_ms(firsts) / 1000
-        warm = median_ms([timed(lambda: run(["gitai", "blame-intent", "--rev", "HEAD", FILE, "--json"], fresh))
+        warm = median_ms([timed(run, ["gitai", "blame-intent", "--rev", "HEAD", FILE, "--json"], fresh)
                           for _ in range(3)])
         blame = median_ms(blames)
         print(f"  blame-intent {FILE} in a fresh clone: first {first * 1000:.0f} ms, warm {warm:.0f} ms; "

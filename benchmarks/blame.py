@@ -83,7 +83,7 @@ def measure(tmp: Path, name: str, lines: int, commits: int, runs: int) -> dict[s
         for key, args in commands.items():
             if key == "cold":
                 shutil.rmtree(origins)
-            samples[key].append(timed(lambda: run(args, repo)))
+            samples[key].append(timed(run, args, repo))
     return {k: median_ms(v) for k, v in samples.items()}
 
 

@@ -25,7 +25,9 @@ C, C++ and PHP need clang-format (apt-get install clang-format) and tests/format
 from __future__ import annotations
 
 import argparse
+import functools
 import io
+import json
 import os
 import random
 import shutil
@@ -37,7 +39,7 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from gitai.syntax.classify import FileChange, FileClassification, classify_changes
@@ -65,6 +67,7 @@ REPOSITORIES = {"typescript": ("sindresorhus+ky", ("source/", "test/")),
                 "c": ("libuv+libuv", ("src/", "include/", "test/")),
                 "cpp": ("google+leveldb", ("db/", "util/", "table/", "include/", "helpers/")),
                 "php": ("guzzle+guzzle", ("src/", "tests/"))}
+DEFAULT_CORPORA = {"python": "stdlib and site-packages", "javascript": "npm packages", "go": "Go's own sources"}
 GO_PACKAGES = ["strings", "bufio", "bytes", "sort", "flag", "text/tabwriter", "net/url", "encoding/csv",
                "encoding/json", "path/filepath", "container/list", "container/heap", "errors", "html"]
 PY_STDLIB = ["argparse.py", "textwrap.py", "dataclasses.py", "shlex.py", "fractions.py", "difflib.py",
@@ -116,7 +119,7 @@ def _repository_corpus(language: str, mirror: Path, limit: int) -> dict[str, byt
                 handle = archive.extractfile(member)
                 if handle is not None:
                     files[f"{language}/{member.name}"] = handle.read()
-    return dict(list(files.items())[:limit])
+    return _sample(files, limit)
 
 
 def _go_corpus(limit: int) -> dict[str, bytes]:
@@ -127,7 +130,13 @@ def _go_corpus(limit: int) -> dict[str, bytes]:
     for package in GO_PACKAGES:
         for path in sorted((root / "src" / package).glob("*.go")):
             files[f"go/{package}/{path.name}"] = path.read_bytes()
-    return dict(list(files.items())[:limit])
+    return _sample(files, limit)
+
+
+def _sample(files: dict[str, bytes], limit: int) -> dict[str, bytes]:
+    """`limit` files spread over the whole corpus (seeded: the same sample every run), in name order."""
+    chosen = set(random.Random(13).sample(sorted(files), min(limit, len(files))))
+    return {name: data for name, data in files.items() if name in chosen}
 
 
 def _go_root() -> Path | None:
@@ -137,14 +146,14 @@ def _go_root() -> Path | None:
 
 def corpus(language: str, mirror: Path, limit: int) -> dict[str, bytes]:
     """Real source files of `language`, keyed by a corpus name; files tree-sitter cannot parse are left out."""
-    if language == "python":
+    if language in REPOSITORIES:
+        files = _repository_corpus(language, mirror, limit)
+    elif language == "python":
         files = _python_corpus(limit)
     elif language == "javascript":
         files = _javascript_corpus(limit)
-    elif language == "go":
-        files = _go_corpus(limit)
     else:
-        files = _repository_corpus(language, mirror, limit)
+        files = _go_corpus(limit)
     return {name: data for name, data in files.items() if not parse(language, data).root_node.has_error}
 
 
@@ -294,38 +303,37 @@ def formatter_missing(language: str) -> str | None:
     return None
 
 
-# --- the Python oracle --------------------------------------------------------------------------
+# --- the oracles --------------------------------------------------------------------------------
 
-def python_ast_equal(old: bytes, new: bytes) -> bool:
-    """CPython's verdict, as black checks it (tests/python_oracle.py)."""
-    return ast_dump(old) == ast_dump(new)
+ORACLES = {"python": "CPython ast", "javascript": "TypeScript compiler", "typescript": "TypeScript compiler"}
 
 
-def _python_equal_or_invalid(old: bytes, new: bytes) -> bool:
+@functools.lru_cache(maxsize=512)
+def _dump_or_none(data: bytes) -> str | None:
+    """CPython's tree as black checks it (tests/python_oracle.py), None when CPython rejects the text."""
     try:
-        return python_ast_equal(old, new)
-    except SyntaxError:
-        return True
+        return ast_dump(data)
+    except (SyntaxError, ValueError):
+        return None
 
 
-def _ts_disagreements(language: str, old: dict[str, bytes], new: dict[str, bytes], result: Result,
-                      setting: str) -> int:
-    """Pairs where gitai and the TypeScript compiler's AST disagree (same or not), recorded as failures."""
+def oracle_same(language: str, pairs: list[tuple[bytes, bytes]]) -> list[bool | None]:
+    """Each (old, new) pair judged by the language's oracle: the same tree or not; None where there is
+    no oracle, or it rejects a side (no verdict)."""
+    if language == "python":
+        dumps = [(_dump_or_none(old), _dump_or_none(new)) for old, new in pairs]
+        return [None if a is None or b is None else a == b for a, b in dumps]
+    if language not in ORACLES or not pairs:
+        return [None] * len(pairs)
     ext = EXTENSIONS[language]
-    pairs = {name: (old[name], data) for name, data in new.items() if data != old[name]}
-    files = {f"o{i}{ext}": pair[0] for i, pair in enumerate(pairs.values())}
-    files.update({f"n{i}{ext}": pair[1] for i, pair in enumerate(pairs.values())})
-    dumps = ts_dumps(files) if files else {}
-    disagree = 0
-    for index, (name, (before, after)) in enumerate(pairs.items()):
-        if dumps[f"o{index}{ext}"] is None or dumps[f"n{index}{ext}"] is None:
-            continue  # the compiler reports a syntax error: no verdict
-        same = dumps[f"o{index}{ext}"] == dumps[f"n{index}{ext}"]
-        verdict = classify_pair(name, before, after)
-        if same != (verdict.classification == "AST_REFACTOR"):
-            disagree += 1
-            result.oracle_cases.append((setting, name, before, after))
-    return disagree
+    files = {f"{side}{index}{ext}": text
+             for index, pair in enumerate(pairs) for side, text in zip("on", pair, strict=True)}
+    found = ts_dumps(files)
+    same: list[bool | None] = []
+    for index in range(len(pairs)):
+        old, new = found[f"o{index}{ext}"], found[f"n{index}{ext}"]
+        same.append(None if old is None or new is None else old == new)
+    return same
 
 
 # --- mutations ----------------------------------------------------------------------------------
@@ -392,7 +400,8 @@ def mutation_sites(language: str, data: bytes) -> dict[str, list[Site]]:
 
 
 def mutants(language: str, data: bytes, rng: random.Random, per_kind: int) -> Iterator[tuple[str, bytes]]:
-    """Up to `per_kind` mutants of each kind that still parse without error."""
+    """Up to `per_kind` mutants of each kind that still parse without error (and that CPython, for
+    Python, also parses and reads as a change: a removed statement may have been a duplicate constant)."""
     for kind, sites in mutation_sites(language, data).items():
         rng.shuffle(sites)
         made = 0
@@ -400,10 +409,10 @@ def mutants(language: str, data: bytes, rng: random.Random, per_kind: int) -> It
             if made == per_kind:
                 break
             mutated = data[:site.start] + site.replacement + data[site.end:]
+            if language == "python" and _dump_or_none(mutated) in (None, _dump_or_none(data)):
+                continue
             if parse(language, mutated).root_node.has_error:
                 continue
-            if language == "python" and _python_equal_or_invalid(data, mutated):
-                continue  # e.g. the removed statement was a duplicate docstring-like constant
             made += 1
             yield kind, mutated
 
@@ -411,14 +420,27 @@ def mutants(language: str, data: bytes, rng: random.Random, per_kind: int) -> It
 # --- running ------------------------------------------------------------------------------------
 
 @dataclass
-class Result:
+class Row:
+    """One (language, setting): reformatted files, mutants swept by the same setting, oracle verdicts."""
+    language: str
+    corpus: str
+    setting: str
+    files: int
+    oracle: str | None
     changed: int = 0
     refactor: int = 0
-    oracle_disagree: int = 0
+    mutants: int = 0
+    caught: int = 0
+    judged: int = 0  # pairs the oracle gave a verdict on
+    disagree: int = 0
+    seconds: float = 0.0
+
+
+@dataclass
+class Result:
+    rows: list[Row] = field(default_factory=list)
     oracle_cases: list[tuple[str, str, bytes, bytes]] = field(default_factory=list)
     failures: list[tuple[str, str, FileClassification, bytes, bytes]] = field(default_factory=list)
-    mutants: Counter[str] = field(default_factory=Counter)
-    caught: Counter[str] = field(default_factory=Counter)
     missed: list[tuple[str, str, bytes, bytes]] = field(default_factory=list)
 
 
@@ -426,7 +448,42 @@ def classify_pair(name: str, old: bytes, new: bytes) -> FileClassification:
     return next(iter(classify_changes([FileChange(name, name, old, new)]).files.values()))
 
 
+@dataclass
+class Pair:
+    """One judgement: `new` is a reformat of `old` (`mutant` None) or a change of kind `mutant`."""
+    name: str
+    old: bytes
+    new: bytes
+    mutant: str | None
+
+
+def _judge(language: str, row: Row, pairs: list[Pair], result: Result) -> None:
+    """gitai's verdict on each pair, counted in `row`, and the oracle's where there is one."""
+    for pair, same in zip(pairs, oracle_same(language, [(p.old, p.new) for p in pairs]), strict=True):
+        verdict = classify_pair(pair.name, pair.old, pair.new)
+        refactor = verdict.classification == "AST_REFACTOR"
+        if same is not None:
+            row.judged += 1
+            if same != refactor:
+                row.disagree += 1
+                result.oracle_cases.append((f"{row.setting} {pair.mutant or ''}".strip(), pair.name, pair.old,
+                                            pair.new))
+        if pair.mutant is None:
+            row.changed += 1
+            row.refactor += refactor
+            if not refactor:
+                result.failures.append((row.setting, pair.name, verdict, pair.old, pair.new))
+        elif same is not True:  # the formatter cannot undo a change; where the oracle says it did, no mutant
+            row.mutants += 1
+            row.caught += not refactor
+            if refactor:
+                result.missed.append((f"{pair.mutant} ({row.setting})", pair.name, pair.old, pair.new))
+
+
 def run_language(language: str, mirror: Path, limit: int, per_kind: int) -> Result | None:
+    """Every setting of `language` over its corpus: the files reformatted, and each file's mutants swept
+    by the same setting (a change, then the reformat), one row per setting; a first row judges the
+    mutants as written."""
     missing = formatter_missing(language)
     if missing:
         print(f"!! {language}: SKIPPED, {missing}")
@@ -435,50 +492,36 @@ def run_language(language: str, mirror: Path, limit: int, per_kind: int) -> Resu
     if not files:
         print(f"!! {language}: SKIPPED, empty corpus")
         return None
-    result = Result()
-    print(f"{language}: {len(files)} files, {sum(len(d) for d in files.values()) // 1024} KB")
-    for setting, command in FORMATTERS[language]:
-        inputs = {n: _deformat_go(d) for n, d in files.items()} if language == "go" else files
-        started = time.perf_counter()
-        formatted = run_formatter(language, command, inputs)
-        changed = ok = 0
-        for name, new in formatted.items():
-            old = inputs[name]
-            if new == old or parse(language, new).root_node.has_error:
-                continue
-            changed += 1
-            verdict = classify_pair(name, old, new)
-            if verdict.classification == "AST_REFACTOR":
-                ok += 1
-            else:
-                result.failures.append((setting, name, verdict, old, new))
-            if language == "python" and python_ast_equal(old, new) != (verdict.classification == "AST_REFACTOR"):
-                result.oracle_disagree += 1
-                result.oracle_cases.append((setting, name, old, new))
-        if language in ("typescript", "javascript"):
-            result.oracle_disagree += _ts_disagreements(language, inputs, formatted, result, setting)
-        result.changed += changed
-        result.refactor += ok
-        print(f"   {setting}: {ok}/{changed} changed files AST_REFACTOR ({time.perf_counter() - started:.0f} s)")
+    source = REPOSITORIES[language][0] if language in REPOSITORIES else DEFAULT_CORPORA[language]
+    print(f"{language}: {len(files)} files from {source}, {sum(len(d) for d in files.values()) // 1024} KB", flush=True)
     rng = random.Random(13)
-    made = [(name, data, kind, mutated) for name, data in files.items()
-            for kind, mutated in mutants(language, data, rng, per_kind)]
-    for name, data, kind, mutated in made:
-        result.mutants[kind] += 1
-        if classify_pair(name, data, mutated).classification == "INTENT_EVOLUTION":
-            result.caught[kind] += 1
-        else:
-            result.missed.append((kind, name, data, mutated))
-    if language in ("typescript", "javascript"):
-        ext = EXTENSIONS[language]
-        dumps = ts_dumps({f"{side}{i}{ext}": pair for i, (_, data, _, mutated) in enumerate(made)
-                          for side, pair in (("o", data), ("m", mutated))})
-        for index, (name, data, kind, mutated) in enumerate(made):
-            old_dump, new_dump = dumps[f"o{index}{ext}"], dumps[f"m{index}{ext}"]
-            caught = classify_pair(name, data, mutated).classification == "INTENT_EVOLUTION"
-            if old_dump is not None and new_dump is not None and (old_dump != new_dump) != caught:
-                result.oracle_disagree += 1
-                result.oracle_cases.append((f"mutant {kind}", name, data, mutated))
+    made = {f"{name}#{kind}": (name, kind, mutated) for name, data in files.items()
+            for kind, mutated in mutants(language, data, rng, per_kind)}
+    result = Result()
+    started = time.perf_counter()
+    row = Row(language, source, "mutants as written", len(files), ORACLES.get(language))
+    _judge(language, row, [Pair(name, files[name], mutated, kind) for name, kind, mutated in made.values()], result)
+    row.seconds = time.perf_counter() - started
+    result.rows.append(row)
+    for setting, command in FORMATTERS[language]:
+        started = time.perf_counter()
+        inputs = {**files, **{key: mutated for key, (_, _, mutated) in made.items()}}
+        if language == "go":
+            inputs = {key: _deformat_go(data) for key, data in inputs.items()}
+        pairs = []
+        for key, new in run_formatter(language, command, inputs).items():
+            if language not in ORACLES and parse(language, new).root_node.has_error:
+                continue  # tree-sitter cannot read what the formatter wrote, and no oracle can say: no verdict
+            if key in made:
+                name, kind, _ = made[key]
+                pairs.append(Pair(name, files[name], new, kind))
+            elif new != inputs[key]:
+                pairs.append(Pair(key, inputs[key], new, None))
+        row = Row(language, source, setting, len(files), ORACLES.get(language))
+        _judge(language, row, pairs, result)
+        row.seconds = time.perf_counter() - started
+        result.rows.append(row)
+        print(f"   {_row_text(row)} ({row.seconds:.0f} s, load average {os.getloadavg()[0]:.1f})", flush=True)
     return result
 
 
@@ -519,13 +562,6 @@ def _all_python(git_dir: Path) -> dict[str, bytes]:
                 if handle is not None:
                     files[member.name] = handle.read()
     return files
-
-
-def _dump_or_none(data: bytes) -> str | None:
-    try:
-        return ast_dump(data)
-    except (SyntaxError, ValueError):
-        return None
 
 
 def _oracle_case(result: OracleResult, setting: str, name: str, old: bytes, new: bytes, oracle_same: bool,
@@ -575,22 +611,12 @@ def python_oracle(repository: str, mirror: Path, per_kind: int) -> OracleResult 
     for name, data in files.items():
         if parse("python", data).root_node.has_error:
             continue
-        for kind, sites in mutation_sites("python", data).items():
-            rng.shuffle(sites)
-            count = 0
-            for site in sites:
-                if count == per_kind:
-                    break
-                mutated = data[:site.start] + site.replacement + data[site.end:]
-                dump = _dump_or_none(mutated)
-                if dump is None or dump == dumps[name] or parse("python", mutated).root_node.has_error:
-                    continue
-                count += 1
-                made[f"{name}#{kind}"] = mutated
-                verdict = classify_pair(name, data, mutated)
-                result.mutants += 1
-                result.caught += verdict.classification == "INTENT_EVOLUTION"
-                _oracle_case(result, f"mutant {kind}", name, data, mutated, False, verdict)
+        for kind, mutated in mutants("python", data, rng, per_kind):
+            made[f"{name}#{kind}"] = mutated
+            verdict = classify_pair(name, data, mutated)
+            result.mutants += 1
+            result.caught += verdict.classification == "INTENT_EVOLUTION"
+            _oracle_case(result, f"mutant {kind}", name, data, mutated, False, verdict)
     setting, command = FORMATTERS["python"][SWEEP]
     for key, swept in run_formatter("python", command, made).items():
         name = key.rpartition("#")[0]
@@ -674,6 +700,14 @@ def _share(part: int, whole: int) -> str:
     return f"{100 * part / whole:.1f}% ({part}/{whole})" if whole else "n/a"
 
 
+def _row_text(row: Row) -> str:
+    """One line of the table: the mutants as written have no reformatted files."""
+    reformatted = "" if row.setting == "mutants as written" else _share(row.refactor, row.changed)
+    oracle = f"{row.disagree} of {row.judged} ({row.oracle})" if row.oracle else "no oracle (differential)"
+    return (f"{row.language:<11} {row.setting:<78} {reformatted:<25} {_share(row.caught, row.mutants):<25} "
+            f"{oracle}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--lang", default=",".join(FORMATTERS))
@@ -684,6 +718,7 @@ def main() -> int:
     parser.add_argument("--dump", type=Path, help="write each failing pair (old, new) under this directory")
     parser.add_argument("--repository", action="append", default=[], metavar="LANG=OWNER+NAME[:PREFIX,...]",
                         help="take a language's corpus from another repository under the mirror")
+    parser.add_argument("--json", type=Path, metavar="FILE", help="also write the table's rows to FILE as JSON")
     parser.add_argument("--python-oracle", nargs="?", const=",".join(ORACLE_REPOSITORIES), metavar="OWNER+NAME,...",
                         help="every .py file of these mirrored repositories (default: eleven) under CPython's ast")
     args = parser.parse_args()
@@ -694,12 +729,14 @@ def main() -> int:
         language, _, source = choice.partition("=")
         name, _, prefixes = source.partition(":")
         REPOSITORIES[language] = (name, tuple(prefixes.split(",")) if prefixes else ())
-    rows = []
+    load = os.getloadavg()[0]
+    started = time.perf_counter()
+    rows: list[Row] = []
     for language in args.lang.split(","):
         result = run_language(language, args.mirror, args.max_files, args.per_kind)
         if result is None:
-            rows.append((language, "SKIPPED", "SKIPPED", ""))
             continue
+        rows += result.rows
         if args.dump:
             _dump(args.dump, result)
         for setting, name, verdict, _, _ in result.failures[: args.show]:
@@ -710,16 +747,17 @@ def main() -> int:
             print(f"   MISSED mutation {kind} in {name}")
         for setting, name, _, _ in result.oracle_cases[: args.show]:
             print(f"   ORACLE DISAGREES {setting} {name}")
-        mutants_total = sum(result.mutants.values())
-        by_kind = ", ".join(f"{k} {result.caught[k]}/{n}" for k, n in sorted(result.mutants.items()))
-        oracle = (f"; ast oracle disagrees on {result.oracle_disagree}" if language == "python"
-                  else f"; TypeScript compiler oracle disagrees on {result.oracle_disagree}"
-                  if language in ("typescript", "javascript") else "")
-        rows.append((language, _share(result.refactor, result.changed),
-                     _share(sum(result.caught.values()), mutants_total), by_kind + oracle))
-    print("\nlanguage     reformatted files AST_REFACTOR   mutants INTENT_EVOLUTION   by kind")
-    for language, invariance, detection, details in rows:
-        print(f"{language:<12} {invariance:<32} {detection:<26} {details}")
+    seconds = time.perf_counter() - started
+    print(f"\n{'language':<11} {'setting':<78} {'reformatted AST_REFACTOR':<25} {'mutants INTENT_EVOLUTION':<25} "
+          "oracle disagreements")
+    for row in rows:
+        print(_row_text(row))
+    print(f"{seconds / 60:.1f} minutes, load average {load:.1f} at the start and {os.getloadavg()[0]:.1f} at the end")
+    if args.json:
+        report = {"seconds": round(seconds), "load_average": [round(load, 1), round(os.getloadavg()[0], 1)],
+                  "max_files": args.max_files, "per_kind": args.per_kind,
+                  "rows": [{**asdict(row), "seconds": round(row.seconds, 1)} for row in rows]}
+        args.json.write_text(json.dumps(report, indent=1) + "\n")
     return 0
 
 

@@ -131,7 +131,7 @@ def gate_ms(big: Path, small: Path, path: str, runs: int) -> tuple[float, float]
     for number in range(runs + 1):
         for repo in (big, small):
             hook = repo / ".git" / "hooks" / "pre-commit"
-            took = timed(lambda: subprocess.run([str(hook)], cwd=repo, env=envs[repo], check=True))
+            took = timed(subprocess.run, [str(hook)], cwd=repo, env=envs[repo], check=True)
             if number:  # the first round warms the compiled scope cache
                 samples[repo].append(took)
     for repo in (big, small):
@@ -178,19 +178,21 @@ def fill_notes(repo: Path, below: str) -> int:
     (of a hot edit for hot edits, else of another edit) with its commit, path and intent replaced.
     Written through one `git fast-import`; returns how many."""
     listing = run(["git", "notes", "--ref", "gitai", "list"], repo).stdout.decode().split()
-    traced = dict(zip(listing[1::2], listing[::2]))
+    traced = dict(zip(listing[1::2], listing[::2], strict=True))
     touched: dict[str, str] = {}
-    for chunk in run(["git", "log", "--format=%x00%H", "--name-only", "--no-renames", "main"], repo).stdout.split(b"\0"):
+    log = run(["git", "log", "--format=%x00%H", "--name-only", "--no-renames", "main"], repo).stdout
+    for chunk in log.split(b"\0"):
         lines = chunk.decode().split()
         if len(lines) == 2:
             touched[lines[0]] = lines[1]
     templates: dict[bool, tuple[str, str, bytes]] = {}
     for sha, blob in traced.items():
         if sha in touched:
-            templates.setdefault(touched[sha] == HOT, (sha, touched[sha], run(["git", "cat-file", "blob", blob], repo).stdout))
+            note = run(["git", "cat-file", "blob", blob], repo).stdout
+            templates.setdefault(touched[sha] == HOT, (sha, touched[sha], note))
     tip = run(["git", "rev-parse", "refs/notes/gitai"], repo).stdout.decode().strip()
-    stream = [f"commit refs/notes/gitai\ncommitter Bench <bench@example.com> 1700000000 +0000\ndata 5\nfill\nfrom {tip}\n"
-              .encode()]
+    stream = [f"commit refs/notes/gitai\ncommitter Bench <bench@example.com> 1700000000 +0000\n"
+              f"data 5\nfill\nfrom {tip}\n".encode()]
     count = 0
     for sha in run(["git", "rev-list", below], repo).stdout.decode().split():
         if sha not in touched or sha in traced:
@@ -245,9 +247,9 @@ def main() -> None:
 
         shutil.rmtree(big / ".git" / "gitai" / "origins-v1", ignore_errors=True)
         cold, peaks["blame-intent cold"] = peak_kb(["gitai", "blame-intent", "--rev", "HEAD", HOT, "--json"], big)
-        warm = median_ms([timed(lambda: run(["gitai", "blame-intent", "--rev", "HEAD", HOT, "--json"], big))
+        warm = median_ms([timed(run, ["gitai", "blame-intent", "--rev", "HEAD", HOT, "--json"], big)
                           for _ in range(args.runs)])
-        blame = median_ms([timed(lambda: run(["git", "blame", "--porcelain", "HEAD", "--", HOT], big))
+        blame = median_ms([timed(run, ["git", "blame", "--porcelain", "HEAD", "--", HOT], big)
                            for _ in range(args.runs)])
         print(f"blame-intent on {HOT}: first {cold * 1000:.0f} ms, warm {warm:.0f} ms; git blame {blame:.0f} ms "
               f"(first/git {cold * 1000 / blame:.2f}, warm/git {warm / blame:.2f}; {load()})")

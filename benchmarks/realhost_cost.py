@@ -48,7 +48,7 @@ def median_difference(host: str, calls: int, pairs: int) -> tuple[float, float, 
         order = (True, False) if i % 2 == 0 else (False, True)
         for hooks in order:
             (with_hooks if hooks else without).append(one_run(host, hooks, calls))
-    diffs = [a - b for a, b in zip(with_hooks, without)]
+    diffs = [a - b for a, b in zip(with_hooks, without, strict=True)]
     return statistics.median(with_hooks), statistics.median(without), statistics.median(diffs)
 
 

@@ -26,9 +26,9 @@ def main() -> int:
         page, db = out / "report.html", out / "trace.sqlite"
         samples: dict[str, list[float]] = {"verify": [], "report": [], "export": []}
         for _ in range(runs):
-            samples["verify"].append(timed(lambda: run(["gitai", "trace", "verify", "--json"], repo)))
-            samples["report"].append(timed(lambda: run(["gitai", "report", "-o", str(page)], repo)))
-            samples["export"].append(timed(lambda: run(["gitai", "export", "-o", str(db)], repo)))
+            samples["verify"].append(timed(run, ["gitai", "trace", "verify", "--json"], repo))
+            samples["report"].append(timed(run, ["gitai", "report", "-o", str(page)], repo))
+            samples["export"].append(timed(run, ["gitai", "export", "-o", str(db)], repo))
         verify = median_ms(samples["verify"])
         for name in ("report", "export"):
             ms = median_ms(samples[name])

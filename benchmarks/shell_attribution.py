@@ -47,7 +47,8 @@ def main(runs: int, files: int) -> int:
         samples: dict[str, list[float]] = {name: [] for name in ("reader before", "reader after", "writer before",
                                                                  "writer after")}
         for n in range(runs + 1):
-            for kind, command in (("reader", "cat src/agent.py"), ("writer", f"sed -i 's/^a = {n}$/a = {n + 1}/' src/agent.py")):
+            writer = f"sed -i 's/^a = {n}$/a = {n + 1}/' src/agent.py"
+            for kind, command in (("reader", "cat src/agent.py"), ("writer", writer)):
                 shell = {**base, "tool_name": "Bash", "tool_input": {"command": command}}
                 before = hook(repo, {**shell, "hook_event_name": "PreToolUse"})
                 run(["bash", "-c", command], repo)

@@ -10,13 +10,12 @@ Usage: .venv/bin/python benchmarks/stats.py REPO [RUNS]
 from __future__ import annotations
 
 import contextlib
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import BIN, ENV, median_ms, run, scratch, timed
+from _common import BIN, median_ms, run, scratch, timed
 
 TARGET = 2.0
 
@@ -31,11 +30,11 @@ def main(source: str, runs: int) -> int:
         run([str(BIN / "gitai"), "backfill", "--json"], repo)
         backfill = time.perf_counter() - start
         stats = [str(BIN / "gitai"), "stats", "--json"]
-        first = timed(lambda: subprocess.run(stats, cwd=repo, env=ENV, capture_output=True, check=True))
+        first = timed(run, stats, repo)
         samples: dict[str, list[float]] = {"gitai stats": [], "git log --numstat": []}
         for _ in range(runs):
-            samples["gitai stats"].append(timed(lambda: subprocess.run(stats, cwd=repo, env=ENV, capture_output=True, check=True)))
-            samples["git log --numstat"].append(timed(lambda: run(["git", "log", "--numstat", "--format=%H"], repo)))
+            samples["gitai stats"].append(timed(run, stats, repo))
+            samples["git log --numstat"].append(timed(run, ["git", "log", "--numstat", "--format=%H"], repo))
         med = {k: median_ms(v) for k, v in samples.items()}
     ratio = med["gitai stats"] / med["git log --numstat"]
     print(f"{commits} commits; backfill {backfill:.1f} s; first gitai stats (builds the index) {first * 1000:.0f} ms")

@@ -51,8 +51,8 @@ def agent_writes(repo: Path, n: int) -> None:
 
 
 def commit_cost(runs: int, tmp: Path) -> dict[str, float]:
-    repos = {"all hooks": gitai_repo(tmp, "all"), "gate only": gitai_repo(tmp, "gate"), "no hooks": gitai_repo(tmp, "none"),
-             "checkpoints": gitai_repo(tmp, "checkpoints")}
+    repos = {"all hooks": gitai_repo(tmp, "all"), "gate only": gitai_repo(tmp, "gate"),
+             "no hooks": gitai_repo(tmp, "none"), "checkpoints": gitai_repo(tmp, "checkpoints")}
     remove_hooks(repos["gate only"], "post-commit", "post-merge", "post-rewrite")
     remove_hooks(repos["no hooks"], "pre-commit", "commit-msg", "post-commit", "post-merge", "post-rewrite")
     samples: dict[str, list[float]] = {k: [] for k in repos}
@@ -62,7 +62,7 @@ def commit_cost(runs: int, tmp: Path) -> dict[str, float]:
                 agent_writes(repo, n)
             else:
                 stage_change(repo, n)
-            elapsed = timed(lambda: run(["git", "commit", "-qm", f"change {n}"], repo))
+            elapsed = timed(run, ["git", "commit", "-qm", f"change {n}"], repo)
             if n:  # the first round warms caches
                 samples[name].append(elapsed)
     note = run(["git", "notes", "--ref", "gitai", "show", "HEAD"], repos["checkpoints"]).stdout

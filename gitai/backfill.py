@@ -3,8 +3,9 @@
 Intent: the commit's `Intent:` trailer (source `trailer`); else, with `--infer scope`, per file:
 each file goes to the one intent whose scope owns it (source `scope`, so readers can tell an
 inference from a declaration), and a commit spanning intents carries one per file; else
-unattributed (`intent_id: null`). Contributor: `unknown` (history does not say). Records are stored by batches (one notes commit each) and on any exit, so an interrupted run
-resumes where it stopped.
+unattributed (`intent_id: null`). Contributor: `unknown` (history does not say). Records are
+stored by batches (one notes commit each) and on any exit, so an interrupted run resumes where it
+stopped.
 
 Speed (thousands of commits): no git process per commit (one `diff-tree --stdin` for every diff,
 one `cat-file --batch`, `last_change` answered from the diffs), classification in worker processes.
@@ -261,7 +262,7 @@ class Classifiers:
             classified: list[Classified | None] = [*future.result()]
         except BrokenProcessPool:
             classified = [None] * len(chunk)
-        for pending, classification in zip(chunk, classified):
+        for pending, classification in zip(chunk, classified, strict=True):
             self._record(pending, classification, batch)
 
     def _record(self, pending: Pending, classification: Classified | None, batch: RecordBatch) -> None:

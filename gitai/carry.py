@@ -223,7 +223,8 @@ def carry(layout: Layout, source_range: str, target: str) -> CarryResult:
                 kind, origins, replaced = "squash", everything, sources
             parents = commit_parents(reader, sha)
             changes = commit_changes(layout.root, reader, sha, parents)
-            record = make_record(sha, changes, intent_id=None, contributor=Contributor(type="unknown"), cache_dir=layout.shared_state_dir)
+            record = make_record(sha, changes, intent_id=None, contributor=Contributor(type="unknown"),
+                                 cache_dir=layout.shared_state_dir)
             talks: dict[str, list[Conversation]] = {}
             total = known = 0
             used: set[str] = set()
@@ -234,7 +235,8 @@ def carry(layout: Layout, source_range: str, target: str) -> CarryResult:
                 used.update(writers)
             source = least_declared([r.intent_source for c, r in source_records.items() if c in used and r]
                                     + (["trailer"] if any(source_records.get(c) is None for c in used) else []))
-            with_conversations(record, talks, intent_source=source, extra_metadata={"carried_from": replaced, "carry": kind})
+            with_conversations(record, talks, intent_source=source,
+                               extra_metadata={"carried_from": replaced, "carry": kind})
             origins_found = new_origins(layout, sha, parents, changes, record, follow=True)
             store_record(layout, record)
             keep_origins(layout, sha, changes, origins_found)

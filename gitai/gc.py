@@ -1,7 +1,7 @@
 """`gitai gc`: keep gitai's local caches within a bound.
 
 The caches under `<git common dir>/gitai/` are rebuilt on demand, so trimming them only costs
-speed: line origins (`origins-v1`, one file per file version), normal-form hashes (`syntax-v4`,
+speed: line origins (`origins-v1`, one file per file version), normal-form hashes (`syntax-v5`,
 one file per file content), and the notes index. Caches of other rule versions (`origins-v0`,
 ...) are deleted outright. Within the bound, the least recently written files go first (files
 are rewritten when used by the hooks and blame). `gitai backfill` trims to the bound when it ends.

@@ -1,4 +1,5 @@
-"""Where gitai keeps its files (docs/concepts.md, "Where things live"). Paths are absolute str (lean: hooks import this)."""
+"""Where gitai keeps its files (docs/concepts.md, "Where things live"). Paths are absolute str
+(lean: hooks import this)."""
 
 from __future__ import annotations
 

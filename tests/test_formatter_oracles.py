@@ -123,6 +123,13 @@ PYTHON_ORACLE_CASES = [
     # black --preview parenthesizes `del` targets: the oracle reads them as black's own check does (the stdlib)
     ("del c.maintype, c.subtype\n", "del (\n    c.maintype,\n    c.subtype,\n)\n"),
     ("del c.maintype, c.subtype\n", "del (c.maintype, c.subtypes)\n"),
+    # black --preview drops the parentheses of a sole generator argument (the stdlib's email/header.py, enum.py)
+    ("s = ''.join((str(v) for v in y))\n", "s = ''.join(str(v) for v in y)\n"),
+    ("s = ''.join((str(v) for v in y))\n", "s = ''.join([str(v) for v in y])\n"),
+    # black --preview wraps a long `case` pattern in parentheses: a group pattern (click)
+    ("match x:\n    case str() | bytes():\n        pass\n",
+     "match x:\n    case (\n        str()\n        | bytes()\n    ):\n        pass\n"),
+    ("match x:\n    case str() | bytes():\n        pass\n", "match x:\n    case (str() | bytes(),):\n        pass\n"),
 ]
 
 

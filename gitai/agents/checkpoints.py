@@ -52,7 +52,8 @@ def checkpoints_dir(layout: Layout) -> str:
 
 
 def log_path(layout: Layout, rel: str) -> str:
-    return os.path.join(checkpoints_dir(layout), sha1(rel.encode("utf-8", "surrogateescape")).hexdigest()[:24] + ".jsonl")
+    name = sha1(rel.encode("utf-8", "surrogateescape")).hexdigest()[:24]
+    return os.path.join(checkpoints_dir(layout), name + ".jsonl")
 
 
 def model_id(model: str | None) -> str | None:

@@ -125,6 +125,11 @@ def _versioned(host: str) -> bool:
     return BY_NAME[host].config_style in (FLAT, PER_EVENT)
 
 
+def _unreadable(path: str, exc: Exception) -> GitaiError:
+    """A host's configuration file gitai cannot read (JSON or TOML): left for the user to fix."""
+    return GitaiError(f"cannot read {path} ({exc.__class__.__name__}); fix it by hand, gitai will not overwrite it")
+
+
 # -- JSON hosts ---------------------------------------------------------------------------
 
 def _read_json(path: str) -> tuple[dict[str, Any], str | None]:
@@ -134,7 +139,7 @@ def _read_json(path: str) -> tuple[dict[str, Any], str | None]:
     except FileNotFoundError:
         return {}, None
     except (OSError, UnicodeDecodeError) as exc:
-        raise GitaiError(f"cannot read {path} ({exc.__class__.__name__}); fix it by hand, gitai will not overwrite it") from None
+        raise _unreadable(path, exc) from None
     try:
         data = json.loads(text) if text.strip() else {}
     except ValueError as exc:
@@ -241,7 +246,7 @@ def _read_toml(path: str) -> tuple[Any, str | None]:
     except FileNotFoundError:
         return tomlkit.document(), None
     except (OSError, UnicodeDecodeError) as exc:
-        raise GitaiError(f"cannot read {path} ({exc.__class__.__name__}); fix it by hand, gitai will not overwrite it") from None
+        raise _unreadable(path, exc) from None
     try:
         return tomlkit.parse(text), text
     except Exception as exc:  # noqa: BLE001 - tomlkit raises its own error types
@@ -307,7 +312,8 @@ def _toml_state(host: str, path: str) -> str:
         return "missing"
     hooks = doc.get("hooks")
     plain: dict[str, Any] = hooks.unwrap() if hooks is not None else {}
-    ours: dict[str, list[Any]] = {event: [e for e in entries if is_ours(e)] for event, entries in plain.items() if isinstance(entries, list)}
+    ours: dict[str, list[Any]] = {
+        event: [e for e in entries if is_ours(e)] for event, entries in plain.items() if isinstance(entries, list)}
     ours = {k: v for k, v in ours.items() if v}
     if not ours:
         return "missing"

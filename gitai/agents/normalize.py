@@ -237,7 +237,9 @@ def shell_command(tool_input: dict[str, Any], data: dict[str, Any]) -> str | Non
     return value if isinstance(value, str) else None
 
 
-def normalize(host: str, data: dict[str, Any], event_arg: str | None = None, process_cwd: str | None = None) -> AgentEvent:
+def normalize(
+    host: str, data: dict[str, Any], event_arg: str | None = None, process_cwd: str | None = None
+) -> AgentEvent:
     """The normalized event for one payload of `host` (`event_arg`: the event named on the command
     line, for hosts whose payload does not name it, such as Copilot)."""
     hook_event = _first_str(data, "hook_event_name", "hookEventName", "event") or event_arg or ""

@@ -36,7 +36,8 @@ WRAPPERS: dict[str, tuple[str, tuple[str, ...], int]] = {
     "sudo": ("ugCDhprTUt", ("--user", "--group", "--chdir", "--prompt", "--close-from", "--host", "--role", "--type",
                             "--other-user", "--command-timeout"), 0),
     "doas": ("uC", (), 0),
-    "env": ("uCS", ("--unset", "--chdir", "--split-string", "--default-signal", "--ignore-signal", "--block-signal"), 0),
+    "env": ("uCS", ("--unset", "--chdir", "--split-string", "--default-signal", "--ignore-signal",
+                    "--block-signal"), 0),
     "command": ("", (), 0),
     "builtin": ("", (), 0),
     "nohup": ("", (), 0),
@@ -96,7 +97,7 @@ GIT_SAFE = {"status", "log", "diff", "show", "blame", "grep", "ls-files", "ls-tr
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
     from typing import Any
 
 UNKNOWN_INPUT = "\0unknown"  # the stdin of a command fed by a pipe
@@ -247,6 +248,17 @@ def long_option(arg: str, name: str, shortest: int = 3) -> bool:
     return given.startswith("--") and len(given) >= shortest + 2 and name.startswith(given)
 
 
+def _word_after(words: Sequence[str | None], index: int) -> str | None:
+    """The word after `words[index]`: an option's value (None: there is none)."""
+    return words[index + 1] if index + 1 < len(words) else None
+
+
+def _option_value(words: Sequence[str | None], index: int) -> str | None:
+    """The value of the long option `words[index]`: after its `=`, else the next word."""
+    arg = words[index] or ""
+    return arg.split("=", 1)[1] if "=" in arg else _word_after(words, index)
+
+
 class _Walker:
     def __init__(self, risk: Risk, root: str, git_dirs: tuple[str, ...], cwd: str) -> None:
         self.risk = risk
@@ -386,9 +398,11 @@ class _Walker:
     def _sensitive(self, path: str, shown: str) -> None:
         git_dirs = [posixpath.join(self.root, ".git"), *self.git_dirs]
         if any(path == d or path.startswith(d + "/") for d in git_dirs) or "/.git/" in path + "/":
-            self.risk.raise_to(CIRCUMVENTION, f"writes inside the git directory ({shown}): hooks and refs are not for agents")
+            self.risk.raise_to(CIRCUMVENTION,
+                               f"writes inside the git directory ({shown}): hooks and refs are not for agents")
         if shown in CONFIG_FILES:
-            self.risk.raise_to(CIRCUMVENTION, f"writes the agent hook configuration {shown} (that would uninstall gitai)")
+            self.risk.raise_to(CIRCUMVENTION,
+                               f"writes the agent hook configuration {shown} (that would uninstall gitai)")
         if shown == ".orchestration" or shown.startswith(".orchestration/"):
             self.risk.raise_to(CIRCUMVENTION, f"writes gitai's own files ({shown}): only gitai commands and people do")
 
@@ -487,7 +501,8 @@ class _Walker:
         if not words or words[0] is None:
             return
         name = os.path.basename(words[0])
-        if name not in ("[", "[[") and (not name or any(c in name for c in "*?[]{}$`'\"\\ \t\n=") or name.startswith("-")):
+        not_a_word = not name or any(c in name for c in "*?[]{}$`'\"\\ \t\n=") or name.startswith("-")
+        if name not in ("[", "[[") and not_a_word:
             self.risk.doubt(f"a command name that is not a plain word ({name!r})")
             return
         args = words[1:]
@@ -529,10 +544,10 @@ class _Walker:
             if arg.startswith("--"):
                 option = arg.split("=", 1)[0]
                 if name == "env" and long_option(option, "--split-string", 3):
-                    split = arg.split("=", 1)[1] if "=" in arg else (args[index + 1] if index + 1 < len(args) else None)
+                    split = _option_value(args, index)
                     return self._split_string(split, args[index + (1 if "=" in arg else 2):])
                 if name == "env" and long_option(option, "--chdir", 3):
-                    self._chdir(arg.split("=", 1)[1] if "=" in arg else (args[index + 1] if index + 1 < len(args) else None))
+                    self._chdir(_option_value(args, index))
                 takes = any(long_option(option, lv, 2) for lv in long_values)
                 index += 2 if takes and "=" not in arg else 1
                 continue
@@ -543,7 +558,7 @@ class _Walker:
             skip = 1
             for pos, letter in enumerate(letters):
                 if letter in short_values:
-                    given: str | None = letters[pos + 1:] or (args[index + 1] if index + 1 < len(args) else None)
+                    given: str | None = letters[pos + 1:] or _word_after(args, index)
                     if not letters[pos + 1:]:
                         skip = 2
                     if name == "env" and letter == "S":
@@ -583,10 +598,10 @@ class _Walker:
                 continue
             value: str | None | bool = False
             if arg.startswith("--") and long_option(arg, long, 3):
-                value = arg.split("=", 1)[1] if "=" in arg else (args[index + 1] if index + 1 < len(args) else None)
+                value = _option_value(args, index)
             elif arg.startswith("-") and not arg.startswith("--") and short[1] in arg[1:]:
                 after = arg[arg.index(short[1], 1) + 1:]
-                value = after or (args[index + 1] if index + 1 < len(args) else None)
+                value = after or _word_after(args, index)
             if value is not False:
                 if value is None or not isinstance(value, str):
                     self.risk.doubt(f"{name} runs shell text that is not a literal")
@@ -685,7 +700,8 @@ class _Walker:
 
     def _cmd_rm(self, args: list[str | None]) -> None:
         flags = "".join(a[1:] for a in args if a is not None and a.startswith("-") and not a.startswith("--"))
-        recursive = "r" in flags or "R" in flags or any(a is not None and long_option(a, "--recursive", 1) for a in args)
+        recursive = "r" in flags or "R" in flags or any(
+            a is not None and long_option(a, "--recursive", 1) for a in args)
         operands = self._operands(args)
         if not recursive:
             self.risk.raise_to(WRITES, "deletes files")
@@ -725,14 +741,14 @@ class _Walker:
             arg = args[index]
             if arg is not None and arg.startswith("--") and long_option(arg, "--target-directory", 2):
                 found = True
-                value = arg.split("=", 1)[1] if "=" in arg else (args[index + 1] if index + 1 < len(args) else None)
+                value = _option_value(args, index)
                 self._add_target(value, "writes into a directory")
                 index += 1 if "=" in arg else 2
                 continue
             if arg is not None and arg.startswith("-") and not arg.startswith("--") and "t" in arg[1:]:
                 after = arg[arg.index("t", 1) + 1:]
                 found = True
-                self._add_target(after or (args[index + 1] if index + 1 < len(args) else None), "writes into a directory")
+                self._add_target(after or _word_after(args, index), "writes into a directory")
                 index += 1 if after else 2
                 continue
             rest.append(arg)
@@ -815,11 +831,13 @@ class _Walker:
                 script_given = True
                 index += 1 if "=" in (arg or "") else 2
                 continue
-            if arg is not None and arg.startswith("-") and not arg.startswith("--") and arg[-1] in "ef" and len(arg) > 2:
+            if (arg is not None and arg.startswith("-") and not arg.startswith("--")
+                    and arg[-1] in "ef" and len(arg) > 2):
                 script_given = True
                 index += 2
                 continue
-            if arg is not None and arg.startswith("-") and not arg.startswith("--") and ("e" in arg[1:] or "f" in arg[1:]):
+            if (arg is not None and arg.startswith("-") and not arg.startswith("--")
+                    and ("e" in arg[1:] or "f" in arg[1:])):
                 script_given = True  # -ne'script', -iescript
                 index += 1
                 continue
@@ -891,7 +909,7 @@ class _Walker:
                     self._argv([placeholder if w == "{}" else w for w in command])
                 index = end
             elif arg in ("-fprint", "-fprint0", "-fprintf", "-fls"):
-                self._writes_all("writes a file (find -fprint)", [args[index + 1] if index + 1 < len(args) else None])
+                self._writes_all("writes a file (find -fprint)", [_word_after(args, index)])
             index += 1
 
     def _cmd_gitai(self, args: list[str | None]) -> None:
@@ -928,12 +946,12 @@ class _Walker:
             elif arg.startswith("--strip="):
                 strip = int(arg.split("=", 1)[1]) if arg.split("=", 1)[1].isdigit() else None
             elif arg in ("-i", "--input"):
-                source = args[index + 1] if index + 1 < len(args) else None
+                source = _word_after(args, index)
                 index += 1
             elif arg.startswith("--input="):
                 source = arg.split("=", 1)[1]
             elif arg in ("-d", "--directory"):
-                self._chdir(args[index + 1] if index + 1 < len(args) else None)
+                self._chdir(_word_after(args, index))
                 index += 1
             elif not arg.startswith("-"):
                 self._add_target(arg, "patches a file")
@@ -973,7 +991,7 @@ class _Walker:
                 self.risk.doubt("git with an option that is an expansion")
                 return
             if arg == "-c" or (arg.startswith("-c") and len(arg) > 2 and not arg.startswith("--")):
-                setting = arg[2:] if len(arg) > 2 else (args[index + 1] if index + 1 < len(args) else None)
+                setting = arg[2:] if len(arg) > 2 else _word_after(args, index)
                 self._git_setting(setting, "git -c")
                 index += 1 if len(arg) > 2 else 2
             elif arg.startswith("--config-env"):
@@ -981,11 +999,12 @@ class _Walker:
                                                   "(it can switch hooks off)")
                 index += 1 if "=" in arg else 2
             elif arg == "-C":
-                self._chdir(args[index + 1] if index + 1 < len(args) else None)
+                self._chdir(_word_after(args, index))
                 self.risk.git_dirs.append(self.cwd)
                 index += 2
-            elif arg in ("--git-dir", "--work-tree", "--namespace", "--exec-path", "--super-prefix",
-                         "--attr-source", "--list-cmds") or arg.startswith(("--git-dir=", "--work-tree=", "--exec-path=")):
+            elif (arg in ("--git-dir", "--work-tree", "--namespace", "--exec-path", "--super-prefix",
+                          "--attr-source", "--list-cmds")
+                  or arg.startswith(("--git-dir=", "--work-tree=", "--exec-path="))):
                 if arg.startswith(("--git-dir", "--work-tree", "--exec-path")):
                     self.risk.doubt(f"git {arg.split('=')[0]} points git at another repository or program")
                 index += 1 if "=" in arg or arg in ("--exec-path",) else 2
@@ -1094,7 +1113,7 @@ class _Walker:
                 continue
             value: str | None | bool = False
             if arg == names[0] or (arg.startswith("--") and long_option(arg, names[1], 3) and "=" not in arg):
-                value = rest[index + 1] if index + 1 < len(rest) else None
+                value = _word_after(rest, index)
             elif arg.startswith("--") and long_option(arg, names[1], 3):
                 value = arg.split("=", 1)[1]
             if value is not False:
@@ -1165,7 +1184,7 @@ class _Walker:
         while index < len(rest):
             arg = rest[index]
             if arg is not None and arg.startswith("--") and long_option(arg, "--ref", 2) and not words:
-                ref = arg.split("=", 1)[1] if "=" in arg else (rest[index + 1] if index + 1 < len(rest) else None)
+                ref = _option_value(rest, index)
                 index += 1 if "=" in arg else 2
                 continue
             if arg is None or not arg.startswith("-"):
@@ -1185,7 +1204,7 @@ class _Walker:
         while index < len(rest):
             arg = rest[index]
             if arg in ("-f", "--file", "--blob") or (arg or "").startswith(("--file=",)):
-                value = (arg or "").split("=", 1)[1] if "=" in (arg or "") else (rest[index + 1] if index + 1 < len(rest) else None)
+                value = _option_value(rest, index)
                 self.risk.raise_to(WRITES, "git config writes a configuration file")
                 self._add_target(value, "git config --file")
                 index += 1 if "=" in (arg or "") else 2
@@ -1214,8 +1233,8 @@ class _Walker:
         import subprocess
 
         try:
-            proc = subprocess.run(["git", "config", "--get", f"alias.{sub}"], cwd=self.cwd if os.path.isdir(self.cwd) else None,
-                                  capture_output=True, timeout=2)
+            proc = subprocess.run(["git", "config", "--get", f"alias.{sub}"],
+                                  cwd=self.cwd if os.path.isdir(self.cwd) else None, capture_output=True, timeout=2)
         except (OSError, subprocess.TimeoutExpired):
             self.risk.doubt(f"git {sub}: an alias gitai could not read")
             return

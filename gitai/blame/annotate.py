@@ -85,7 +85,7 @@ def step_from_parents(
     sides: list[ParentSide] = []
     unrecorded: set[str] = set()
     each_parent: list[str | None] = [*parents] or [None]  # None: a root commit
-    for number, (parent, (name, parent_blob, hunks)) in enumerate(zip(each_parent, known)):
+    for number, (parent, (name, parent_blob, hunks)) in enumerate(zip(each_parent, known, strict=True)):
         if parent is None or name is None or parent_blob is None:
             if number == 0:
                 sides.append(ParentSide([], hunks))  # new against the first parent

@@ -71,7 +71,7 @@ def new_origins(layout: Layout, commit: str, parents: list[str], changes: Commit
             known = [(changed.old_path, changed.old_oid, changed.hunks), *changed.other_parents]
             definitions = refactors.get(changed.path, {}).get("definitions", [])
             refactor = is_refactor(info, changed.path)
-            if any(name is None and gone for (name, _, _), gone in zip(known, changes.paths_gone)):
+            if any(name is None and gone for (name, _, _), gone in zip(known, changes.paths_gone, strict=True)):
                 if not refactor and gone_budget > 0:  # (a refactor's is left to blame-intent)
                     gone_budget -= 1
                     try:
@@ -134,8 +134,9 @@ class _Follower:
             self._index = load_index(self.layout, only_needed=True)
             self._annotator = Annotator(self.layout, self._index, self.store)
         self.budget -= 1
+        # a side per parent; a root commit has one side (no file) and no parent: nothing to compute
         wanted: list[tuple[str, str, str | None]] = [
-            (parent, name, blob) for parent, (name, blob, _) in zip(parents, known) if name and blob]
+            (parent, name, blob) for parent, (name, blob, _) in zip(parents, known, strict=False) if name and blob]
         sources = {str(d["moved_from"]["path"]) for d in definitions if isinstance(d.get("moved_from"), dict)}
         wanted += [(parents[0], source, None) for source in sorted(sources)] if parents else []
         for parent, name, blob in wanted:

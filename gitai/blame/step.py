@@ -89,7 +89,7 @@ def step(commit: str, path: str, line_count: int, sides: list[ParentSide], refac
         if None not in lines:
             break
         other, _ = carry(side, line_count)
-        lines = [mine if mine is not None else theirs for mine, theirs in zip(lines, other)]
+        lines = [mine if mine is not None else theirs for mine, theirs in zip(lines, other, strict=True)]
     if None not in lines:
         return [origin for origin in lines if origin is not None]
     own: Origin = (commit, path)

@@ -59,7 +59,7 @@ def blame_intent_cmd(file: str, line_range: str | None, rev: str | None, porcela
     digits = len(str(lines[-1].line)) if lines else 1
     palette: dict[str, str] = {}
     out: list[str] = []
-    for line, label, who in zip(lines, labels, whos):
+    for line, label, who in zip(lines, labels, whos, strict=True):
         intent = line.intent_id or NO_INTENT
         cell = f"{label:<{width}}"
         if colour and line.intent_id:

@@ -18,7 +18,9 @@ from gitai.util.text import display_path
 @click.option("--intent", "intent_id", metavar="ID", help="Check against this intent instead of the active one.")
 @click.argument("paths", nargs=-1)
 @json_option
-def check(mode: str | None, revision_range: str | None, intent_id: str | None, paths: tuple[str, ...], as_json: bool) -> int:
+def check(
+    mode: str | None, revision_range: str | None, intent_id: str | None, paths: tuple[str, ...], as_json: bool
+) -> int:
     """Check staged changes, a commit range or PATHs against an intent's scope (exit 1 on violations)."""
     if sum(bool(x) for x in (mode, revision_range is not None, paths)) > 1:
         raise GitaiError("use one of --staged, --range A..B or PATH...")

@@ -10,7 +10,8 @@ from gitai.gc import gc, parse_size
 
 
 @click.command("gc", epilog="Example: gitai gc --max-size 16M")
-@click.option("--max-size", metavar="SIZE", help="The bound, e.g. 64M or 1G (default: git config gitai.cacheSize, else 64M).")
+@click.option("--max-size", metavar="SIZE",
+              help="The bound, e.g. 64M or 1G (default: git config gitai.cacheSize, else 64M).")
 @json_option
 def gc_cmd(max_size: str | None, as_json: bool) -> int:
     """Trim the local caches (line origins, syntax hashes, notes index) to a size bound; all are rebuilt on demand."""

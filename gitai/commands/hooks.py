@@ -36,7 +36,8 @@ def _print_hooks(states: list[Any], as_json: bool, lay: Layout) -> None:
     if hooks_path:
         warn_shared_hooks(lay)
     if as_json:
-        emit_json({"hooks_dir": str(lay.repo.hooks_dir), "core_hooks_path": hooks_path, "hooks": [s.to_json() for s in states]})
+        emit_json({"hooks_dir": str(lay.repo.hooks_dir), "core_hooks_path": hooks_path,
+                   "hooks": [s.to_json() for s in states]})
         return
     if hooks_path:
         click.echo(f"core.hooksPath is set ({hooks_path}): hooks live in {lay.repo.hooks_dir}")
@@ -46,7 +47,8 @@ def _print_hooks(states: list[Any], as_json: bool, lay: Layout) -> None:
 
 
 @hooks.command("install", epilog="Example: gitai hooks install")
-@click.option("--force", is_flag=True, help="Replace a foreign hook instead of chaining it (it is kept aside); allow a global or system core.hooksPath.")
+@click.option("--force", is_flag=True, help="Replace a foreign hook instead of chaining it (it is kept aside); "
+                                            "allow a global or system core.hooksPath.")
 @click.option("--server", is_flag=True, help="In a bare repository: the pre-receive gate refusing out-of-scope pushes.")
 @json_option
 def hooks_install(force: bool, server: bool, as_json: bool) -> int:

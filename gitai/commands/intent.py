@@ -29,7 +29,8 @@ def intent_show(intent_id: str, as_json: bool) -> int:
         return EXIT_OK
     click.echo(intent_context_xml(found))
     if found.requires_approval:
-        click.echo(f"requires approval: {'approved' if approved else 'not yet approved (gitai approve ' + found.id + ')'}")
+        approval = "approved" if approved else f"not yet approved (gitai approve {found.id})"
+        click.echo(f"requires approval: {approval}")
     if found.parent_intent:
         click.echo(f"parent intent: {found.parent_intent}")
     return EXIT_OK

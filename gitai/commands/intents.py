@@ -29,6 +29,7 @@ def intents(as_json: bool) -> int:
     width_name = max(len(i.name) for i in catalogue.intents)
     for i in catalogue.intents:
         mark = "*" if i.id == active_id else " "
-        click.echo(printable(f"{mark} {i.id:<{width_id}}{i.status:<12}{i.name:<{width_name}}  {', '.join(i.owned_scope)}"))
+        scope = ", ".join(i.owned_scope)
+        click.echo(printable(f"{mark} {i.id:<{width_id}}{i.status:<12}{i.name:<{width_name}}  {scope}"))
     return EXIT_OK
 

@@ -16,7 +16,8 @@ from gitai.util.text import NO_INTENT, display_path, printable
 @click.command("log", epilog="Example: gitai log INT-001 --since '2 weeks ago' --path src/auth")
 @click.argument("intent_id", required=False)
 @click.option("-n", "--limit", type=click.IntRange(min=0), metavar="N", help="At most N commits.")
-@click.option("--path", "path", metavar="P", help="Only commits that touched P (a file, or anything under a directory).")
+@click.option("--path", "path", metavar="P",
+              help="Only commits that touched P (a file, or anything under a directory).")
 @click.option("--no-merges", is_flag=True, help="Leave merge commits out.")
 @click.option("--merges", "show_merges", is_flag=True,
               help="List merges without changes of their own in full (by default they are folded into one line).")

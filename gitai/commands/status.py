@@ -26,7 +26,8 @@ def status(as_json: bool) -> int:
     result = check_paths(policy, intent_id, paths)
     bad = {v.path for v in result.violations}
     rows: list[dict[str, Any]] = [
-        {"path": p, "scope": "exempt" if policy.is_exempt(p) else "out" if p in bad else "in", "owners": policy.owners(p)}
+        {"path": p, "scope": "exempt" if policy.is_exempt(p) else "out" if p in bad else "in",
+         "owners": policy.owners(p)}
         for p in paths
     ]
     if as_json:
@@ -38,7 +39,8 @@ def status(as_json: bool) -> int:
     else:
         known = "" if intent_id else "  (not in the catalogue!)"
         name = policy.intents[intent_id].name if intent_id else ""
-        click.echo(printable(f"active intent: {active.id} {name} [{'GITAI_INTENT' if active.source == 'env' else 'this worktree'}]{known}"))
+        where = "GITAI_INTENT" if active.source == "env" else "this worktree"
+        click.echo(printable(f"active intent: {active.id} {name} [{where}]{known}"))
     if not rows:
         click.echo("nothing staged")
     for row in rows:

@@ -18,6 +18,7 @@ def sync(remote: str, as_json: bool) -> int:
     if as_json:
         emit_json(result.to_json())
     else:
-        click.echo(f"{remote}: received {result.received} records; " + ("pushed" if result.pushed else "nothing to push"))
+        pushed = "pushed" if result.pushed else "nothing to push"
+        click.echo(f"{remote}: received {result.received} records; {pushed}")
     return EXIT_OK
 

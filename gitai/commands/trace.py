@@ -32,8 +32,9 @@ def trace_verify(list_missing: bool, as_json: bool) -> int:
         for sha in result.missing:
             click.echo(f"missing: {sha}")
     status = "ok" if result.ok else f"{len(result.problems)} problems"
+    orphaned = f", {len(result.orphaned)} orphaned notes" if result.orphaned else ""
     click.echo(f"{status}: {result.notes} notes, {result.records} records, {result.ranges} ranges, "
-               f"{result.ledger_lines} ledger lines" + (f", {len(result.orphaned)} orphaned notes" if result.orphaned else ""))
+               f"{result.ledger_lines} ledger lines{orphaned}")
     if result.missing:
         click.echo(f"{len(result.missing)} commits reachable from HEAD have no record (list them with --missing; "
                    f"{missing_record_advice(lay)})")
@@ -62,8 +63,8 @@ def trace_recover(as_json: bool) -> int:
     if as_json:
         emit_json(result.to_json())
     else:
-        click.echo(f"restored {len(result.to_notes)} records to the notes ({result.from_reflog} from the notes reflog); "
-                   f"appended {result.to_ledger} to the ledger"
+        click.echo(f"restored {len(result.to_notes)} records to the notes ({result.from_reflog} from the notes "
+                   f"reflog); appended {result.to_ledger} to the ledger"
                    + (f"; {result.unrestorable} ledger records name commits git no longer has (kept in the ledger)"
                       if result.unrestorable else ""))
     return EXIT_OK

@@ -242,8 +242,8 @@ def _changed_paths(root: str, sha: str, parents: list[str]) -> list[str]:
     """Paths the commit changes; for a merge, its own work: what differs from git's automatic
     merge of its parents (`--remerge-diff`), or for an octopus, what differs from every parent."""
     if len(parents) <= 1:
-        return split_z(run_git(["diff-tree", "--root", "-r", "--no-commit-id", "--name-only", "-z", "--no-renames", sha],
-                               root))
+        return split_z(run_git(
+            ["diff-tree", "--root", "-r", "--no-commit-id", "--name-only", "-z", "--no-renames", sha], root))
     if len(parents) == 2:
         return split_z(run_git(["show", "--remerge-diff", "--name-only", "--format=", "-z", sha], root))
     common: set[str] | None = None

@@ -55,7 +55,7 @@ def add_note(root: str, ref: str, commit: str, body: bytes) -> None:
 def list_notes(root: str, ref: str) -> list[tuple[str, str]]:
     """(note blob, annotated commit) for every note under `ref`."""
     listing = git_process(["notes", "--ref", ref, "list"], root).stdout.decode().split()
-    return list(zip(listing[::2], listing[1::2]))
+    return list(zip(listing[::2], listing[1::2], strict=True))
 
 
 _HEX = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
@@ -70,10 +70,10 @@ def changed_notes(root: str, old: str | None, new: str) -> list[tuple[str, str |
     proc = git_process(["diff-tree", "-r", "-z", "--no-renames", "--end-of-options", old, new], root)
     if proc.returncode != 0:
         return None
-    fields = proc.stdout.split(b"\0")
+    fields = proc.stdout.split(b"\0")[:-1]  # each field ends in a NUL
     before: dict[str, str] = {}
     after: dict[str, str] = {}
-    for meta, path in zip(fields[0::2], fields[1::2]):
+    for meta, path in zip(fields[0::2], fields[1::2], strict=True):
         parts = meta.decode("ascii", "replace").split()
         commit = path.decode("utf-8", "replace").replace("/", "")  # notes fan out as ab/cdef...
         if len(parts) < 5 or not _HEX.fullmatch(commit):

@@ -4,10 +4,10 @@ importing it costs about 110 ms)."""
 from __future__ import annotations
 
 import subprocess
+from typing import TYPE_CHECKING
 
 from gitai.git.runner import run_git
 
-TYPE_CHECKING = False  # objects.py is on the post-commit hook's path
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
@@ -124,6 +124,8 @@ def read_objects(root: str, oids: list[str]) -> Iterator[tuple[str, bytes | None
     """Each object's content (None: missing), in order, through one `git cat-file --batch` whose
     requests a thread writes while the answers are read: no round trip per object (a full rebuild
     of the notes index reads 100,000 notes). Stopping early ends git."""
+    if not oids:
+        return  # no git process for nothing (a caller's zip(strict=True) asks for the end)
     import threading
 
     proc = subprocess.Popen(["git", "cat-file", "--batch"], cwd=root, stdin=subprocess.PIPE, stdout=subprocess.PIPE)

@@ -168,14 +168,17 @@ def _settings(config: str) -> set[str]:
         elif line and line[0] not in "#;":
             key, _, value = line.partition("=")
             found.add(key.strip())
-            if key.strip() == "bare" and value.split("#", 1)[0].split(";", 1)[0].strip() in ("", "true", "yes", "on", "1"):
-                found.add("bare=true")
+            if key.strip() == "bare":
+                setting = value.split("#", 1)[0].split(";", 1)[0].strip()  # without a trailing comment
+                if setting in ("", "true", "yes", "on", "1"):
+                    found.add("bare=true")
     return found
 
 
 def _default_hooks_dir(common_dir: str, repo_settings: set[str]) -> str | None:
     """`common_dir/hooks` when no config file git reads can name another (core.hooksPath); None: ask git."""
-    if "hookspath" in repo_settings or any(k.startswith("GIT_CONFIG") and k != "GIT_CONFIG_NOSYSTEM" for k in os.environ):
+    if "hookspath" in repo_settings or any(
+            k.startswith("GIT_CONFIG") and k != "GIT_CONFIG_NOSYSTEM" for k in os.environ):
         return None
     home = os.environ.get("HOME", "")
     xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")

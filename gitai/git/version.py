@@ -43,7 +43,8 @@ def require_git() -> None:
     text = proc.stdout.decode("utf-8", "replace").strip()
     found = parse_version(text)
     if found is None:
-        raise GitaiError(f"cannot tell git's version from {text or 'git --version'!r}; gitai needs git {needed} or later")
+        raise GitaiError(f"cannot tell git's version from {text or 'git --version'!r}; "
+                         f"gitai needs git {needed} or later")
     if found[:2] < MINIMUM:
         shown = ".".join(map(str, found))
         raise GitaiError(f"git {shown} found on PATH; gitai needs git {needed} or later")
@@ -70,5 +71,6 @@ def _identity() -> str | None:
 
 
 def _cache_path() -> str | None:
-    base = os.environ.get("XDG_CACHE_HOME") or (os.path.join(os.environ["HOME"], ".cache") if os.environ.get("HOME") else "")
+    home = os.environ.get("HOME")
+    base = os.environ.get("XDG_CACHE_HOME") or (os.path.join(home, ".cache") if home else "")
     return os.path.join(base, "gitai", "git-version") if os.path.isabs(base) else None

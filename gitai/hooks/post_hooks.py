@@ -88,7 +88,8 @@ def after_unhooked_commits(layout: Layout, since: str) -> None:
     with ObjectReader(layout.root) as reader:
         for commit in rev_list(layout.root, f"{since}..HEAD", "--reverse"):
             if not own_records(read_note(layout.root, commit), commit):
-                trace_commit(layout, reader, commit, _active_id(layout), contributor, model_metadata(layout, contributor))
+                trace_commit(layout, reader, commit, _active_id(layout), contributor,
+                             model_metadata(layout, contributor))
 
 
 def _cherry_picked_from(layout: Layout) -> str | None:
@@ -131,7 +132,8 @@ def after_rewrite(layout: Layout, kind: str, rewritten: str) -> None:
             # when the old records have line-level attribution). An amend is new work: this worktree's
             # checkpoints still apply to it.
             line_level = any(r.attribution in ("checkpoints", "carried") for r in old_records)
-            contributor = (kind == "rebase" and not line_level and _recorded_contributor(old_records)) or _contributor(layout)
+            contributor = ((kind == "rebase" and not line_level and _recorded_contributor(old_records))
+                           or _contributor(layout))
             carry = {"old_records": old_records, "use_checkpoints": kind == "amend"}
             if old is not None:  # the old record's intent, as declared (or inferred) there
                 trace_commit(layout, reader, new, old.intent, contributor, {"rewritten_from": olds},

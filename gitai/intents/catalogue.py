@@ -188,7 +188,7 @@ def _validate(path: Path, root: str | Path | None, node: yaml.Node | None, data:
     item_nodes = list_node.value if isinstance(list_node, yaml.SequenceNode) else [None] * len(entries)
     intents: list[Intent] = []
     seen: dict[str, int] = {}
-    for entry, entry_node in zip(entries, item_nodes):
+    for entry, entry_node in zip(entries, item_nodes, strict=True):
         intent = _validate_intent(entry, entry_node, fail)
         if intent.id in seen:
             raise fail(entry_node, f"key 'id': duplicate intent id '{intent.id}' (first at line {seen[intent.id]})")

@@ -31,7 +31,8 @@ def select_intent(layout: Layout, intent_id: str) -> Selection:
     intent = catalogue.get(intent_id)
     if intent.status not in SELECTABLE:
         reason = f": {intent.blocked_reason}" if intent.blocked_reason else ""
-        raise GitaiError(f"intent {intent.id} is {intent.status}{reason}; only DRAFT or IN_PROGRESS intents can be selected")
+        raise GitaiError(f"intent {intent.id} is {intent.status}{reason}; "
+                         "only DRAFT or IN_PROGRESS intents can be selected")
     if intent.requires_approval:
         from gitai.intents.approval import is_approved
 
@@ -43,7 +44,8 @@ def select_intent(layout: Layout, intent_id: str) -> Selection:
     status_changed = status_written = False
     if intent.status == "DRAFT":
         status_changed = True
-        status_written = write_status(Path(layout.guard(str(catalogue.path))), intent.id, "IN_PROGRESS", catalogue.list_key)
+        status_written = write_status(Path(layout.guard(str(catalogue.path))), intent.id, "IN_PROGRESS",
+                                      catalogue.list_key)
         intent = replace(intent, status="IN_PROGRESS")
     write_active(layout, intent.id)
     record_event(

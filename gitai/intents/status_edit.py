@@ -76,7 +76,7 @@ def write_fields(path: Path, intent_id: str, values: dict[str, str], list_key: s
         return False
     if not all(
         after == ({**before, **values} if before.get("id") == intent_id else before)
-        for before, after in zip(original[list_key], entries)
+        for before, after in zip(original[list_key], entries, strict=True)
     ):
         return False
     write_atomic(str(path), edited)

@@ -65,7 +65,7 @@ def jsonl_lines(tables: Tables) -> list[str]:
     for name, columns in TABLES.items():
         keys = [c[0] for c in columns]
         for row in clean_rows(tables.rows[name]):
-            out.append(json.dumps({"table": name, **dict(zip(keys, row))}, ensure_ascii=True))
+            out.append(json.dumps({"table": name, **dict(zip(keys, row, strict=True))}, ensure_ascii=True))
     return out
 
 

@@ -60,12 +60,14 @@ TABLES: dict[str, list[Column]] = {
         ("committed_at", "TEXT", "committer date, RFC 3339 UTC (null: the commit is gone)"),
         ("subject", "TEXT", "first line of the commit message"),
         ("is_merge", "INTEGER", "1: the commit has several parents"),
-        ("intent_id", "TEXT", "the intent the record attributes the commit to (null: none, or its files serve several; see files)"),
+        ("intent_id", "TEXT",
+         "the intent the record attributes the commit to (null: none, or its files serve several; see files)"),
         ("classification", "TEXT", "AST_REFACTOR or INTENT_EVOLUTION (null: not classified)"),
         ("backfilled", "INTEGER", "1: made by `gitai backfill` (attribution inferred); 0: by the hooks at commit time"),
         ("recorded_at", "TEXT", "when the record was made, RFC 3339 UTC"),
         ("tool_version", "TEXT", "version of the tool that made the record"),
-        ("intent_source", "TEXT", "where the intent came from: trailer, session, active, scope (inferred by backfill); null: none"),
+        ("intent_source", "TEXT",
+         "where the intent came from: trailer, session, active, scope (inferred by backfill); null: none"),
     ],
     "files": [
         ("repo_id", "TEXT", "repository"),
@@ -78,7 +80,8 @@ TABLES: dict[str, list[Column]] = {
         ("content", "TEXT", "binary, symlink, submodule or large (null: text)"),
         ("renamed_from", "TEXT", "former path of a renamed file"),
         ("lines", "INTEGER", "lines added or changed (sum of the file's ranges)"),
-        ("intent_id", "TEXT", "the intent this file's lines serve (differs from the commit's when its files serve several)"),
+        ("intent_id", "TEXT",
+         "the intent this file's lines serve (differs from the commit's when its files serve several)"),
     ],
     "contributors": [
         ("repo_id", "TEXT", "repository"),
@@ -122,7 +125,8 @@ TABLES: dict[str, list[Column]] = {
         ("line", "INTEGER", "line number in .orchestration/events.jsonl; with repo_id, the row's key"),
         ("timestamp", "TEXT", "when, RFC 3339 UTC"),
         ("event", "TEXT", "select, clear, refusal, ..."),
-        ("actor", "TEXT", "agent:NAME, user:LOGIN, or user:NAME <EMAIL> (git's identity when the environment names no login)"),
+        ("actor", "TEXT",
+         "agent:NAME, user:LOGIN, or user:NAME <EMAIL> (git's identity when the environment names no login)"),
         ("intent_id", "TEXT", "the intent concerned (null: none)"),
         ("data", "TEXT", "the whole event as JSON"),
     ],
@@ -146,7 +150,7 @@ class Tables:
     def dicts(self, name: str) -> Iterator[dict[str, Any]]:
         """The rows of a table as dicts, made one at a time (a long trace has 100,000s of rows)."""
         columns = [c[0] for c in TABLES[name]]
-        return (dict(zip(columns, row)) for row in self.rows[name])
+        return (dict(zip(columns, row, strict=True)) for row in self.rows[name])
 
 
 def _rfc3339(seconds: int) -> str:

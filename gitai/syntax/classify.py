@@ -342,7 +342,7 @@ def to_record_json(result: FileClassification, changed_lines: Iterable[int]) -> 
     lines = sorted(set(changed_lines))
     data = result.to_json()
     kept = []
-    for definition, entry in zip(result.definitions, data["definitions"]):
+    for definition, entry in zip(result.definitions, data["definitions"], strict=True):
         if definition.status == "unchanged":
             span = definition.new_lines
             if result.classification != AST_REFACTOR or span is None or not _holds_any(span, lines):

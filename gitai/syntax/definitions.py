@@ -339,7 +339,8 @@ class _KindNames(dict[int, str]):
 
     def __init__(self, language: str) -> None:
         self.grammar = load_grammar(language).language
-        super().__init__((kind, self.grammar.node_kind_for_id(kind) or "") for kind in range(self.grammar.node_kind_count))
+        super().__init__(
+            (kind, self.grammar.node_kind_for_id(kind) or "") for kind in range(self.grammar.node_kind_count))
 
     def __missing__(self, kind: int) -> str:  # tree-sitter's ERROR, past the grammar's kinds
         name = self[kind] = self.grammar.node_kind_for_id(kind) or ""

@@ -2,8 +2,8 @@
 
 The post-commit hook hashes both sides of every changed file; the old side of a commit is, most
 of the time, the new side of the commit before, hashed by the previous hook. Kept in
-`<git common dir>/gitai/syntax-v4/`, one small JSON file per (language, content): a cache, safe
-to delete. An entry made with another grammar version is ignored; `-v4` names the normal-form
+`<git common dir>/gitai/syntax-v5/`, one small JSON file per (language, content): a cache, safe
+to delete. An entry made with another grammar version is ignored; `-v5` names the normal-form
 rules, so changing them (gitai.syntax.normal_form) must bump it.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gitai.syntax.languages import load_grammar
 from gitai.syntax.normal_form import (
@@ -26,10 +26,9 @@ from gitai.syntax.normal_form import (
 )
 from gitai.util.files import write_atomic
 
-DIRECTORY = "syntax-v4"
+DIRECTORY = "syntax-v5"
 TREES = 32  # syntax trees held, the least recently used go (a large file's is a few megabytes)
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from tree_sitter import Tree
 

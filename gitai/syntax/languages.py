@@ -8,8 +8,8 @@ the grammar package on first use and caches the result per language.
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # typing itself is not imported: it costs more than this whole module
 if TYPE_CHECKING:
     from tree_sitter import Language
 

@@ -534,6 +534,35 @@ def _python_tuple_pattern(node: Node, field: int, walk: _Walk) -> list[bytes] | 
     return None
 
 
+def _python_group_pattern(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
+    """`case (A | B):` is `case A | B:`: a pattern in parentheses without a comma is a group, which
+    CPython's tree does not keep (black --preview adds one around a long pattern). tree-sitter-python
+    reads it as a case pattern holding a one-element tuple pattern (transparent, above) holding the
+    pattern, so the outer case pattern goes too."""
+    named = _named(node)
+    if len(named) != 1 or named[0].type != "tuple_pattern":
+        return None
+    inner = _named(named[0])
+    if len(inner) != 1 or inner[0].type != "case_pattern" or any(child.type == "," for child in named[0].children):
+        return None
+    return _TRANSPARENT_RESULT
+
+
+def _python_sole_generator(node: Node, field: int, walk: _Walk) -> list[bytes] | None:
+    """`f((x for x in y))` is `f(x for x in y)`: a call's only argument, a generator in parentheses of
+    its own, is the generator the call's parentheses make (one GeneratorExp argument in CPython's tree
+    either way; black --preview drops the inner pair). tree-sitter-python writes the first as an
+    argument list holding the generator, the second as the generator alone."""
+    if node.parent is None or node.parent.type != "call":
+        return None
+    named = _named(node)
+    while len(named) == 1 and named[0].type == "parenthesized_expression":
+        named = _named(named[0])
+    if len(named) != 1 or named[0].type != "generator_expression":
+        return None
+    return _walk(named, walk)
+
+
 def _extend_joining_texts(out: list[bytes], tokens: Sequence[bytes], content: bytes) -> None:
     """Append a string's body `tokens` to `out`, a text (`content` and its bytes) that follows another
     text joining it: the bodies of adjacent literals read as one string."""
@@ -1298,6 +1327,7 @@ _GUARDS: dict[str, tuple[bytes, ...] | re.Pattern[bytes]] = {
     # an `await` whose operand is a cast: the cast's `as` or `satisfies` keyword comes after the `await`
     "ts_cast_precedence": re.compile(rb"await[\s\S]*?(?:as|satisfies)"), "ts_generic_list": re.compile(rb"<"),
     "ts_binary": re.compile(rb"await|&&|\|\||\?\?"),
+    "python_sole_generator": re.compile(rb"for"),  # a generator's own `for` (or `async for`)
 }
 
 # handler name -> the whole text of a node the handler writes as the walk does (numbers already in their
@@ -1311,7 +1341,8 @@ _HANDLERS: dict[str, Handler] = {
     "python_string": _python_string, "python_docstring": _python_docstring, "lowercase": _lowercase,
     "python_uncovered_string": _python_uncovered_string,
     "python_tuple_pattern": _python_tuple_pattern, "python_concatenation": _python_concatenation,
-    "python_union": _python_union,
+    "python_union": _python_union, "python_group_pattern": _python_group_pattern,
+    "python_sole_generator": _python_sole_generator,
     "js_string": _js_string, "js_number": _js_number, "js_logical": _js_logical, "single_parameter": _single_parameter,
     "leading_pipe": _leading_pipe, "rust_block": _rust_block, "rust_statement": _rust_statement, "empty": _empty, "set": _set,
     # mis-parses and token-level spellings

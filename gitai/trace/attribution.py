@@ -139,7 +139,8 @@ def attribute_file(path: str, base: bytes | None, committed: bytes, checkpoints:
             labels, current, current_data = _step(current, labels, prev_lines, None), prev_lines, prev
         model = checkpoint.get("model")
         transcript = checkpoint.get("transcript") if transcripts else None
-        author = LineAuthor("ai", model if isinstance(model, str) else None, str(checkpoint.get("session") or "") or None,
+        author = LineAuthor("ai", model if isinstance(model, str) else None,
+                            str(checkpoint.get("session") or "") or None,
                             transcript if isinstance(transcript, str) else None)
         lines = split_lines(data)
         labels, current, current_data = _step(current, labels, lines, author), lines, data

@@ -74,7 +74,8 @@ class VerifyResult:
     def to_json(self) -> dict[str, Any]:
         return {"ok": self.ok, "notes": self.notes, "records": self.records, "ranges": self.ranges,
                 "ledger_lines": self.ledger_lines, "missing": len(self.missing),
-                "missing_commits": self.missing, "orphaned": self.orphaned, "problems": [p.to_json() for p in self.problems]}
+                "missing_commits": self.missing, "orphaned": self.orphaned,
+                "problems": [p.to_json() for p in self.problems]}
 
 
 def _check_ranges(reader: ObjectReader, commit_id: str, record: TraceRecord, result: VerifyResult) -> None:
@@ -102,9 +103,11 @@ def _check_ranges(reader: ObjectReader, commit_id: str, record: TraceRecord, res
             result.ranges += 1
             span = (r["start_line"], r["end_line"])
             if span not in expected:
-                result.problems.append(Problem("bad_range", f"{path}:{span[0]}-{span[1]} is outside the file", commit_id))
+                result.problems.append(Problem("bad_range", f"{path}:{span[0]}-{span[1]} is outside the file",
+                                               commit_id))
             elif r.get("content_hash") != expected[span]:
-                result.problems.append(Problem("hash_mismatch", f"{path}:{span[0]}-{span[1]} content hash differs", commit_id))
+                result.problems.append(Problem("hash_mismatch", f"{path}:{span[0]}-{span[1]} content hash differs",
+                                               commit_id))
 
 
 def verify(layout: Layout) -> VerifyResult:
@@ -191,7 +194,8 @@ def _check_ledger(layout: Layout, note_records: dict[str, bytes], result: Verify
             result.problems.append(Problem("ledger_differs", f"record {rid} differs from its note; "
                                            "run 'gitai trace rebuild'", record.revision, number))
     for rid in note_records.keys() - seen:
-        result.problems.append(Problem("note_only", f"record {rid} is missing from the ledger; run 'gitai trace recover'"))
+        result.problems.append(Problem("note_only",
+                                       f"record {rid} is missing from the ledger; run 'gitai trace recover'"))
 
 
 def _reachable(layout: Layout) -> list[str]:

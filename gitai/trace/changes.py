@@ -9,6 +9,7 @@ give the merge itself).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from gitai.git.diff import (
     Hunk,
@@ -21,7 +22,6 @@ from gitai.git.objects import ObjectReader
 from gitai.util.files import LARGE_FILE, is_binary
 from gitai.util.lines import split_lines
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 

@@ -4,7 +4,7 @@ on a commit or on the staged changes. tree-sitter loads only when a file is clas
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gitai.git.diff import staged_raw_changes
 from gitai.git.objects import ObjectReader, commit_parents
@@ -14,7 +14,6 @@ from gitai.trace.changes import CommitChanges, commit_changes, load_changes
 
 NOT_PARSED = ("symlink", "submodule")  # a changed link target or submodule commit: behaviour changed
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from gitai.syntax.classify import FileClassification
     from gitai.syntax.hash_cache import HashCache
@@ -38,7 +37,8 @@ def classify_files(changes: CommitChanges, cache_dir: str | None = None,
     inputs += [FileChange(path, None, data, None) for path, data in changes.deleted if data is not None]
     if cache is None and cache_dir:
         cache = HashCache(cache_dir)
-    result = classify_changes(inputs, cache.hash_source, cache.statements) if cache else classify_changes(inputs, hash_source)
+    result = (classify_changes(inputs, cache.hash_source, cache.statements) if cache
+              else classify_changes(inputs, hash_source))
     files = dict(result.files)
     commit_class: str = result.classification
     for changed in changes.files:

@@ -50,9 +50,10 @@ class LogEntry:
         return self.merge and not self.lines and not self.deleted
 
     def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"commit": self.commit, "date": self.date, "subject": self.subject, "intent_id": self.intent_id,
-                "intent_source": self.intent_source, "classification": self.classification, "files": self.files,
-                "merge": self.merge, "lines": self.lines}
+        data: dict[str, Any] = {"commit": self.commit, "date": self.date, "subject": self.subject,
+                                "intent_id": self.intent_id, "intent_source": self.intent_source,
+                                "classification": self.classification, "files": self.files,
+                                "merge": self.merge, "lines": self.lines}
         if self.intents is not None:  # per-file results: a list of objects with a path
             data["intents"] = [{"path": path, "intent_id": intent} for path, intent in self.intents.items()]
         return data
@@ -111,7 +112,9 @@ def traced_log(layout: Layout, intent_id: str | None = None, rev: str = "HEAD", 
     return entries
 
 
-def _entry(record: TraceRecord, sha: str, commit_time: str, subject: str, merge: bool, where: LogFilter) -> LogEntry | None:
+def _entry(
+    record: TraceRecord, sha: str, commit_time: str, subject: str, merge: bool, where: LogFilter
+) -> LogEntry | None:
     """The log entry of one record, or None when the filter leaves it out."""
     if where.declared_only and record.is_inferred:
         return None
@@ -173,7 +176,8 @@ def describe_record(record: TraceRecord) -> list[str]:
                 lines.append(f"      {label}: {_spans(conversation.get('ranges', []))}")
         for definition in info.get("definitions", []):
             if definition.get("status") != "unchanged":
-                lines.append(f"      {definition.get('status', ''):<9} {definition.get('kind', '')} {definition.get('name', '')}")
+                lines.append(f"      {definition.get('status', ''):<9} {definition.get('kind', '')} "
+                             f"{definition.get('name', '')}")
     for path in record.deleted:
         lines.append(f"  {display_path(path)}: deleted")
     return lines

@@ -1,7 +1,7 @@
 """`gitai stats`: lines added by ai / mixed / human / unknown over a commit, a range or a branch,
 grouped by intent (each file's own: a commit whose files serve several intents counts each file's
-lines under its intent, as the report and the export do), contributor, model or file. Read from the notes index (one `git rev-list`, and
-the cached summary of every note: no process per commit)."""
+lines under its intent, as the report and the export do), contributor, model or file. Read from
+the notes index (one `git rev-list`, and the cached summary of every note: no process per commit)."""
 
 from __future__ import annotations
 

@@ -100,7 +100,8 @@ def _moved_source_lines(files: dict[str, FileMeta], path: str, definition: Defin
     if not source:
         return None
     source_path = str(source.get("path"))  # its name before the commit, which may also have renamed it
-    entries = [files.get(source_path, {})] + [info for info in files.values() if info.get("renamed_from") == source_path]
+    entries = [files.get(source_path, {})] + [
+        info for info in files.values() if info.get("renamed_from") == source_path]
     for d in (d for entry in entries for d in entry.get("definitions", [])):
         old_lines = d.get("old_lines")
         if d.get("moved_to") == {"path": path, "name": definition.get("name")} and old_lines:
@@ -282,7 +283,8 @@ class LazyTraceIndex(TraceIndex):
 
 
 SCHEMA = ("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-          "CREATE TABLE IF NOT EXISTS commits (sha TEXT PRIMARY KEY, blob TEXT NOT NULL, info TEXT NOT NULL, defs TEXT)",
+          "CREATE TABLE IF NOT EXISTS commits "
+          "(sha TEXT PRIMARY KEY, blob TEXT NOT NULL, info TEXT NOT NULL, defs TEXT)",
           "CREATE TABLE IF NOT EXISTS absent (sha TEXT PRIMARY KEY)")  # a partial index: known to have no note
 
 
@@ -406,7 +408,7 @@ def _apply(db: sqlite3.Connection, root: str, changes: list[tuple[str, str | Non
         row = None if rebuild else db.execute("SELECT blob FROM commits WHERE sha = ?", (sha,)).fetchone()
         if not (row and row[0] == blob):  # else only moved in the notes tree's fan-out
             todo.append((sha, blob))
-    for (sha, blob), (_, data) in zip(todo, read_objects(root, [blob for _, blob in todo])):
+    for (sha, blob), (_, data) in zip(todo, read_objects(root, [blob for _, blob in todo]), strict=True):
         note = data.decode("utf-8", "replace") if data is not None else ""
         record = choose_record(own_records(parse_note(note), sha))
         if record is None:

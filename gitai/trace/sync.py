@@ -70,7 +70,8 @@ def check_remote(layout: Layout, remote: str) -> tuple[str, str]:
     elif os.path.isdir(remote):
         address = os.path.abspath(remote)
     else:
-        raise GitaiError(f"unknown remote {remote!r}: give a configured remote name ({', '.join(configured) or 'none'}), "
+        names = ", ".join(configured) or "none"
+        raise GitaiError(f"unknown remote {remote!r}: give a configured remote name ({names}), "
                          "a URL (https, ssh, git, file) or the path of a repository")
     return address, "url-" + hashlib.sha1(address.encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
@@ -85,7 +86,8 @@ def fetch_notes(layout: Layout, remote: str, name: str) -> bool:
         if "couldn't find remote ref" in message:
             return False
         lines = [line for line in message.strip().splitlines() if line.strip()]
-        first = next((line for line in lines if line.startswith("fatal:")), lines[0] if lines else f"exit {fetch.returncode}")
+        first = next((line for line in lines if line.startswith("fatal:")),
+                     lines[0] if lines else f"exit {fetch.returncode}")
         raise GitaiError(f"cannot fetch from {remote}: {first}")
     return True
 

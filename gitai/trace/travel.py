@@ -159,7 +159,8 @@ def missing_record_advice(layout: Layout) -> str:
     have pushed theirs yet)."""
     unmerged = unmerged_refs(layout)
     if unmerged:
-        return f"the records fetched from {remote_of(unmerged[0])} are not merged yet: run '{sync_command(unmerged[0])}'"
+        return (f"the records fetched from {remote_of(unmerged[0])} are not merged yet: "
+                f"run '{sync_command(unmerged[0])}'")
     fetched = fetched_refs(layout)
     if fetched:
         return (f"{remote_of(fetched[0])} holds the team's records and not this one: '{sync_command(fetched[0])}' "

@@ -92,7 +92,8 @@ def iter_jsonl(path: str) -> Iterator[tuple[int, dict[str, Any] | None, str | No
             try:
                 value = hookjson.loads(raw)
             except ValueError:
-                yield number, None, "not valid JSON" if raw.endswith(b"\n") else "partial last line (interrupted write?)"
+                problem = "not valid JSON" if raw.endswith(b"\n") else "partial last line (interrupted write?)"
+                yield number, None, problem
                 continue
             if isinstance(value, dict):
                 yield number, value, None

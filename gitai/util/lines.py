@@ -1,4 +1,5 @@
-"""Line arithmetic shared by the record builder, verify and blame: the hash rule of docs/trace-format.md, "Ranges and hashes"."""
+"""Line arithmetic shared by the record builder, verify and blame: the hash rule of
+docs/trace-format.md, "Ranges and hashes"."""
 
 from __future__ import annotations
 
