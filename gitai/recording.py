@@ -188,8 +188,9 @@ def trace_commit(
     use_checkpoints: bool = True,
 ) -> TraceRecord | None:
     """Trace `commit`; its intent is the `Intent:` trailer (source `trailer`), else `fallback_intent`
-    (may be None) with `fallback_source` (the worktree's selection: `active`). Its lines' authors come from the agents' checkpoints (`use_checkpoints`: work of this worktree,
-    not a replay) and, for a rewritten commit, from the `old_records` by line content."""
+    (may be None) with `fallback_source` (the worktree's selection: `active`). Its lines' authors come
+    from the agents' checkpoints (`use_checkpoints`: work of this worktree, not a replay) and, for a
+    rewritten commit, from the `old_records` by line content."""
     parents = commit_parents(reader, commit)
     changes = commit_changes(layout.root, reader, commit, parents)
     trailer = commit_intent(layout.root, commit)
@@ -329,4 +330,4 @@ def _merge(from_checkpoints: Labels | None, carried: Labels) -> Labels:
     """A checkpoint's agent label wins; a line no checkpoint gave an agent keeps its old author."""
     if from_checkpoints is None:
         return carried
-    return [c if c is not None and c != HUMAN else (k or c) for c, k in zip(from_checkpoints, carried)]
+    return [c if c is not None and c != HUMAN else (k or c) for c, k in zip(from_checkpoints, carried, strict=True)]

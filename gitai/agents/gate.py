@@ -282,8 +282,10 @@ def check_stale(layout: Layout, session: Session, rel_paths: list[str]) -> Answe
             continue
         by = "outside any agent"
         for other in live_sessions(layout):
-            if other.get("key") != session.key and isinstance(other.get("files"), dict) and other["files"].get(rel) == now:
-                by = f"by session {other['key']}" + (f" (intent {other['intent_id']})" if other.get("intent_id") else "")
+            if (other.get("key") != session.key and isinstance(other.get("files"), dict)
+                    and other["files"].get(rel) == now):
+                by = f"by session {other['key']}" + (
+                    f" (intent {other['intent_id']})" if other.get("intent_id") else "")
                 break
         return Answer(DENY, Refusal(f"write refused: {display_path(rel)} changed since you read it ({by}).",
                                     hints=["read it again, then redo your change on the current content"]).for_agent())
