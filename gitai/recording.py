@@ -4,7 +4,7 @@ files' line origins. The one module (with backfill) that drives both the trace a
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gitai.blame.maintain import keep_origins, new_origins
 from gitai.blame.origin_cache import OriginStore
@@ -31,7 +31,6 @@ from gitai.trace.record import (
 )
 from gitai.trace.store import store_record, store_records
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from gitai.syntax.hash_cache import HashCache
 
