@@ -237,8 +237,8 @@ def write_refusal(layout: Layout, policy: Policy, intent_id: str | None, rel_pat
                        "(hooks, refs and notes are not for agents).")
     configs = [p for p in rel_paths if p in AGENT_CONFIG_FILES]
     if configs:
-        return Refusal(f"{what} refused: {', '.join(configs)} holds the agent hooks that run gitai; only a person "
-                       "changes it (`gitai agents install|uninstall`).")
+        return Refusal(f"{what} refused: {', '.join(configs)} decides which hooks or MCP servers run beside the "
+                       "agent; only a person changes it (gitai's own hooks: `gitai agents install|uninstall`).")
     orchestration = [p for p in rel_paths if is_exempt(p)]
     if orchestration:
         hints = []
