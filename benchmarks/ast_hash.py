@@ -490,7 +490,8 @@ final class Router{n} extends BaseRouter implements RouterInterface
 
     private function notFound(string $path): string
     {{
-        return sprintf('No route for %s (router %d)', $path, {n}) . implode(', ', array_map(fn($m) => strtolower($m), array_keys($this->routes)));
+        return sprintf('No route for %s (router %d)', $path, {n})
+            . implode(', ', array_map(fn($m) => strtolower($m), array_keys($this->routes)));
     }}
 }}
 

@@ -68,7 +68,8 @@ def render(event: AgentEvent, answer: Answer) -> tuple[str, str, int]:
                                               "updatedInput": rewrite}}), "", 0
     if answer.context and event.kind in (SESSION_START, PROMPT_SUBMIT):
         return _dumps(_context(host.context, event, answer.context)), "", 0
-    if host.refusal == CURSOR and event.kind not in (SESSION_START, PROMPT_SUBMIT) and event.hook_event.startswith(("pre", "before")):
+    if (host.refusal == CURSOR and event.kind not in (SESSION_START, PROMPT_SUBMIT)
+            and event.hook_event.startswith(("pre", "before"))):
         return _dumps({"permission": "allow"}), "", 0  # Cursor wants its allow said
     return "", "", 0
 
