@@ -298,11 +298,12 @@ def test_a_persons_commit_after_the_agents_command_is_the_persons(repo: Path) ->
     assert [c["contributor"]["type"] for c in entry["conversations"]] == ["human"], entry
 
 
-@pytest.mark.parametrize("name", ["codex", "gemini", "copilot", "qwen"])
+@pytest.mark.parametrize("name", ["claude-code", "codex", "gemini", "copilot", "qwen"])
 def test_trust_files_moved_by_a_variable_are_protected_and_read(repo: Path, tmp_path: Path, name: str) -> None:
-    """CODEX_HOME, GEMINI_CLI_TRUSTED_FOLDERS_PATH, COPILOT_HOME, QWEN_CODE_TRUSTED_FOLDERS_PATH move
-    where the host keeps its trust: the agent's write there is refused and the file untouched, and
-    `agents status` reads it there."""
+    """CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_TRUSTED_FOLDERS_PATH, COPILOT_HOME,
+    QWEN_CODE_TRUSTED_FOLDERS_PATH move where the host keeps its trust and user settings: the agent's
+    write there is refused and the file untouched, and `agents status` reads the trust there. (Claude
+    Code rewrites its own .claude.json: its moved settings.json is the protected file.)"""
     host = BY_NAME[name]
     assert host.trust_file_variable is not None
     variable, file_name = host.trust_file_variable
@@ -311,9 +312,14 @@ def test_trust_files_moved_by_a_variable_are_protected_and_read(repo: Path, tmp_
     value = str(moved) if file_name else str(moved / "folders.json")
     store = moved / file_name if file_name else moved / "folders.json"
     content = {"gemini": {str(repo): "DO_NOT_TRUST"}, "qwen": {str(repo): "DO_NOT_TRUST"},
-               "copilot": {"trustedFolders": [str(repo)]}}.get(name)
+               "copilot": {"trustedFolders": [str(repo)]},
+               "claude-code": {"projects": {str(repo): {"hasTrustDialogAccepted": True}}}}.get(name)
     store.write_text(json.dumps(content) if content else f'[projects."{repo}"]\ntrust_level = "untrusted"\n')
-    before = store.read_text()
+    protected_name = "settings.json" if name == "claude-code" else file_name
+    protected = moved / protected_name if protected_name else store
+    if protected != store:
+        protected.write_text("{}\n")
+    before = protected.read_text()
     if name == "qwen":  # Qwen Code's folder trust is off unless switched on
         switch = Path(os.environ["HOME"]) / ".qwen" / "settings.json"
         switch.parent.mkdir(parents=True, exist_ok=True)
@@ -324,12 +330,35 @@ def test_trust_files_moved_by_a_variable_are_protected_and_read(repo: Path, tmp_
     agent = Agent(HostSimulator(name, repo, env), "s-moved")
     agent.start()
     if host.write_tools:
-        outcome = agent.write(str(store))
+        outcome = agent.write(str(protected))
         assert outcome.decision == "deny" and "user-level hooks" in outcome.reason, outcome.reason
-    for command in (f"printf '{{}}' > {store}", f"rm {store}", f"echo '{{}}' > \"${variable}\"/{file_name}"
-                    if file_name else f"echo '{{}}' > \"${variable}\""):
+    for command in (f"printf '{{}}' > {protected}", f"rm {protected}", f"echo '{{}}' > \"${variable}\"/{protected_name}"
+                    if protected_name else f"echo '{{}}' > \"${variable}\""):
         if agent.shell(command).decision == "allow":  # as the host would: run what the hook let through
             subprocess.run(["bash", "-c", command], cwd=repo, env=env, capture_output=True)
-        assert store.read_text() == before, command
+        assert protected.read_text() == before, command
     (row,) = gitai_json(repo, "agents", "status", name, env={variable: value})
-    assert str(store) in row["trust_detail"] and row["will_run"] is (name == "copilot"), row
+    if name == "claude-code":  # its accepted dialog, read there, says so without naming the file
+        assert row["will_run"] is True, row
+    else:
+        assert str(store) in row["trust_detail"] and row["will_run"] is (name == "copilot"), row
+
+
+def test_claude_code_user_settings_moved_by_claude_config_dir_are_protected(repo: Path, tmp_path: Path) -> None:
+    """CLAUDE_CONFIG_DIR moves ~/.claude (settings.json: the user-level hooks, `disableAllHooks`) as
+    CODEX_HOME moves ~/.codex; the registry names it as the host's home_variable."""
+    moved = tmp_path / "claude-config"
+    moved.mkdir()
+    settings = moved / "settings.json"
+    settings.write_text("{}\n")
+    env = {**os.environ, "CLAUDE_CONFIG_DIR": str(moved)}
+    install_host("claude-code", str(repo))
+    gitai(repo, "select", "INT-001")
+    agent = Agent(HostSimulator("claude-code", repo, env), "s-claude-moved")
+    agent.start()
+    home_settings = Path(os.environ["HOME"]) / ".claude" / "settings.json"
+    assert agent.write(str(home_settings)).decision == "deny"  # where it is not moved: protected
+    command = f"echo '{{\"disableAllHooks\": true}}' > {settings}"
+    if agent.shell(command).decision == "allow":  # as the host would: run what the hook let through
+        subprocess.run(["bash", "-c", command], cwd=repo, env=env, capture_output=True)
+    assert settings.read_text() == "{}\n"

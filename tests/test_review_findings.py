@@ -19,27 +19,6 @@ from gitai.agents.install import install_host
 from gitai.sandbox.wrap import domain_available
 
 
-@pytest.mark.xfail(strict=True, reason="user_controls skips CLAUDE_CONFIG_DIR: its trust_file has no directory part")
-def test_claude_code_user_settings_moved_by_claude_config_dir_are_protected(repo: Path, tmp_path: Path) -> None:
-    """CLAUDE_CONFIG_DIR moves ~/.claude (settings.json: the user-level hooks, `disableAllHooks`) as
-    CODEX_HOME moves ~/.codex; the registry names it as the host's trust_file_variable."""
-    moved = tmp_path / "claude-config"
-    moved.mkdir()
-    settings = moved / "settings.json"
-    settings.write_text("{}\n")
-    env = {**os.environ, "CLAUDE_CONFIG_DIR": str(moved)}
-    install_host("claude-code", str(repo))
-    gitai(repo, "select", "INT-001")
-    agent = Agent(HostSimulator("claude-code", repo, env), "s-claude-moved")
-    agent.start()
-    home_settings = Path(os.environ["HOME"]) / ".claude" / "settings.json"
-    assert agent.write(str(home_settings)).decision == "deny"  # where it is not moved: protected
-    command = f"echo '{{\"disableAllHooks\": true}}' > {settings}"
-    if agent.shell(command).decision == "allow":  # as the host would: run what the hook let through
-        subprocess.run(["bash", "-c", command], cwd=repo, env=env, capture_output=True)
-    assert settings.read_text() == "{}\n"
-
-
 @pytest.mark.xfail(strict=True, reason="the bash -n check runs even where the wrap quotes the command whole (zsh)")
 def test_under_zsh_a_zsh_command_is_wrapped_not_refused_by_bash(repo: Path) -> None:
     """Where the host's shell is zsh the wrap quotes the command whole (exec-in-domain.sh), so nothing of it

@@ -207,6 +207,25 @@ def test_user_hook_configs_are_read_only_and_the_hosts_state_stays_writable(
     assert (home / ".codex" / "state.sqlite").read_text() == "state"
 
 
+def test_a_moved_trust_file_whose_directory_is_not_made_yet_cannot_be_made_inside(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """GEMINI_CLI_TRUSTED_FOLDERS_PATH may name a file in a directory not made yet, in the writable /tmp:
+    the agent must not make it there (trusting its folder) for the person's next Gemini CLI to read."""
+    store = tmp_path / "not-yet" / "deeper" / "folders.json"
+    monkeypatch.setenv("GEMINI_CLI_TRUSTED_FOLDERS_PATH", str(store))
+    done = run_in(repo, *py(
+        "import pathlib\n"
+        f"store = pathlib.Path({str(store)!r})\n"
+        "try:\n"
+        "    store.parent.mkdir(parents=True, exist_ok=True)\n"
+        "    store.write_text('{\"/\": \"TRUST_FOLDER\"}')\n"
+        "    print('wrote')\n"
+        "except OSError as exc:\n"
+        "    print('refused', exc.errno)\n"))
+    assert "refused" in done.stdout, done.stdout + done.stderr
+    assert store.read_text() == "{}\n"
+
+
 def test_programs_that_run_later_outside_the_domain_stay_out_of_reach(
         repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """~/.cache holds programs a person runs later outside the domain (pre-commit's environments), and

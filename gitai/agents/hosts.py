@@ -69,7 +69,7 @@ class Host:
                  "shell_variables", "hook_variables", "model_keys", "transcript_key", "transcript_names_model",
                  "trust", "instructions", "git_hooks_in_shell", "model_variables", "model_settings", "executables",
                  "login_shell", "input_rewrite", "exec_wrap", "session_variables", "trust_kind", "trust_file",
-                 "trust_file_variable", "folder_trust_switch",
+                 "trust_file_variable", "home_variable", "folder_trust_switch",
                  "hooks_switch", "escapes_tags")
 
     name: str  # on the command line: `gitai hook NAME`, `gitai agents install NAME`
@@ -113,6 +113,8 @@ class Host:
     trust_file: str | None  # where it keeps that trust, relative to the home directory
     # (variable, file name in it) that moves `trust_file`; "" when the variable names the file itself
     trust_file_variable: tuple[str, str] | None
+    # (variable, directory under HOME) where the variable moves that directory, every control in it too
+    home_variable: tuple[str, str] | None
     # (user settings file, key path, default): folder trust is on, so an untrusted folder's hooks do not run
     folder_trust_switch: tuple[str, tuple[str, ...], bool] | None
     # (settings file, key path) whose true value switches every hook off; "~/" under the home directory
@@ -134,6 +136,7 @@ class Host:
                  exec_wrap: bool = False,
                  session_variables: tuple[str, ...] = (), trust_kind: str | None = None,
                  trust_file: str | None = None, trust_file_variable: tuple[str, str] | None = None,
+                 home_variable: tuple[str, str] | None = None,
                  folder_trust_switch: tuple[str, tuple[str, ...], bool] | None = None,
                  hooks_switch: tuple[tuple[str, tuple[str, ...]], ...] = (), escapes_tags: bool = False) -> None:
         values = {"name": name, "title": title, "project_configs": project_configs, "user_configs": user_configs,
@@ -149,7 +152,7 @@ class Host:
                   "login_shell": login_shell, "input_rewrite": input_rewrite, "exec_wrap": exec_wrap,
                   "session_variables": session_variables, "trust_kind": trust_kind,
                   "trust_file": trust_file, "trust_file_variable": trust_file_variable,
-                  "folder_trust_switch": folder_trust_switch, "hooks_switch": hooks_switch,
+                  "home_variable": home_variable, "folder_trust_switch": folder_trust_switch, "hooks_switch": hooks_switch,
                   "escapes_tags": escapes_tags}
         for key, value in values.items():
             object.__setattr__(self, key, value)
@@ -201,6 +204,7 @@ HOSTS = (
         input_rewrite=UPDATED_INPUT, exec_wrap=True,
         session_variables=("CLAUDE_CODE_SESSION_ID",),
         trust_kind=TRUST_DIALOG, trust_file=".claude.json", trust_file_variable=("CLAUDE_CONFIG_DIR", ".claude.json"),
+        home_variable=("CLAUDE_CONFIG_DIR", ".claude"),
         hooks_switch=(("~/.claude/settings.json", ("disableAllHooks",)),
                       (".claude/settings.json", ("disableAllHooks",)),
                       (".claude/settings.local.json", ("disableAllHooks",))),
@@ -284,6 +288,7 @@ HOSTS = (
         input_rewrite=UPDATED_INPUT_WITH_ALLOW,
         session_variables=("CODEX_THREAD_ID",),
         trust_kind=HOOK_APPROVALS, trust_file=".codex/config.toml", trust_file_variable=("CODEX_HOME", "config.toml"),
+        home_variable=("CODEX_HOME", ".codex"),
     ),
     Host(
         name="copilot", title="Copilot CLI",
@@ -313,6 +318,7 @@ HOSTS = (
         # input_rewrite None: its command hooks cannot (only the Copilot SDK's modifiedArgs can; CLI 1.0.102)
         session_variables=("COPILOT_AGENT_SESSION_ID",),
         trust_kind=FOLDER_LIST, trust_file=".copilot/config.json", trust_file_variable=("COPILOT_HOME", "config.json"),
+        home_variable=("COPILOT_HOME", ".copilot"),
     ),
     Host(
         name="qwen", title="Qwen Code",
@@ -375,22 +381,28 @@ USER_CONTROLS = tuple(sorted({path for host in HOSTS for path in (*host.user_con
                              | set(TRUST_FILES)))
 
 
+def moved_homes(environ: Mapping[str, str]) -> dict[str, str]:
+    """Each directory under HOME that a host's `home_variable` in `environ` moves -> where it is now
+    (CLAUDE_CONFIG_DIR: ~/.claude; CODEX_HOME: ~/.codex; COPILOT_HOME: ~/.copilot)."""
+    found = {}
+    for host in HOSTS:
+        if host.home_variable and environ.get(host.home_variable[0]):
+            found[host.home_variable[1]] = environ[host.home_variable[0]].rstrip("/") or "/"
+    return found
+
+
 def user_controls(home: str, environ: Mapping[str, str]) -> list[str]:
-    """USER_CONTROLS as absolute paths under `home`, and where each host's `trust_file_variable` in
-    `environ` moves them: the trust file itself (GEMINI_CLI_TRUSTED_FOLDERS_PATH ...), or the directory
-    that holds it, with every control in it (CODEX_HOME: config.toml and hooks.json; COPILOT_HOME)."""
+    """USER_CONTROLS as absolute paths under `home`, and where `environ` moves them: a trust file the
+    variable names itself (GEMINI_CLI_TRUSTED_FOLDERS_PATH ...), and every control in a directory a host's
+    `home_variable` moves (CLAUDE_CONFIG_DIR: settings.json and settings.local.json; CODEX_HOME; COPILOT_HOME)."""
     found = [home.rstrip("/") + "/" + name for name in USER_CONTROLS]
     for host in HOSTS:
         variable, name = host.trust_file_variable or ("", "")
-        moved = environ.get(variable, "") if variable else ""
-        if not moved or not host.trust_file:
-            continue
-        if not name:
-            found.append(moved)
-            continue
-        directory = host.trust_file.rsplit("/", 1)[0] + "/" if "/" in host.trust_file else ""
-        found += [moved.rstrip("/") + "/" + path[len(directory):] for path in USER_CONTROLS
-                  if directory and path.startswith(directory)]
+        if variable and not name and environ.get(variable):
+            found.append(environ[variable])
+    for directory, moved in moved_homes(environ).items():
+        found += [moved + "/" + path[len(directory) + 1:] for path in USER_CONTROLS
+                  if path.startswith(directory + "/")]
     return found
 # The instructions files the hosts read; AGENTS.md is the one every project gets.
 INSTRUCTIONS = tuple(dict.fromkeys(["AGENTS.md", *(name for host in HOSTS for name in host.instructions)]))

@@ -14,7 +14,7 @@ import json
 import os
 import sys
 
-from gitai.agents.hosts import GIT_HOOK_FRAMEWORK_CONFIGS, HOSTS, PROJECT_MCP_CONFIGS, user_controls
+from gitai.agents.hosts import GIT_HOOK_FRAMEWORK_CONFIGS, HOSTS, PROJECT_MCP_CONFIGS, moved_homes, user_controls
 from gitai.layout import ORCHESTRATION, Layout
 
 # Hook configs of the agent hosts (their hooks are the agent's gate): in a worktree, the whole
@@ -124,7 +124,7 @@ def plan_domain(layout: Layout, scope: tuple[str, ...], home: str | None, mounts
     planner.protect(worktree_roots)  # below, a repository inside /tmp or HOME stays out of reach
     if home and not host_inside:
         planner.protect({os.path.join(home, name) for name in HOST_STATE_DIRS + HOST_STATE_FILES}
-                        | ({os.environ["CODEX_HOME"]} if os.environ.get("CODEX_HOME") else set()))
+                        | set(moved_homes(os.environ).values()))
     for path in ("/tmp", "/var/tmp", os.environ.get("TMPDIR", "")):
         if path:
             planner.allow_beneath(path)
@@ -137,22 +137,30 @@ def plan_domain(layout: Layout, scope: tuple[str, ...], home: str | None, mounts
     plan.writable += _recording_files(layout)
     plan.writable += _git_parts(layout, mounts, plan)
     if mounts:
-        plan.readonly += _user_hook_configs(user_configs)
+        plan.readonly += _user_hook_configs(user_configs, home or "")
     return plan
 
 
-def _user_hook_configs(paths: list[str]) -> list[str]:
+def _user_hook_configs(paths: list[str], home: str) -> list[str]:
     """The user-level hook configs, to be mounted read-only so the hosts' state directories that hold
     them stay writable (a host makes new files there). One that is missing where its directory exists
-    is made empty first, so that the agent cannot create it inside the domain."""
+    is made empty first, so that the agent cannot create it inside the domain; so is one a variable
+    moved out of HOME (its directories too: it may name one not made yet, in a writable /tmp). Where
+    that cannot be made, its nearest existing directory is held read-only. (HOME itself is closed.)"""
     found = []
     for path in paths:
-        if not os.path.lexists(path) and os.path.isdir(os.path.dirname(path)):
-            with open(path, "x", encoding="utf-8") as handle:
-                handle.write("{}\n" if path.endswith(".json") else "")
+        moved = not _contains(home, path)
+        if not os.path.lexists(path) and (moved or os.path.isdir(os.path.dirname(path))):
+            try:
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                with open(path, "x", encoding="utf-8") as handle:
+                    handle.write("{}\n" if path.endswith(".json") else "")
+            except OSError:
+                while not os.path.lexists(path):
+                    path = os.path.dirname(path)
         if os.path.lexists(path):
             found.append(path)
-    return found
+    return sorted(set(found))
 
 
 def _recording_files(layout: Layout) -> list[str]:
