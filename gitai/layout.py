@@ -29,6 +29,11 @@ approvals.jsonl
 HOOK_MADE_GITIGNORE = "# Made by gitai for its local files (ledger, events); 'gitai init' replaces it.\n*\n"
 
 
+def state_dir_of(git_dir: str) -> str:
+    """A worktree's own gitai state directory, from its git dir (`git rev-parse --git-path gitai`)."""
+    return os.path.join(git_dir, "gitai")
+
+
 class Layout:
     """Every path gitai reads or writes, for one worktree."""
 
@@ -40,7 +45,7 @@ class Layout:
         self.intentignore = os.path.join(self.orchestration, INTENTIGNORE)
         self.intent_map = os.path.join(self.orchestration, INTENT_MAP)
         # Per-worktree state: `git rev-parse --git-path gitai` (the active intent, caches).
-        self.state_dir = os.path.join(repo.git_dir, "gitai")
+        self.state_dir = state_dir_of(repo.git_dir)
         self.active_file = os.path.join(self.state_dir, "active")
         # State shared by all worktrees: locks, hook error log, the "hooks installed here" marker.
         self.shared_state_dir = os.path.join(repo.common_dir, "gitai")
@@ -52,6 +57,17 @@ class Layout:
         )
         self.ledger = os.path.join(shared, LEDGER)
         self.events = os.path.join(shared, EVENTS)
+
+    def worktree_state_dirs(self) -> list[str]:
+        """The gitai state directory of each of the repository's worktrees, this one's first."""
+        common = self.repo.common_dir
+        try:
+            names = sorted(os.listdir(os.path.join(common, "worktrees")))
+        except OSError:
+            names = []
+        found = [self.state_dir, state_dir_of(common)]
+        found += [state_dir_of(os.path.join(common, "worktrees", name)) for name in names]
+        return list(dict.fromkeys(os.path.normpath(d) for d in found))
 
     def uses_gitai(self) -> bool:
         """A repository uses gitai when its hooks were installed for it (a marker in the common git

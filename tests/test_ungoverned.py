@@ -165,13 +165,20 @@ def test_gemini_gets_its_instructions_file_and_plain_context(repo: Path) -> None
 
 
 def test_a_session_seen_in_another_worktree_may_commit_in_this_one(repo: Path, tmp_path: Path) -> None:
-    """`git -C ../wt commit` from a session gitai's hooks saw in the main worktree: the hooks did see it,
-    so the commit is not refused as ungoverned; the other worktree's scope gate still judges it."""
-    _start_session(repo, "claude-code", "seen-1")
+    """`git -C ../wt commit` from a session gitai's hooks saw in the main worktree: its shell hook
+    announced the commit, so the commit is not refused as ungoverned; the other worktree's scope gate
+    still judges it. The session being alive there is not enough: only its announced commit."""
+    install_host("claude-code", str(repo))
+    gitai_ok(repo, "select", "INT-001")
+    agent = Agent(HostSimulator("claude-code", repo, dict(os.environ)), "seen-1")
+    agent.start()
     other = tmp_path / "other"
     git(repo, "worktree", "add", "-q", "-b", "other", str(other))
     gitai_ok(other, "select", "INT-001")
     env = {"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "seen-1"}
+    assert "never saw" in _refused(other, env)  # alive in the main worktree, but announced no commit here
+    command = f"git -C {other} commit -qm 'agent work in the other worktree'"
+    assert agent.shell(command).decision == "allow"  # its before-shell hook announces the commit
     assert "never saw" in _refused(other, {**env, "CLAUDE_CODE_SESSION_ID": "never-seen"})
     write(other, "docs/notes.md", "out of scope\n")
     before = head(other)
@@ -182,3 +189,27 @@ def test_a_session_seen_in_another_worktree_may_commit_in_this_one(repo: Path, t
     write(other, "src/auth/x.py", "x = 1\n")
     commit(other, "agent work in the other worktree", "src/auth", env=env)
     assert head(other) != before
+
+
+def test_another_live_session_of_the_host_does_not_cover_an_announced_commit(repo: Path, tmp_path: Path) -> None:
+    """One session's commit announcement covers that session only: another session of the same host,
+    alive in the main worktree, is still refused in the other worktree."""
+    _start_session(repo, "claude-code", "seen-2")
+    gitai_ok(repo, "select", "INT-001")
+    agent = Agent(HostSimulator("claude-code", repo, dict(os.environ)), "seen-1")
+    agent.start()
+    other = tmp_path / "other"
+    git(repo, "worktree", "add", "-q", "-b", "other", str(other))
+    gitai_ok(other, "select", "INT-001")
+    assert agent.shell(f"git -C {other} commit -qm 'mine'").decision == "allow"
+    assert "never saw" in _refused(other, {"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "seen-2"})
+
+
+def test_a_host_without_a_session_variable_needs_a_session_in_this_worktree(repo: Path, tmp_path: Path) -> None:
+    """Cursor's shell names no session: a live Cursor session in the main worktree does not make
+    every Cursor commit in another worktree the hooks' (only one in this worktree, or an announcement)."""
+    _start_session(repo, "cursor", "c-1")
+    other = tmp_path / "other"
+    git(repo, "worktree", "add", "-q", "-b", "other", str(other))
+    gitai_ok(other, "select", "INT-001")
+    assert "never saw" in _refused(other, {"CURSOR_AGENT": "1"})

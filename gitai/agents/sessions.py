@@ -95,12 +95,7 @@ def fingerprint(path: str) -> str:
 
 def live_sessions(layout: Layout) -> list[dict[str, Any]]:
     """Every live session's data (with its `key`), newest first."""
-    return live_sessions_in(layout.state_dir)
-
-
-def live_sessions_in(state_dir: str) -> list[dict[str, Any]]:
-    """`live_sessions` of the worktree whose state directory is `state_dir` (another worktree's too)."""
-    directory = os.path.join(state_dir, "sessions")
+    directory = sessions_dir(layout)
     try:
         names = os.listdir(directory)
     except FileNotFoundError:
@@ -125,6 +120,14 @@ def live_sessions_in(state_dir: str) -> list[dict[str, Any]]:
     return [d for _, d in sorted(found, key=lambda item: -item[0])]
 
 
+def is_live(layout: Layout, key: str) -> bool:
+    """Whether the session `key` has a live state file in this worktree (not read: only its age)."""
+    try:
+        return time.time() - os.path.getmtime(os.path.join(sessions_dir(layout), key + ".json")) < STALE_AFTER
+    except OSError:
+        return False
+
+
 def prune_stale(layout: Layout) -> None:
     """Remove session files older than STALE_AFTER (sessions that never said goodbye)."""
     remove_stale(sessions_dir(layout), STALE_AFTER, time.time())
@@ -142,20 +145,21 @@ def note_commit(layout: Layout, session: Session, tool_use_id: str) -> None:
         pass
 
 
-def _committing(layout: Layout, key: str, fresh_for: float = COMMIT_FRESH) -> str | None:
-    """`key` of the agent session that announced a commit in the last `fresh_for` seconds."""
-    return committing_in(layout.state_dir, key, fresh_for)
-
-
-def committing_in(state_dir: str, key: str, fresh_for: float = COMMIT_RUNNING) -> str | None:
-    """`_committing` in the worktree whose state directory is `state_dir` (another worktree's too)."""
+def announcement(state_dir: str, fresh_for: float) -> dict[str, Any] | None:
+    """The commit announcement (`note_commit`) in the worktree whose state directory is `state_dir`
+    (another worktree's too), when made in the last `fresh_for` seconds (COMMIT_FRESH or COMMIT_RUNNING)."""
     try:
         with open(os.path.join(state_dir, COMMIT_FILE), encoding="utf-8") as handle:
             data = hookjson.loads(handle.read())
         fresh = time.time() - float(data.get("at", 0)) < fresh_for
     except (OSError, ValueError, TypeError, AttributeError):
         return None
-    value = data.get(key) if fresh else None
+    return data if fresh and isinstance(data, dict) else None
+
+
+def _announced(layout: Layout, key: str, fresh_for: float) -> str | None:
+    """`key` of this worktree's commit announcement made in the last `fresh_for` seconds."""
+    value = (announcement(layout.state_dir, fresh_for) or {}).get(key)
     return value if isinstance(value, str) and value else None
 
 
@@ -163,21 +167,21 @@ def committing_host(layout: Layout) -> str | None:
     """The host of the agent session whose commit command is running: its commit is the agent's
     whatever the command's environment says (`env -u CLAUDECODE git commit`). The after-shell hook
     ends the announcement; COMMIT_RUNNING bounds it where that hook never comes (a failed command)."""
-    return _committing(layout, "host", COMMIT_RUNNING)
+    return _announced(layout, "host", COMMIT_RUNNING)
 
 
 def committing_session(layout: Layout) -> tuple[Session, str] | None:
     """The agent session whose commit command is running (as `committing_host`), and that command's
     tool call id; None when no agent's commit command is running."""
-    host, session_id = committing_host(layout), _committing(layout, "session_id", COMMIT_RUNNING)
+    host, session_id = committing_host(layout), _announced(layout, "session_id", COMMIT_RUNNING)
     if host is None or session_id is None:
         return None
-    return Session(layout, host, session_id), _committing(layout, "tool_use_id", COMMIT_RUNNING) or ""
+    return Session(layout, host, session_id), _announced(layout, "tool_use_id", COMMIT_RUNNING) or ""
 
 
 def commit_command_done(layout: Layout, session: Session) -> None:
     """After the session's shell command: its announcement ends, so a person's later commit is theirs."""
-    if _committing(layout, "session_id") == session.data.get("session_id"):
+    if _announced(layout, "session_id", COMMIT_FRESH) == session.data.get("session_id"):
         try:
             os.remove(os.path.join(layout.state_dir, COMMIT_FILE))
         except OSError:
@@ -186,13 +190,13 @@ def commit_command_done(layout: Layout, session: Session) -> None:
 
 def committing_model(layout: Layout) -> str | None:
     """The model of the agent session that announced a commit in the last COMMIT_FRESH seconds."""
-    return _committing(layout, "model")
+    return _announced(layout, "model", COMMIT_FRESH)
 
 
 def model_metadata(layout: Layout, contributor: Mapping[str, object]) -> dict[str, Any]:
     """`{"model_source": ...}` for a record whose contributor is that session's model: where the
     hooks found it (its payload, transcript, environment, command line or settings)."""
-    source = _committing(layout, "model_source")
-    model = _committing(layout, "model")
+    source = _announced(layout, "model_source", COMMIT_FRESH)
+    model = _announced(layout, "model", COMMIT_FRESH)
     named = contributor.get("model_id")
     return {"model_source": source} if source and model and named and str(named).endswith(model) else {}

@@ -57,34 +57,23 @@ def _programs_above() -> set[str]:
 
 
 def seen_by_hooks(layout: Layout, host: Host, environ: Mapping[str, str]) -> bool:
-    """Whether gitai's hooks saw this session: its own session (where its shell names the session id) or,
-    where it does not, any live session of the host, or its announced commit, in this worktree or in
-    another of the repository's (a session there that commits here, `git -C ../wt commit`: this
-    worktree's catalogue and scope gate still judge the commit)."""
-    from gitai.agents.sessions import committing_in, live_sessions_in, session_key
+    """Whether gitai's hooks saw this session: in this worktree its own session (where its shell names
+    the session id) or, where it does not, any live session of the host; in any of the repository's
+    worktrees, its announced commit (a session there that commits here, `git -C ../wt commit`: this
+    worktree's catalogue and scope gate still judge the commit). Where the shell names a session id,
+    the announcement must be that session's."""
+    from gitai.agents.sessions import COMMIT_RUNNING, announcement, is_live, live_sessions, session_key
 
     session_id = next((environ[name] for name in host.session_variables if environ.get(name)), None)
-    for state_dir in _worktree_state_dirs(layout):
-        if committing_in(state_dir, "host") == host.name:
-            return True
-        live = live_sessions_in(state_dir)
-        if session_id and any(data.get("key") == session_key(host.name, session_id) for data in live):
-            return True
-        if session_id is None and any(data.get("host") == host.name for data in live):
+    if session_id is not None and is_live(layout, session_key(host.name, session_id)):
+        return True
+    if session_id is None and any(data.get("host") == host.name for data in live_sessions(layout)):
+        return True
+    for state_dir in layout.worktree_state_dirs():
+        announced = announcement(state_dir, COMMIT_RUNNING) or {}
+        if announced.get("host") == host.name and (session_id is None or announced.get("session_id") == session_id):
             return True
     return False
-
-
-def _worktree_state_dirs(layout: Layout) -> list[str]:
-    """The gitai state directory of each of the repository's worktrees, this one's first."""
-    common = layout.repo.common_dir
-    found = [layout.state_dir, os.path.join(common, "gitai")]
-    try:
-        names = sorted(os.listdir(os.path.join(common, "worktrees")))
-    except OSError:
-        names = []
-    found += [os.path.join(common, "worktrees", name, "gitai") for name in names]
-    return list(dict.fromkeys(os.path.normpath(d) for d in found))
 
 
 def ungoverned_refusal(layout: Layout, environ: Mapping[str, str]) -> str | None:
