@@ -152,7 +152,8 @@ class Host:
                   "login_shell": login_shell, "input_rewrite": input_rewrite, "exec_wrap": exec_wrap,
                   "session_variables": session_variables, "trust_kind": trust_kind,
                   "trust_file": trust_file, "trust_file_variable": trust_file_variable,
-                  "home_variable": home_variable, "folder_trust_switch": folder_trust_switch, "hooks_switch": hooks_switch,
+                  "home_variable": home_variable, "folder_trust_switch": folder_trust_switch,
+                  "hooks_switch": hooks_switch,
                   "escapes_tags": escapes_tags}
         for key, value in values.items():
             object.__setattr__(self, key, value)
