@@ -223,15 +223,21 @@ def _reader_blob(reader: ObjectReader) -> Callable[[str], bytes | None]:
 
 def _settle_running_command(layout: Layout, changes: CommitChanges) -> None:
     """A commit made by an agent's shell command that also edits (`sed -i F && git commit -am msg`): git
-    runs this hook before the host's after-shell hook, so that command's edits are checkpointed here."""
+    runs this hook before the host's after-shell hook, so that command's edits are checkpointed here.
+    A failure here costs only those lines' authors (logged), never the commit's record."""
     from gitai.agents.sessions import committing_session
 
-    running = committing_session(layout)
-    if running is not None:
-        from gitai.agents.shell_changes import settle_running_command
+    try:
+        running = committing_session(layout)
+        if running is not None:
+            from gitai.agents.shell_changes import settle_running_command
 
-        settle_running_command(layout, running, [(f.path, f.old_path, f.new_data) for f in changes.files
-                                                  if f.kind == "text"])
+            settle_running_command(layout, running, [(f.path, f.old_path, f.new_data) for f in changes.files
+                                                      if f.kind == "text"])
+    except (OSError, ValueError):
+        from gitai.util.crash import log_traceback
+
+        log_traceback(layout.shared_state_dir, f"settling the running command in {layout.root}")
 
 
 def checkpoint_authors(layout: Layout, reader: ObjectReader, changes: CommitChanges) -> dict[str, Labels]:

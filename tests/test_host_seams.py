@@ -298,6 +298,22 @@ def test_a_persons_commit_after_the_agents_command_is_the_persons(repo: Path) ->
     assert [c["contributor"]["type"] for c in entry["conversations"]] == ["human"], entry
 
 
+def test_a_persons_commit_while_the_agents_commit_command_runs_is_the_persons(repo: Path) -> None:
+    """While the agent's announced commit command runs, a person's commit from a plain terminal (no
+    agent variable, no host above it) in the same worktree is still recorded as theirs."""
+    install_host("claude-code", str(repo))
+    agent = Agent(HostSimulator("claude-code", repo, dict(os.environ)), "announce")
+    gitai(repo, "select", "INT-001")
+    assert agent.shell("git commit -q -m 'the agent commits'").decision == "allow"  # running: no after-shell yet
+    write(repo, "src/auth/person.py", "x = 1\n")
+    git(repo, "add", "src/auth/person.py")
+    git(repo, "commit", "-q", "-m", "a person's work")
+    shown = gitai_json(repo, "show", "--json")
+    record = shown[0] if isinstance(shown, list) else shown
+    assert record["files"] and all(c["contributor"]["type"] == "human"
+                                   for f in record["files"] for c in f["conversations"]), record
+
+
 @pytest.mark.parametrize("name", ["claude-code", "codex", "gemini", "copilot", "qwen"])
 def test_trust_files_moved_by_a_variable_are_protected_and_read(repo: Path, tmp_path: Path, name: str) -> None:
     """CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_TRUSTED_FOLDERS_PATH, COPILOT_HOME,

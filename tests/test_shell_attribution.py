@@ -18,6 +18,8 @@ from testing.repos import commit, write
 from testing.sessions import agent_lines, agent_writes, line_counts, session
 from testing.traces import note, validate
 
+from gitai.agents.install import install_host
+
 CHECKPOINTS = Path(".git/gitai/checkpoints")
 
 
@@ -262,3 +264,45 @@ def test_two_commits_in_one_command_each_get_the_agents_lines(repo: Path, sim: H
                   " && printf 'c = 3\\nd = 4\\n' >> src/auth/y.py && git commit -qam two")
     assert line_counts(note(repo, "HEAD~1"), "src/auth/y.py") == {"ai": 2}
     assert line_counts(note(repo), "src/auth/y.py") == {"ai": 2}
+
+
+def test_a_persons_edit_committed_by_the_agent_in_another_worktree_stays_the_persons(repo: Path,
+                                                                                   tmp_path: Path) -> None:
+    """A session seen in the main worktree may now commit in another (`git -C ../wt commit`). Its own
+    lines there are the agent's, and a person's uncommitted line in that worktree stays the person's, as
+    it does when the same command commits in the session's own worktree."""
+    install_host("claude-code", str(repo))
+    with open(repo / ".git/info/exclude", "a") as handle:
+        handle.write(".claude/\n")
+    write(repo, "src/auth/y.py", "a = 1\n")
+    commit(repo, "base", env={"GITAI_INTENT": "INT-001"})
+    other = tmp_path / "other"
+    git(repo, "worktree", "add", "-q", "-b", "other", str(other))
+    gitai_ok(other, "select", "INT-001")
+    write(other, "src/auth/y.py", "a = 1\np = 'a person'\n")  # a person's edit, not committed
+    agent = session(HostSimulator("claude-code", repo, dict(os.environ)), repo, "s-wt")
+    command = f"printf 'b = 2\\n' >> {other}/src/auth/y.py && git -C {other} commit -qam 'in the other worktree'"
+    assert agent.shell(command).decision == "allow"
+    subprocess.run(["bash", "-c", command], cwd=repo, check=True, capture_output=True,
+                   env={**os.environ, "CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "s-wt"})
+    agent.shell_done(command)
+    record = note(other)
+    assert line_counts(record, "src/auth/y.py") == {"human": 1, "ai": 1}
+    (entry,) = [f for f in record["files"] if f["path"] == "src/auth/y.py"]
+    assert any(c["contributor"].get("model_id") for c in entry["conversations"]), entry
+
+
+def test_a_failure_settling_the_running_command_still_records_the_commit(repo: Path, sim: HostSimulator) -> None:
+    """The post-commit's settling of the agent's running command cannot write its checkpoint (its log
+    is a directory here): the lines' authors are lost, logged in errors.log, but the commit has its record."""
+    from gitai.agents.checkpoints import log_path
+    from gitai.layout import find_layout
+
+    agent = session(sim, repo, "s-fail")
+    command = "printf 'z = 1\\n' > src/auth/z.py && git add src/auth/z.py && git commit -qm 'the agent commits'"
+    assert agent.shell(command).decision == "allow"
+    os.makedirs(log_path(find_layout(str(repo)), "src/auth/z.py"))
+    subprocess.run(["bash", "-c", command], cwd=repo, check=True, capture_output=True,
+                   env={**os.environ, "CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "s-fail"})
+    assert [f["path"] for f in note(repo)["files"]] == ["src/auth/z.py"]
+    assert "settling the running command" in (repo / ".git/gitai/errors.log").read_text()

@@ -334,7 +334,7 @@ def _before_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> Ans
         return _denied(layout, event, session, intent_id, answer, command=event.command[:500])
     from gitai.agents.shell_changes import before_shell
 
-    saved = not before_shell(layout, event, session, intent_id)
+    saved = not before_shell(layout, event, session, intent_id, risk.git_dirs if risk.commits else [])
     if risk.commits:
         from gitai.agents.commits import commit_refusal, remember_head
         from gitai.agents.sessions import note_commit

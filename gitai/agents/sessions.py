@@ -16,6 +16,7 @@ from gitai.util import hookjson
 from gitai.util.files import remove_stale, write_atomic
 
 STALE_AFTER = 12 * 3600
+SESSIONS = "sessions"  # in a worktree's state directory: one file a session
 COMMIT_FILE = "agent-commit.json"  # the agent session about to commit (before-shell saw `git commit`)
 COMMIT_FRESH = 600
 COMMIT_RUNNING = 120  # seconds a commit command's announcement makes a commit the agent's
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
 
 
 def sessions_dir(layout: Layout) -> str:
-    return os.path.join(layout.state_dir, "sessions")
+    return os.path.join(layout.state_dir, SESSIONS)
 
 
 def session_key(host: str, session_id: str) -> str:
@@ -43,9 +44,10 @@ def session_key(host: str, session_id: str) -> str:
 class Session:
     """One agent session's state, loaded from and saved to its file."""
 
-    def __init__(self, layout: Layout, host: str, session_id: str) -> None:
+    def __init__(self, layout: Layout, host: str, session_id: str, state_dir: str | None = None) -> None:
+        """`state_dir`: that of the worktree the session works in, where it is not `layout`'s."""
         self.key = session_key(host, session_id)
-        self.path = os.path.join(sessions_dir(layout), self.key + ".json")
+        self.path = os.path.join(state_dir or layout.state_dir, SESSIONS, self.key + ".json")
         self.data: dict[str, Any] = {"host": host, "session_id": session_id}
         self.exists = False
         try:
@@ -158,30 +160,51 @@ def announcement(state_dir: str, fresh_for: float) -> dict[str, Any] | None:
 
 
 def _announced(layout: Layout, key: str, fresh_for: float) -> str | None:
-    """`key` of this worktree's commit announcement made in the last `fresh_for` seconds."""
-    value = (announcement(layout.state_dir, fresh_for) or {}).get(key)
+    """`key` of the announcement `running_announcement` finds."""
+    value = (running_announcement(layout, fresh_for) or {}).get(key)
     return value if isinstance(value, str) and value else None
 
 
+def running_announcement(layout: Layout, fresh_for: float) -> dict[str, Any] | None:
+    """The commit announcement made in the last `fresh_for` seconds by an agent session this commit
+    runs inside, with the `state_dir` it was found in: the session may work in any of the repository's
+    worktrees (`git -C ../wt commit`), and the commit's own process must be inside the announcing host
+    (its variables, or its program above: `env -u CLAUDECODE git commit`), so that a person's commit
+    from a terminal while an agent's commit command runs stays the person's."""
+    for state_dir in layout.worktree_state_dirs():
+        found = announcement(state_dir, fresh_for)
+        if found and isinstance(found.get("host"), str):
+            from gitai.agents.ungoverned import runs_inside
+
+            if runs_inside(found["host"], os.environ):
+                return {**found, "state_dir": state_dir}
+    return None
+
+
 def committing_host(layout: Layout) -> str | None:
-    """The host of the agent session whose commit command is running: its commit is the agent's
-    whatever the command's environment says (`env -u CLAUDECODE git commit`). The after-shell hook
-    ends the announcement; COMMIT_RUNNING bounds it where that hook never comes (a failed command)."""
+    """The host of the agent session whose commit command is running (`running_announcement`): its
+    commit is the agent's whatever the command's environment says. The after-shell hook ends the
+    announcement; COMMIT_RUNNING bounds it where that hook never comes (a failed command)."""
     return _announced(layout, "host", COMMIT_RUNNING)
 
 
-def committing_session(layout: Layout) -> tuple[Session, str] | None:
-    """The agent session whose commit command is running (as `committing_host`), and that command's
-    tool call id; None when no agent's commit command is running."""
-    host, session_id = committing_host(layout), _announced(layout, "session_id", COMMIT_RUNNING)
-    if host is None or session_id is None:
+def committing_session(layout: Layout) -> tuple[Session, str, str] | None:
+    """The agent session whose commit command is running (as `committing_host`), that command's tool
+    call id, and the state directory of the worktree the session works in; None when none is running."""
+    found = running_announcement(layout, COMMIT_RUNNING)
+    host, session_id = (found or {}).get("host"), (found or {}).get("session_id")
+    if found is None or not isinstance(host, str) or not isinstance(session_id, str) or not session_id:
         return None
-    return Session(layout, host, session_id), _announced(layout, "tool_use_id", COMMIT_RUNNING) or ""
+    state_dir = str(found["state_dir"])
+    tool_use_id = found.get("tool_use_id")
+    return (Session(layout, host, session_id, state_dir), tool_use_id if isinstance(tool_use_id, str) else "",
+            state_dir)
 
 
 def commit_command_done(layout: Layout, session: Session) -> None:
     """After the session's shell command: its announcement ends, so a person's later commit is theirs."""
-    if _announced(layout, "session_id", COMMIT_FRESH) == session.data.get("session_id"):
+    own = announcement(layout.state_dir, COMMIT_FRESH) or {}
+    if own.get("session_id") == session.data.get("session_id"):
         try:
             os.remove(os.path.join(layout.state_dir, COMMIT_FILE))
         except OSError:

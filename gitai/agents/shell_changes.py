@@ -34,6 +34,7 @@ from gitai.agents.shell_reads import segments
 from gitai.util.files import is_binary
 
 SNAPSHOTS = "shell_before"  # session key: per tool call, the work tree's changed files before it
+WORKTREES = "worktrees"  # in a snapshot: the other worktrees' changed files, by work tree root
 SNAPSHOT_FRESH = 3600  # seconds: a command whose after-shell never came is forgotten after this
 MAX_DIRTY = 5000  # more changed files than this: the command's changes are not attributed
 OWN_DIRS = (".git/", ".orchestration/")
@@ -49,6 +50,7 @@ GIT_READERS = ("status", "diff", "log", "show", "rev-parse", "ls-files", "blame"
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Any
 
     from gitai.agents.normalize import AgentEvent
     from gitai.agents.sessions import Session
@@ -103,9 +105,12 @@ def writable_by(layout: Layout, intent_id: str | None) -> Callable[[str], bool]:
     return lambda rel: check_write_paths(layout, policy, intent_id, [rel]).decision == ALLOW
 
 
-def before_shell(layout: Layout, event: AgentEvent, session: Session, intent_id: str | None) -> bool:
+def before_shell(layout: Layout, event: AgentEvent, session: Session, intent_id: str | None,
+                 commit_dirs: list[str]) -> bool:
     """Before a command that may write: a person's edits since the last checkpoints are checkpointed
-    as theirs, and the changed files noted for the after-shell hook. True when the session changed."""
+    as theirs, and the changed files noted for the after-shell hook, also in each other worktree of the
+    repository among `commit_dirs` (where the command commits: `git -C ../wt commit`), for that
+    worktree's post-commit hook. True when the session changed."""
     snapshots = session.data.get(SNAPSHOTS)
     if not isinstance(snapshots, dict):
         snapshots = {}
@@ -116,6 +121,21 @@ def before_shell(layout: Layout, event: AgentEvent, session: Session, intent_id:
             session.data[SNAPSHOTS] = fresh
             return True
         return False
+    changed = _person_caught_up(layout, intent_id)
+    if changed is not None:
+        snapshot: dict[str, Any] = {"at": now, "files": changed, "transcript": event.transcript_path}
+        others = {other.root: found for other in _other_worktrees(layout, commit_dirs)
+                  if (found := _person_caught_up(other, intent_id)) is not None}
+        if others:
+            snapshot[WORKTREES] = others
+        fresh[event.tool_use_id or ""] = snapshot
+    session.data[SNAPSHOTS] = fresh
+    return True
+
+
+def _person_caught_up(layout: Layout, intent_id: str | None) -> dict[str, list[int] | None] | None:
+    """The worktree's changed files (`changed_files`), after checkpointing as a person's what changed
+    in them since the last checkpoints."""
     changed = changed_files(layout)
     logged = logged_paths(layout)
     for rel, last in logged.items():
@@ -125,9 +145,25 @@ def before_shell(layout: Layout, event: AgentEvent, session: Session, intent_id:
         for rel in changed:
             if rel not in logged and writable(rel):
                 catch_up(layout, rel)  # uncommitted work no hook saw: what the command starts from
-        fresh[event.tool_use_id or ""] = {"at": now, "files": changed, "transcript": event.transcript_path}
-    session.data[SNAPSHOTS] = fresh
-    return True
+    return changed
+
+
+def _other_worktrees(layout: Layout, directories: list[str]) -> list[Layout]:
+    """The repository's other worktrees that `directories` are in."""
+    from gitai.errors import GitaiError
+    from gitai.layout import find_layout
+
+    found: dict[str, Layout] = {}
+    for directory in dict.fromkeys(directories):
+        if os.path.realpath(directory) == os.path.realpath(layout.root):
+            continue
+        try:
+            other = find_layout(directory)
+        except GitaiError:
+            continue
+        if other.repo.common_dir == layout.repo.common_dir and other.root != layout.root:
+            found.setdefault(other.root, other)
+    return list(found.values())
 
 
 def after_shell(layout: Layout, event: AgentEvent, session: Session, intent_id: str | None) -> bool:
@@ -177,17 +213,23 @@ def after_shell(layout: Layout, event: AgentEvent, session: Session, intent_id: 
     return True
 
 
-def settle_running_command(layout: Layout, running: tuple[Session, str],
+def settle_running_command(layout: Layout, running: tuple[Session, str, str],
                            committed: list[tuple[str, str | None, bytes | None]]) -> None:
     """In git's post-commit hook, before the record is made, while an agent's commit command is
-    `running` (`committing_session`): each committed file (path, path before a rename, committed
-    content) that the command changed since its before-shell snapshot is checkpointed as the agent's,
-    as the after-shell hook would, but too late for this record. Each one whose work tree is now as committed leaves the
+    `running` (`committing_session`: the session, its tool call, its worktree's state directory): each
+    committed file (path, path before a rename, committed content) that the command changed since its
+    before-shell snapshot of this worktree is checkpointed as the agent's, as the after-shell hook
+    would, but too late for this record. Each one whose work tree is now as committed leaves the
     snapshot, so the after-shell hook sees no change to claim twice."""
-    session, tool_use_id = running
+    session, tool_use_id, state_dir = running
     snapshots = session.data.get(SNAPSHOTS)
     snapshot = snapshots.get(tool_use_id) if isinstance(snapshots, dict) else None
-    if not isinstance(snapshot, dict) or not isinstance(snapshot.get("files"), dict):
+    if not isinstance(snapshot, dict):
+        return
+    if state_dir != layout.state_dir:  # the session works in another worktree: its snapshot of this one
+        others = snapshot.get(WORKTREES)
+        snapshot = {**snapshot, "files": others.get(layout.root) if isinstance(others, dict) else None}
+    if not isinstance(snapshot.get("files"), dict):
         return
     from gitai.intents.active import active_intent
 

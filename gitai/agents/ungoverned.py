@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 
-from gitai.agents.hosts import HOSTS, Host
+from gitai.agents.hosts import BY_NAME, HOSTS, Host
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -36,6 +36,16 @@ def agent_host(environ: Mapping[str, str]) -> Host | None:
             if above & set(host.executables):
                 return host
     return None
+
+
+def runs_inside(host_name: str, environ: Mapping[str, str]) -> bool:
+    """Whether this process runs inside the host `host_name`: its variables say so, or, where a command
+    took them away, its program is above this process."""
+    found = agent_host(environ)
+    if found is not None:
+        return found.name == host_name
+    host = BY_NAME.get(host_name)
+    return host is not None and bool(_programs_above() & set(host.executables))
 
 
 def _programs_above() -> set[str]:
