@@ -4,6 +4,7 @@ repositories, benchmarks/walk_reference.py."""
 
 from __future__ import annotations
 
+import pytest
 from test_pinned_digests import _snippets
 from testing.reference_walk import differences
 
@@ -112,3 +113,14 @@ def test_the_fast_walk_writes_what_the_reference_writes() -> None:
     assert all(parse(language, broken).root_node.has_error for language, (_, broken) in _SAMPLES.items())
     differing = [(language, found) for language, source in sources if (found := differences(language, source))]
     assert not differing, f"{len(differing)} of {len(sources)} sources differ, e.g. {differing[:3]}"
+
+
+def test_a_different_number_of_frames_is_said_not_raised(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the reference finds a definition the fast walk does not, `differences` says so in a line
+    (the frames are not paired one to one)."""
+    from testing import reference_walk
+
+    found = reference_walk.reference_digests
+    monkeypatch.setattr(reference_walk, "reference_digests", lambda *args: [*found(*args), "extra"])
+    said = differences("python", b"def f():\n    return 1\n")
+    assert said is not None and "frames in the fast walk" in said, said

@@ -112,7 +112,9 @@ def _answer(host: str, event_arg: str | None, data: bytes, handled: error_handle
             else:
                 answer = handle(layout, event)
         except GitaiError as exc:  # e.g. a malformed catalogue: say so, and refuse what needs it
-            answer = Answer(DENY if event.kind in BEFORE_KINDS else ALLOW, f"gitai: {_one_line(str(exc))}")
+            from gitai.util.text import one_line
+
+            answer = Answer(DENY if event.kind in BEFORE_KINDS else ALLOW, f"gitai: {one_line(str(exc))}")
         if BY_NAME[host].login_shell and (answer.reason or answer.context):
             from gitai.util.program import program_note, with_program  # its shell does not find `gitai` by name
 
@@ -125,12 +127,6 @@ def _answer(host: str, event_arg: str | None, data: bytes, handled: error_handle
     except budget.BudgetSpent as exc:
         return render_failure(host, hook_event, f"gitai: refused: {exc}; split the work into smaller calls, "
                                                 "or ask a person to run it.")
-
-
-def _one_line(text: str) -> str:
-    from gitai.util.text import one_line
-
-    return one_line(text)
 
 
 def _handled_elsewhere(payload: dict[str, object]) -> bool:

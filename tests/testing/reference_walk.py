@@ -232,6 +232,12 @@ def reference_digests(language: str, data: bytes, root: Node) -> list[str]:
     return digests
 
 
+def frame_count_difference(fast: list[str], reference: list[str]) -> str:
+    """The walks found different numbers of frames (the skeleton, then each definition)."""
+    return (f"{len(fast)} frames in the fast walk, {len(reference)} in the reference "
+            f"(a definition one walk sees and the other does not)")
+
+
 def differences(language: str, data: bytes) -> str | None:
     """Where the fast walk (through `hash_source`, the memo cleared) and the reference disagree: the
     first frame (the file, then each definition) whose own digest differs, and its first token that does."""
@@ -242,6 +248,8 @@ def differences(language: str, data: bytes) -> str | None:
     reference = reference_digests(language, data, root)
     if fast == reference:
         return None
+    if len(fast) != len(reference):
+        return frame_count_difference(fast, reference)
     frame = next(i for i, (ours, theirs) in enumerate(zip(fast, reference, strict=True)) if ours != theirs)
     nodes, skip, depth = frames(language, root)[frame]
     walk = normal_form._Walk(data, b"\x00" in data or b"\x01" in data, normal_form._tables(language))
