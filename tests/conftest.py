@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from testing.commands import gitai_ok
-from testing.hermetic import seal
+from testing.hermetic import restart_clock, seal
 from testing.repos import CATALOGUE, commit, new_repo, write
 
 
@@ -17,6 +17,14 @@ def hermetic_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]
     with pytest.MonkeyPatch.context() as monkeypatch:
         seal(monkeypatch, tmp_path_factory.mktemp("session-home"))
         yield
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_fixture_setup(fixturedef: pytest.FixtureDef[object]) -> Iterator[object]:
+    """A fixture wider than one test starts the commit clock afresh (a test's own seal restarts it too)."""
+    if fixturedef.scope != "function":
+        restart_clock()
+    return (yield)
 
 
 @pytest.fixture(autouse=True)

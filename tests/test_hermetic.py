@@ -39,6 +39,21 @@ def test_commits_are_dated_by_a_clock_that_moves_on_and_repeats(tmp_path: Path) 
     assert _dates(tmp_path / "two") == first
 
 
+@pytest.fixture(scope="module")
+def first_wide(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    return _dates(tmp_path_factory.mktemp("first-wide"))
+
+
+@pytest.fixture(scope="module")
+def second_wide(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    return _dates(tmp_path_factory.mktemp("second-wide"))
+
+
+def test_each_fixture_wider_than_a_test_starts_the_clock_afresh(first_wide: list[str], second_wide: list[str]) -> None:
+    """Its commits' dates do not depend on which wider fixtures ran before it in the process."""
+    assert first_wide == second_wide
+
+
 def test_a_date_the_test_gives_is_kept(bare_repo: Path) -> None:
     write(bare_repo, "a.txt", "a\n")
     commit(bare_repo, "dated", env={"GIT_COMMITTER_DATE": "2020-01-01T00:00:00Z"})

@@ -52,6 +52,15 @@ def clock() -> int:
     return int(os.environ.get(DATES[1], str(EPOCH)).split()[0])
 
 
+def restart_clock() -> None:
+    """Set the commit clock back to EPOCH (where the seal set one): each fixture wider than a test
+    starts from it, so its commits carry the same dates whichever fixtures ran before it in the
+    process (which, under xdist, depends on how the tests were shared out)."""
+    if os.environ.get(DATES[1]):
+        for name in DATES:
+            os.environ[name] = f"{EPOCH} +0000"
+
+
 def tick() -> None:
     """Move the commit clock on a second: each command a test runs commits later than the one before
     (the order of commits is the order they were made, as "newest first" needs), at the same dates in
