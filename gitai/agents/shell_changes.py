@@ -177,7 +177,7 @@ def after_shell(layout: Layout, event: AgentEvent, session: Session, intent_id: 
     now = changed_files(layout)
     if now is None:
         return True
-    touched = [rel for rel, state in now.items() if rel not in before or before[rel] != state]
+    touched = [rel for rel, state in now.items() if _changed(before, rel, state)]
     touched += [rel for rel in before if rel not in now]  # made clean again (`git checkout -- FILE`)
     if not touched:
         return True
@@ -201,10 +201,7 @@ def after_shell(layout: Layout, event: AgentEvent, session: Session, intent_id: 
         if rel not in moved_from.values():
             record_deleted(layout, rel, event.host, session.key)
     for rel, found in made.items():
-        if rel in moved_from:
-            move_log(layout, moved_from[rel], rel)
-        record_checkpoint(layout, rel, event.host, session.key, model if isinstance(model, str) else None,
-                          intent_id, event.transcript_path, unchanged_since=False, via="shell", found=found)
+        _claim(layout, session, event.host, rel, found, intent_id, model, event.transcript_path, moved_from.get(rel))
     if outside:
         from gitai.intents.events import record_event
 
@@ -245,19 +242,32 @@ def settle_running_command(layout: Layout, running: tuple[Session, str, str],
             continue
         found = read_file(os.path.join(layout.root, rel), limit=MAX_FILE)
         as_committed = found is not None and found[0] == data
-        if rel not in before or before[rel] != (found[1] if found else None):  # the command changed it
+        if _changed(before, rel, found[1] if found else None):  # the command changed it
             if writable(rel) and len(data) <= MAX_FILE and not is_binary(data):
-                if old and old != rel and old in logged and rel not in logged:
-                    move_log(layout, old, rel)
+                moved = old if old and old != rel and old in logged and rel not in logged else None
                 # The committed content; its file state only where the work tree still has it
                 # (else the next catch-up compares content).
-                record_checkpoint(layout, rel, session.data.get("host") or "", session.key,
-                                  model if isinstance(model, str) else None, intent_id,
-                                  transcript if isinstance(transcript, str) else None, unchanged_since=False,
-                                  via="shell", found=(data, found[1] if found and as_committed else []))
+                _claim(layout, session, session.data.get("host") or "", rel,
+                       (data, found[1] if found and as_committed else []), intent_id, model, transcript, moved)
         if as_committed:
             before.pop(rel, None)  # as in HEAD now
     session.save()
+
+
+def _changed(before: dict[str, list[int] | None], rel: str, state: list[int] | None) -> bool:
+    """Whether `rel` changed since the before-shell snapshot `before` (its file state then)."""
+    return rel not in before or before[rel] != state
+
+
+def _claim(layout: Layout, session: Session, host: str, rel: str, found: tuple[bytes, list[int]],
+           intent_id: str | None, model: object, transcript: object, moved_from: str | None) -> None:
+    """Checkpoint `rel` (`found`: its content and file state) as the agent's shell command's change,
+    its checkpoints first following it from `moved_from`."""
+    if moved_from:
+        move_log(layout, moved_from, rel)
+    record_checkpoint(layout, rel, host, session.key, model if isinstance(model, str) else None, intent_id,
+                      transcript if isinstance(transcript, str) else None, unchanged_since=False, via="shell",
+                      found=found)
 
 
 def _moves(layout: Layout, gone: list[str], made: dict[str, tuple[bytes, list[int]]]) -> dict[str, str]:
