@@ -20,6 +20,10 @@ def main() -> None:
 
         if sys.argv[3] in FRAMEWORK_HOOKS:
             sys.exit(run_for_framework(sys.argv[3], sys.argv[4:]))
+    if sys.argv[1:3] == ["exec", "--again"]:  # the line before every wrapped shell command: no click
+        from gitai.sandbox.enter import again_main
+
+        sys.exit(again_main(sys.argv[2:]))
     if sys.argv[1:2] == ["exec"] and "--" in sys.argv and not {"-h", "--help"} & set(sys.argv[:sys.argv.index("--")]):
         from gitai.sandbox.enter import exec_main  # before every wrapped shell command of an agent: no click
 

@@ -394,7 +394,7 @@ def _wrap_in_domain(event: ev.AgentEvent, session: Session, answer: Answer, comm
     from gitai.util.program import gitai_program
 
     command = str(event.tool_input["command"])
-    line = wrap(gitai_program(), session.key, command, host_runs_bash=event.host == "gemini")
+    line = wrap(gitai_program(), session.key, command)
     answer.updated_input = {**event.tool_input, "command": line}
 
 
