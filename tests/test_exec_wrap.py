@@ -29,14 +29,14 @@ def hook(repo: Path, event: str, command: str, session: str = "s1", host: str = 
     payload = {"hook_event_name": event, "session_id": session, "cwd": str(repo), "tool_name": "Bash",
                "tool_input": {"command": command, "description": "run"}, **extra}
     proc = subprocess.run([GITAI, "hook", host], input=json.dumps(payload), capture_output=True, text=True,
-                          cwd=repo, env={k: v for k, v in {**os.environ, "GITAI_EXEC_WRAP": "1", **(env or {})}.items()
+                          cwd=repo, env={k: v for k, v in {**os.environ, **(env or {})}.items()
                                          if v is not None})
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout) if proc.stdout.strip() else {}
 
 
-def wrapped(repo: Path, command: str, session: str = "s1") -> str:
-    answer = hook(repo, "PreToolUse", command, session)
+def wrapped(repo: Path, command: str, session: str = "s1", env: dict[str, str | None] | None = None) -> str:
+    answer = hook(repo, "PreToolUse", command, session, env=env)
     specific = answer.get("hookSpecificOutput")
     assert isinstance(specific, dict) and "permissionDecision" not in specific, answer
     updated = specific["updatedInput"]
@@ -76,9 +76,9 @@ def test_the_hook_wraps_allowed_shell_commands_only_where_a_domain_can_be_had(go
     assert unwrap(wrapped(governed, command)) == command
     refused = hook(governed, "PreToolUse", "git commit --no-verify -m x")["hookSpecificOutput"]
     assert refused["permissionDecision"] == "deny" and "updatedInput" not in refused  # type: ignore[operator]
-    # off unless the person turned it on where the host starts; the person's Landlock opt-out, an existing
-    # domain (`gitai run`), hosts that cannot
-    assert hook(governed, "PreToolUse", command, env={"GITAI_EXEC_WRAP": None}) == {}
+    # on by default; off where the person turned it off where the host starts, the person's Landlock
+    # opt-out, an existing domain (`gitai run`), hosts that cannot
+    assert unwrap(wrapped(governed, command, env={"GITAI_EXEC_WRAP": None})) == command
     assert hook(governed, "PreToolUse", command, env={"GITAI_EXEC_WRAP": "0"}) == {}
     assert hook(governed, "PreToolUse", command, env={"GITAI_NO_LANDLOCK": "1"}) == {}
     assert hook(governed, "PreToolUse", command, env={"GITAI_DOMAIN": "INT-001"}) == {}
@@ -257,8 +257,7 @@ def test_where_no_mounts_can_be_made_a_commit_is_left_to_the_hooks(governed: Pat
         payload = {"hook_event_name": "PreToolUse", "session_id": "s1", "cwd": str(governed), "tool_name": "Bash",
                    "tool_input": {"command": command}}
         proc = subprocess.run([sys.executable, "-c", confined, GITAI, "hook", "claude-code"], input=json.dumps(payload),
-                              capture_output=True, text=True, cwd=governed,
-                              env={**os.environ, "GITAI_EXEC_WRAP": "1"})
+                              capture_output=True, text=True, cwd=governed)
         assert proc.returncode == 0, proc.stderr
         return json.loads(proc.stdout) if proc.stdout.strip() else {}
 
@@ -324,6 +323,7 @@ def test_install_writes_allow_rules_for_the_line_only_and_uninstall_removes_only
         assert install_host(host, str(governed))[1] and not install_host(host, str(governed))[1]
     assert claude_rules() == [f"Bash({GITAI} exec --again:*)", "Bash(exit)"]
     assert json.loads(local.read_text())["permissions"]["allow"] == ["Bash(ls:*)", *claude_rules()]
+    assert git(governed, "check-ignore", "-q", ".claude/settings.local.json").returncode == 0  # this machine's
     policy = (tmp_path / ".gemini" / "policies" / "gitai.toml").read_text()
     assert f'commandPrefix = "{GITAI} exec --again"' in policy and 'commandPrefix = "exit"' in policy
     assert policy.count("[[rule]]") == 2 and 'decision = "allow"' in policy

@@ -36,6 +36,28 @@ def _claude_file(root: str, settings: str, user: bool) -> str:
     return settings if user else os.path.join(root, ".claude", "settings.local.json")
 
 
+def _exclude_from_git(root: str, rel: str) -> None:
+    """`rel` (this person's, naming this machine's paths) into the repository's `info/exclude`, as Claude
+    Code does for a settings.local.json it creates, so that `git add -A` does not commit it."""
+    import subprocess
+
+    found = subprocess.run(["git", "rev-parse", "--git-common-dir"], cwd=root, capture_output=True, text=True)
+    if found.returncode != 0:
+        return
+    exclude = os.path.join(root, found.stdout.strip(), "info", "exclude")
+    try:
+        with open(exclude, encoding="utf-8") as handle:
+            text = handle.read()
+    except FileNotFoundError:
+        text = ""
+    except (OSError, UnicodeDecodeError):
+        return
+    if f"/{rel}" not in text.splitlines():
+        os.makedirs(os.path.dirname(exclude), exist_ok=True)
+        with open(exclude, "a", encoding="utf-8") as handle:
+            handle.write(("\n" if text and not text.endswith("\n") else "") + f"/{rel}\n")
+
+
 def _write_claude(path: str, keep: bool) -> bool:
     """gitai's rules into `permissions.allow` of `path` (`keep`), in place of older ones (a gitai that
     moved), or out of it; whether the file changed."""
@@ -71,7 +93,10 @@ def gemini_policy() -> str:
 def install_rules(host: str, root: str, settings: str, user: bool) -> bool:
     """Write `host`'s rules (`settings`: the file its hooks are in); whether a file changed."""
     if host == "claude-code":
-        return _write_claude(_claude_file(root, settings, user), keep=True)
+        changed = _write_claude(_claude_file(root, settings, user), keep=True)
+        if not user:
+            _exclude_from_git(root, ".claude/settings.local.json")
+        return changed
     return _install_gemini_policy()
 
 

@@ -28,16 +28,15 @@ QUOTED_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "exec-i
 # (Claude Code's `eval '...'`) would change, so the line is found again in the shell's string.
 _PLAIN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./+:@%=,-")
 
-# Set to 1 where the person starts the host: its hook then wraps each shell command. Off by default: the
-# line entering the domain is itself judged by the host's permission rules, which in their default modes
-# ask for it unless the rules `gitai agents install` writes allow it, see docs/security.md.
+# Set to 0 where the person starts the host to turn the wrapping off (on by default: the line entering
+# the domain runs unasked under the allow rules `gitai agents install` writes, see docs/security.md).
 WRAP_VARIABLE = "GITAI_EXEC_WRAP"
 AGAIN = "--again"  # `gitai exec --again KEY NONCE`: the entering line
 
 
 def wrapping_wanted() -> bool:
-    """Whether the person turned the wrapping on (GITAI_EXEC_WRAP=1 where the host starts)."""
-    return os.environ.get(WRAP_VARIABLE) == "1"
+    """Whether the person left the wrapping on (not GITAI_EXEC_WRAP=0 where the host starts)."""
+    return os.environ.get(WRAP_VARIABLE) != "0"
 
 
 def entering_line(gitai: str, session_key: str, nonce: str) -> str:

@@ -236,7 +236,7 @@ def test_an_agent_commit_that_drops_the_agents_variables_is_still_the_agents(ses
 @pytest.mark.parametrize("host", ["claude-code", "gemini"])
 def test_without_gitai_run_the_hosts_shell_commands_run_in_the_sessions_domain(session: MakeSession,
                                                                                host: str) -> None:
-    """No `gitai run`: with GITAI_EXEC_WRAP=1 the agent hook rewrites each shell command (Claude Code's
+    """No `gitai run`: by default the agent hook rewrites each shell command (Claude Code's
     `updatedInput`, Gemini CLI's `hookSpecificOutput.tool_input`) to run inside `gitai exec`, so a program
     the hooks cannot see into is held by the kernel. The agent's in-scope shell write and its commit work
     there (under Gemini, whose shell runs git with an empty core.hooksPath, gated by the before-shell hook
@@ -247,7 +247,6 @@ def test_without_gitai_run_the_hosts_shell_commands_run_in_the_sessions_domain(s
     if not domain_available():
         pytest.skip("no Landlock domain here: the hook does not wrap, and the hooks alone hold the scope")
     s = session(host)
-    s.env["GITAI_EXEC_WRAP"] = "1"  # the person turns the wrapping on where the host starts
     before = s.head()
     steps = [s.host.shell("gitai select INT-001"),
              s.host.shell("python3 -c \"open('docs/x.md','w')\""),
@@ -284,7 +283,6 @@ def test_a_persons_own_deny_rule_in_the_host_still_holds_when_the_command_is_wra
     if not domain_available():
         pytest.skip("no Landlock domain here: the hook does not wrap")
     s = session(host)
-    s.env["GITAI_EXEC_WRAP"] = "1"  # the person turns the wrapping on where the host starts
     if host == "claude-code":
         rules = s.repo / ".claude" / "settings.local.json"
         rules.write_text(json.dumps({"permissions": {"deny": ["Bash(touch:*)"]}}))
@@ -313,7 +311,6 @@ def test_a_command_the_persons_allow_rule_allows_runs_wrapped_in_the_hosts_defau
     if not domain_available():
         pytest.skip("no Landlock domain here: the hook does not wrap")
     s = session(host)
-    s.env["GITAI_EXEC_WRAP"] = "1"
     if host == "claude-code":
         local = s.repo / ".claude" / "settings.local.json"  # gitai's rules are there too
         rules = json.loads(local.read_text())
