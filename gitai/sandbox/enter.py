@@ -211,7 +211,8 @@ def again_main(argv: list[str]) -> int:
     from gitai.errors import GitaiError
     from gitai.layout import find_layout
 
-    if len(argv) != 3 or argv[0] != "--again" or not argv[1] or len(argv[2]) != 16:
+    if len(argv) != 3 or argv[0] != "--again" or not argv[1] or len(argv[2]) != 16 \
+            or not set(argv[2]) <= set("0123456789abcdef"):
         sys.stderr.write(f"gitai: error: unexpected arguments\n{AGAIN_USAGE}\n")
         return 126
     try:
