@@ -4,7 +4,7 @@ files' line origins. The one module (with backfill) that drives both the trace a
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gitai.blame.maintain import keep_origins, new_origins
 from gitai.blame.origin_cache import OriginStore
@@ -31,7 +31,6 @@ from gitai.trace.record import (
 )
 from gitai.trace.store import store_record, store_records
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from gitai.syntax.hash_cache import HashCache
 
@@ -188,8 +187,9 @@ def trace_commit(
     use_checkpoints: bool = True,
 ) -> TraceRecord | None:
     """Trace `commit`; its intent is the `Intent:` trailer (source `trailer`), else `fallback_intent`
-    (may be None) with `fallback_source` (the worktree's selection: `active`). Its lines' authors come from the agents' checkpoints (`use_checkpoints`: work of this worktree,
-    not a replay) and, for a rewritten commit, from the `old_records` by line content."""
+    (may be None) with `fallback_source` (the worktree's selection: `active`). Its lines' authors come
+    from the agents' checkpoints (`use_checkpoints`: work of this worktree, not a replay) and, for a
+    rewritten commit, from the `old_records` by line content."""
     parents = commit_parents(reader, commit)
     changes = commit_changes(layout.root, reader, commit, parents)
     trailer = commit_intent(layout.root, commit)
@@ -329,4 +329,4 @@ def _merge(from_checkpoints: Labels | None, carried: Labels) -> Labels:
     """A checkpoint's agent label wins; a line no checkpoint gave an agent keeps its old author."""
     if from_checkpoints is None:
         return carried
-    return [c if c is not None and c != HUMAN else (k or c) for c, k in zip(from_checkpoints, carried)]
+    return [c if c is not None and c != HUMAN else (k or c) for c, k in zip(from_checkpoints, carried, strict=True)]

@@ -181,7 +181,8 @@ def test_host_rules_of_the_simulator(repo: Path, install) -> None:  # type: igno
         ("copilot", "exit 1", "deny"), ("gemini", "exit 1", "allow"),
     ):
         sim = install(host)
-        path = {"claude-code": ".claude/settings.json", "codex": ".codex/config.toml", "copilot": ".github/hooks/gitai.json",
+        path = {"claude-code": ".claude/settings.json", "codex": ".codex/config.toml",
+                "copilot": ".github/hooks/gitai.json",
                 "gemini": ".gemini/settings.json"}[host]
         config = repo / path
         config.write_text(config.read_text().replace(f"gitai hook {host}", command))

@@ -113,7 +113,8 @@ def test_missing_keys_and_foreign_paths_pass(repo: Path) -> None:
     assert run("claude-code", None, json.dumps({**cwd}).encode()) == ("", "", 0)  # no event: not governed
     no_path = {**cwd, "hook_event_name": "PreToolUse", "tool_name": "Write", "tool_input": {}}
     assert "cannot be read" in (denial("claude-code", *run("claude-code", None, json.dumps(no_path).encode())) or "")
-    outside = {**cwd, "hook_event_name": "PreToolUse", "tool_name": "Write", "tool_input": {"file_path": "/tmp/elsewhere.txt"}}
+    outside = {**cwd, "hook_event_name": "PreToolUse", "tool_name": "Write",
+               "tool_input": {"file_path": "/tmp/elsewhere.txt"}}
     assert run("claude-code", None, json.dumps(outside).encode()) == ("", "", 0)
     huge = {**cwd, "hook_event_name": "PreToolUse", "tool_name": "Write",
             "tool_input": {"file_path": str(repo / "src/auth/a.py"), "content": "x" * (9 * 1024 * 1024)}}
@@ -158,14 +159,16 @@ def test_command_classes(tmp_path: Path, command: str, klass: str) -> None:
 
 
 def test_command_targets_resolve_against_cwd(tmp_path: Path) -> None:
-    risk = classify("cd src && echo x > a.py; tee -a ../docs/b.md < x; sed -i -e s/a/b/ c.py", str(tmp_path), str(tmp_path))
+    risk = classify("cd src && echo x > a.py; tee -a ../docs/b.md < x; sed -i -e s/a/b/ c.py",
+                    str(tmp_path), str(tmp_path))
     assert risk.targets == ["src/a.py", "docs/b.md", "src/c.py"]
     assert classify("echo x > $OUT", str(tmp_path), str(tmp_path)).targets == []  # not resolvable: not checked
 
 
 def test_agent_policy_in_the_catalogue_tunes_decisions(repo: Path) -> None:
     text = (repo / ".orchestration/active_intents.yaml").read_text()
-    write(repo, ".orchestration/active_intents.yaml", "agent_policy:\n  destructive: deny\n  circumvention: ask\n" + text)
+    write(repo, ".orchestration/active_intents.yaml",
+          "agent_policy:\n  destructive: deny\n  circumvention: ask\n" + text)
     gitai(repo, "select", "INT-001")
     payload = {"cwd": str(repo), "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {}}
     for command, decision in (("git reset --hard", "deny"), ("git commit -n -m x", "ask")):
@@ -185,7 +188,8 @@ def test_installers_merge_and_uninstall_only_theirs(tmp_path: Path) -> None:
     claude.write_text(json.dumps(original, indent=4) + "\n")
     codex = tmp_path / ".codex/config.toml"
     codex.parent.mkdir()
-    codex_text = '# my settings\nmodel = "o3"  # keep\n\n[[hooks.PreToolUse]]\nmatcher = "x"\nhooks = [{type = "command", command = "other"}]\n'
+    codex_text = ('# my settings\nmodel = "o3"  # keep\n\n[[hooks.PreToolUse]]\nmatcher = "x"\n'
+                  'hooks = [{type = "command", command = "other"}]\n')
     codex.write_text(codex_text)
     for host in HOSTS:
         state, changed = install_host(host, str(tmp_path))
@@ -246,7 +250,8 @@ def test_gate_refuses_a_commit_that_changes_its_own_scope(repo: Path) -> None:
 
 def test_person_commands_and_brain(repo: Path) -> None:
     assert gitai(repo, "done", "INT-003", env={"GEMINI_CLI": "1"}).returncode == 2
-    assert json.loads(as_person(repo, "block", "INT-003", "--reason", "waiting: legal", "--json").stdout)["status"] == "BLOCKED"
+    blocked = as_person(repo, "block", "INT-003", "--reason", "waiting: legal", "--json")
+    assert json.loads(blocked.stdout)["status"] == "BLOCKED"
     text = (repo / ".orchestration/active_intents.yaml").read_text()
     assert 'blocked_reason: "waiting: legal"' in text and "# team catalogue" in text
     assert json.loads(as_person(repo, "done", "INT-003", "--json").stdout)["previous_status"] == "BLOCKED"

@@ -3,6 +3,7 @@ git command per commit gives (the diffs of `git diff-tree`, the answers of `git 
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
@@ -131,7 +132,8 @@ def test_backfill_records_the_same_with_and_without_worker_processes(branchy: Pa
     (serial, serial_origins), (parallel, parallel_origins) = runs
     assert len(serial) == len(history(branchy)) and parallel == serial
     assert serial_origins and parallel_origins == serial_origins
-    assert {r["metadata"]["dev.gitai"]["classification"] for r in serial.values()} == {"AST_REFACTOR", "INTENT_EVOLUTION"}
+    classifications = {r["metadata"]["dev.gitai"]["classification"] for r in serial.values()}
+    assert classifications == {"AST_REFACTOR", "INTENT_EVOLUTION"}
 
 
 def test_incremental_parse_gives_the_tree_a_fresh_parse_gives(tmp_path: Path) -> None:
@@ -144,9 +146,12 @@ def test_incremental_parse_gives_the_tree_a_fresh_parse_gives(tmp_path: Path) ->
     versions = [
         "import os\n\n\ndef f(a):\n    return a + 1\n\n\nclass C:\n    def m(self):\n        return 'é'\n",
         "import os\nimport sys\n\n\ndef f(a):\n    return a + 1\n\n\nclass C:\n    def m(self):\n        return 'é'\n",
-        "import os\nimport sys\n\n\ndef f(a, b=2):\n    return a + b\n\n\nclass C:\n    def m(self):\n        return 'é'\n",
-        "import os\nimport sys\n\n\ndef f(a, b=2):\n    return a + b\n\n\nclass C:\n    def m(self):\n        return 'ü'\n    x = (\n",
-        "import os\nimport sys\n\n\ndef f(a, b=2):\n    return a + b\n\n\nclass C:\n    def m(self):\n        return 'ü'\n",
+        "import os\nimport sys\n\n\ndef f(a, b=2):\n    return a + b\n\n\n"
+        "class C:\n    def m(self):\n        return 'é'\n",
+        "import os\nimport sys\n\n\ndef f(a, b=2):\n    return a + b\n\n\n"
+        "class C:\n    def m(self):\n        return 'ü'\n    x = (\n",
+        "import os\nimport sys\n\n\ndef f(a, b=2):\n    return a + b\n\n\n"
+        "class C:\n    def m(self):\n        return 'ü'\n",
         "def g():\n    pass\n",
     ]
     old = versions[0].encode()
@@ -159,6 +164,6 @@ def test_incremental_parse_gives_the_tree_a_fresh_parse_gives(tmp_path: Path) ->
         assert hash_tree("python", new, again) == hash_source("python", new)
         old, tree = new, again
     cache = HashCache(str(tmp_path), recent=8)
-    for before, after in zip(versions, versions[1:]):  # as classify asks: the old side, then the new
+    for before, after in itertools.pairwise(versions):  # as classify asks: the old side, then the new
         for text in (before, after):
             assert cache.hash_source("python", text.encode()) == hash_source("python", text.encode())

@@ -74,7 +74,8 @@ def test_two_intents_then_reformat_is_looked_through(history: Path) -> None:
     assert set(rows[0]) == {"line", "intent_id", "intent_source", "commit", "classification", "contributor", "content"}
     assert rows[0] == {"line": 1, "intent_id": "A", "intent_source": "trailer",
                        "commit": git(history, "rev-parse", "HEAD~1").stdout.strip(),
-                       "classification": "INTENT_EVOLUTION", "contributor": {"type": "human", "model_id": None, "session": None},
+                       "classification": "INTENT_EVOLUTION",
+                       "contributor": {"type": "human", "model_id": None, "session": None},
                        "content": "def login(user):"}
     write(history, "src/auth.py", REFORMATTED + "\n\ndef charge( user ):\n    return bill( user, 10 )\n")
     commit(history, "C reformats", env={"GITAI_INTENT": "C"})
@@ -131,7 +132,8 @@ def test_uncommitted_lines_get_the_active_intent(history: Path) -> None:
     human = gitai(history, "blame-intent", "src/auth.py").stdout.splitlines()
     assert human[-1].split()[:4] == ["C", "uncommit", "-", "13)"]  # "-": no contributor yet
     assert "\x1b[" not in "".join(human)  # no colour when not on a terminal
-    summary = {(r["intent_id"], r["uncommitted"]): r["lines"] for r in gitai_json(history, "blame-intent", "src/auth.py", "--summary")}
+    summary = {(r["intent_id"], r["uncommitted"]): r["lines"]
+               for r in gitai_json(history, "blame-intent", "src/auth.py", "--summary")}
     assert summary == {("A", False): 8, ("B", False): 4, ("C", True): 1}
     write(history, "src/new.py", "x = 1\ny = 2\n")  # no history at all
     assert intents(blame(history, "src/new.py")) == ["C", "C"]
@@ -145,7 +147,8 @@ def test_range_revision_and_porcelain(history: Path) -> None:
     assert len(old) == 8 and intents(old) == ["A"] * 8
     porcelain = gitai(history, "blame-intent", "src/auth.py", "--porcelain", "-L", "1,2").stdout
     sha = git(history, "rev-parse", "HEAD~1").stdout.strip()
-    assert porcelain == f"1\tA\t{sha}\tINTENT_EVOLUTION\tdef login(user):\n2\tA\t{sha}\tINTENT_EVOLUTION\t    token = make_token(user)\n"
+    assert porcelain == (f"1\tA\t{sha}\tINTENT_EVOLUTION\tdef login(user):\n"
+                         f"2\tA\t{sha}\tINTENT_EVOLUTION\t    token = make_token(user)\n")
     gitai_ok(history, "select", "C")
     write(history, "src/auth.py", (history / "src/auth.py").read_text() + "x = 1\n")
     last = gitai(history, "blame-intent", "src/auth.py", "--porcelain", "-L", "13,13").stdout

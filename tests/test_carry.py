@@ -75,7 +75,7 @@ def test_carry_a_rebase_merge_is_exact_per_commit(feature: tuple[Path, str, list
     assert gitai_json(repo, "carry", f"{base}..feature", "--to", f"{before}..main")["skipped"] == rebased
     assert [(c["commit"], c["carry"], c["carried_from"]) for c in result["carried"]] == [
         (rebased[0], "rebase", [originals[0]]), (rebased[1], "rebase", [originals[1]])]
-    for new, old in zip(rebased, originals):
+    for new, old in zip(rebased, originals, strict=True):
         carried, original = note(repo, new), note(repo, old)
         assert carried["vcs"]["revision"] == new
         for key in ("intent_id", "intent_source"):

@@ -178,10 +178,12 @@ def test_the_jobs_find_the_merged_request_and_nothing_else(repo: Path, tmp_path:
 
     pulls = [{"number": 3, "merged_at": None, "head": {"sha": "a"}, "base": {"sha": "b"}},
              {"number": 4, "merged_at": "2026-11-25T10:00:00Z", "head": {"sha": "c" * 40}, "base": {"sha": "d" * 40}}]
-    assert _find_script(GITHUB_FIND_PR, pulls, tmp_path) == f"GITAI_PR=4\nGITAI_HEAD={'c' * 40}\nGITAI_BASE={'d' * 40}\n"
+    assert _find_script(GITHUB_FIND_PR, pulls, tmp_path) == (
+        f"GITAI_PR=4\nGITAI_HEAD={'c' * 40}\nGITAI_BASE={'d' * 40}\n")
     assert _find_script(GITHUB_FIND_PR, pulls[:1], tmp_path) == ""  # a direct push: the carry step is skipped
     mrs = [{"iid": 9, "state": "merged", "sha": "e" * 40, "diff_refs": {"base_sha": "f" * 40}}]
-    assert _find_script(GITLAB_FIND_MR, mrs, tmp_path) == f"export GITAI_MR=9 GITAI_HEAD={'e' * 40} GITAI_BASE={'f' * 40}\n"
+    assert _find_script(GITLAB_FIND_MR, mrs, tmp_path) == (
+        f"export GITAI_MR=9 GITAI_HEAD={'e' * 40} GITAI_BASE={'f' * 40}\n")
     assert _find_script(GITLAB_FIND_MR, [{**mrs[0], "state": "opened"}], tmp_path) == ""
     workflow = yaml.safe_load(generate(repo, "github", None).read_text())
     steps = workflow["jobs"]["carry"]["steps"]

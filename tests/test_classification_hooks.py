@@ -24,7 +24,8 @@ def test_records_carry_classes_per_commit_file_and_definition(repo: Path) -> Non
         "area": "added", "perimeter": "added"}
 
     # reformat + reorder + quote style: meaning kept
-    write(repo, "src/auth/geo.py", "def perimeter(w,h):\n    return 2*(w+h)\n\ndef area(w, h):  # m2\n    return (w * h)\n")
+    write(repo, "src/auth/geo.py",
+          "def perimeter(w,h):\n    return 2*(w+h)\n\ndef area(w, h):  # m2\n    return (w * h)\n")
     write(repo, "src/auth/ui.js", 'export function greet(name) {\n  return "hi " + name;\n}\n')
     commit(repo, "reformat")
     record = note(repo)
@@ -36,7 +37,8 @@ def test_records_carry_classes_per_commit_file_and_definition(repo: Path) -> Non
     assert {d["status"] for d in files["src/auth/geo.py"]["definitions"]} == {"unchanged"}
 
     # one changed operator makes the commit an evolution, the other file stays a refactor
-    write(repo, "src/auth/geo.py", "def perimeter(w,h):\n    return 2*(w-h)\n\ndef area(w, h):  # m2\n    return (w * h)\n")
+    write(repo, "src/auth/geo.py",
+          "def perimeter(w,h):\n    return 2*(w-h)\n\ndef area(w, h):  # m2\n    return (w * h)\n")
     write(repo, "src/auth/ui.js", 'export function greet(name) {\n  return "hi " + name; // hello\n}\n')
     commit(repo, "bug")
     record = note(repo)

@@ -36,7 +36,7 @@ def test_console_example_prints_what_the_docs_say(example: Example, tmp_path: Pa
         pytest.skip(f"{example.where}: {missing}")
     assert len(outputs) == len(example.commands), f"{example.where}: the block stopped early: {outputs}"
     problems = []
-    for command, output in zip(example.commands, outputs):
+    for command, output in zip(example.commands, outputs, strict=True):
         if not command.expected:
             continue
         expected, actual = normalise(command.expected, scratch), normalise(output, scratch)

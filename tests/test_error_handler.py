@@ -85,6 +85,29 @@ def test_an_agent_hook_denies_on_a_bug(repo: Path) -> None:
     assert not target.exists()
 
 
+def test_gitai_exec_answers_as_every_command_and_never_starts_the_command(repo: Path) -> None:
+    """`gitai exec` has its own lean entry (gitai/sandbox/enter.py), not the click CLI: the same contract."""
+    ran = repo / "ran"
+    exec_ = ("exec", "--session", "claude-code-s", "--", "touch", str(ran))
+    selected = {"GITAI_INTENT": "INT-001"}
+    _break_the_cache(repo)
+    proc = gitai(repo, *exec_, env=selected)
+    assert proc.returncode == 3 and proc.stdout == "" and not ran.exists()
+    line = _one_error_line(proc.stderr)
+    assert line.startswith("gitai: error: internal error in gitai exec: ")
+    assert line.endswith(f"(traceback in {repo / '.git/gitai/errors.log'})")
+    assert "Traceback" in (repo / ".git/gitai/errors.log").read_text()
+    (repo / CACHE).unlink()
+    (repo / CACHE).mkdir()
+    proc = gitai(repo, *exec_, env=selected)
+    assert proc.returncode == 2 and proc.stdout == "" and not ran.exists()
+    assert _one_error_line(proc.stderr) == f"gitai: error: cannot use {CACHE}: Is a directory"
+    (repo / CACHE).rmdir()
+    proc = gitai(repo, "exec", "--session", "claude-code-s", "--", "no-such-program", env=selected)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert _one_error_line(proc.stderr) == "gitai: error: cannot run no-such-program: No such file or directory"
+
+
 def test_ctrl_c_at_a_prompt_is_exit_130(repo: Path) -> None:
     master, slave = os.openpty()
     name = os.ttyname(slave)

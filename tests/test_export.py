@@ -108,6 +108,7 @@ def test_a_path_that_is_not_utf8_exports_and_logs(repo: Path, tmp_path: Path) ->
     gitai_json(repo, "export", "-o", str(tmp_path / "t.sqlite"))
     gitai_json(repo, "export", "--format", "jsonl", "-o", str(tmp_path / "t.jsonl"))
     assert ("bad\\xff.txt",) in rows(tmp_path / "t.sqlite", "SELECT path FROM files")
-    assert any(json.loads(line).get("path") == "bad\\xff.txt" for line in (tmp_path / "t.jsonl").read_text().splitlines())
+    assert any(json.loads(line).get("path") == "bad\\xff.txt"
+               for line in (tmp_path / "t.jsonl").read_text().splitlines())
     out = subprocess.run([GITAI, "log", "--limit", "1"], cwd=repo, capture_output=True)
     assert out.returncode == 0 and b"    bad\xff.txt\n" in out.stdout  # git's own bytes, as `git log --name-only`

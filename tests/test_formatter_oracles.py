@@ -22,7 +22,8 @@ AST, INTENT = "AST_REFACTOR", "INTENT_EVOLUTION"
 MUTATIONS = {
     "sample.c": [("used + 1 == r->size", "used + 2 == r->size"), ("((n)*2+1)", "((n)*2-1)"),
                  ("of bytes, used", "of bytes used")],
-    "sample.cc": [("x % 2 == 0", "x % 2 != 0"), ("std::list<std::pair<K, V> > order_", "std::list<std::pair<V, K> > order_")],
+    "sample.cc": [("x % 2 == 0", "x % 2 != 0"),
+                  ("std::list<std::pair<K, V> > order_", "std::list<std::pair<V, K> > order_")],
     "sample.php": [("* 2 + 1", "* 2 - 1"), ("'GET', \"POST\"", "'GET', \"POSTS\""), ("  Try one", "   Try one")],
     "sample.ts": [("list.length * 2", "list.length / 2"), ("'bus'", "'Bus'")],
 }

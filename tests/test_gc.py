@@ -14,7 +14,9 @@ from gitai.syntax.hash_cache import DIRECTORY as SYNTAX
 
 def _sizes(state: Path, name: str) -> int:
     """Disk usage, as gc counts it."""
-    return sum(f.stat().st_blocks * 512 for f in (state / name).rglob("*") if f.is_file()) if (state / name).exists() else 0
+    if not (state / name).exists():
+        return 0
+    return sum(f.stat().st_blocks * 512 for f in (state / name).rglob("*") if f.is_file())
 
 
 def test_gc_trims_oldest_first_to_the_bound_and_drops_outdated_caches(repo: Path) -> None:

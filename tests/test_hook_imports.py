@@ -4,7 +4,9 @@ The pre-commit gate, run as the installed hook runs it (`python -I -S`, the hook
 staged paths piped in), imports no module beyond the interpreter's own start-up set but `marshal` and
 `zlib`: no `re`, no `json`, no `subprocess` when it lets a commit through. The agent hooks (`gitai
 hook`, run through the `gitai` console script) import neither click, YAML, pathspec, `typing` nor
-`subprocess` to answer a before-write or a session start (docs/development.md, "Where the time goes").
+`subprocess` to answer a before-write or a session start, and a before-write, let through or refused,
+imports neither `json`, `re` (nor what `re` brings: enum, functools, collections) nor `hashlib`
+(docs/development.md, "Where the time goes").
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from testing.repos import write
 HEAVY = {"typing", "yaml", "pathspec", "pygit2", "click", "dataclasses", "tree_sitter", "pathlib"}
 HEAVY_FOR_GATE = HEAVY | {"json", "re", "subprocess", "enum", "collections", "functools"}
 HEAVY_AGENT = HEAVY | {"subprocess", "urllib", "xml", "email", "importlib", "tree_sitter_bash", "threading"}
+HEAVY_FOR_WRITE = HEAVY_AGENT | {"json", "re", "enum", "functools", "collections", "hashlib", "_hashlib"}
 GATE_PROBE = """
 import sys
 sys.path[:0] = sys.argv[1].split("\\n")
@@ -67,9 +70,9 @@ def test_pre_commit_gate_imports_no_heavy_module(repo: Path) -> None:
     assert _run_gate_as_installed(repo, HEAVY) == (1, set())  # the refusal path: no heavy module either
 
 
-def _agent_hook_modules(repo: Path, payload: dict[str, object]) -> tuple[str, set[str]]:
+def _agent_hook_modules(repo: Path, payload: dict[str, object], heavy: set[str] = HEAVY_AGENT) -> tuple[str, set[str]]:
     """Run `gitai hook claude-code` in-process as the console script does; its answer and the heavy modules loaded."""
-    probe = AGENT_PROBE.replace("HEAVY", repr(sorted(HEAVY_AGENT)))
+    probe = AGENT_PROBE.replace("HEAVY", repr(sorted(heavy)))
     proc = subprocess.run([sys.executable, "-c", probe], cwd=repo, capture_output=True, text=True,
                           input=json.dumps({"session_id": "imports", "cwd": str(repo), **payload}))
     answer, _, loaded = proc.stdout.rpartition("\n\n")
@@ -82,7 +85,9 @@ def test_agent_hooks_import_no_heavy_module(repo: Path) -> None:
     answer, loaded = _agent_hook_modules(repo, {"hook_event_name": "SessionStart", "source": "startup"})
     assert "INT-001" in answer and loaded == set()
     write_call = {"hook_event_name": "PreToolUse", "tool_name": "Write"}
-    answer, loaded = _agent_hook_modules(repo, {**write_call, "tool_input": {"file_path": str(repo / "src/auth/a.py")}})
+    answer, loaded = _agent_hook_modules(repo, {**write_call, "tool_input": {"file_path": str(repo / "src/auth/a.py")}},
+                                         HEAVY_FOR_WRITE)
     assert "deny" not in answer and loaded == set()
-    answer, loaded = _agent_hook_modules(repo, {**write_call, "tool_input": {"file_path": str(repo / "docs/a.md")}})
+    answer, loaded = _agent_hook_modules(repo, {**write_call, "tool_input": {"file_path": str(repo / "docs/a.md")}},
+                                         HEAVY_FOR_WRITE)
     assert '"deny"' in answer and loaded == set()  # the refusal path too

@@ -22,7 +22,8 @@ def test_foreign_hook_is_chained_and_restored_byte_for_byte(bare_repo: Path) -> 
     assert (hooks / "pre-commit.gitai-chained").read_text() == FOREIGN
     states = {h["hook"]: h for h in gitai_json(bare_repo, "hooks", "status")["hooks"]}
     assert states["pre-commit"]["state"] == "installed" and states["pre-commit"]["chained"] is True
-    write(bare_repo, ".orchestration/active_intents.yaml", "intents:\n  - id: A\n    name: a\n    owned_scope: ['**']\n")
+    write(bare_repo, ".orchestration/active_intents.yaml",
+          "intents:\n  - id: A\n    name: a\n    owned_scope: ['**']\n")
     commit(bare_repo, "catalogue")
     assert (bare_repo / ".git" / "foreign.log").read_text() == "foreign-hook-ran\n"
     # a failing foreign hook still blocks the commit
@@ -60,7 +61,8 @@ def test_core_hooks_path_is_honoured(bare_repo: Path) -> None:
     assert (bare_repo / ".githooks" / "pre-commit").exists()
     assert not (bare_repo / ".git" / "hooks" / "pre-commit").exists()
     gitai_ok(bare_repo, "init", "--no-hooks")
-    write(bare_repo, ".orchestration/active_intents.yaml", "intents:\n  - id: A\n    name: a\n    owned_scope: [src/**]\n")
+    write(bare_repo, ".orchestration/active_intents.yaml",
+          "intents:\n  - id: A\n    name: a\n    owned_scope: [src/**]\n")
     commit(bare_repo, "catalogue", ".orchestration")
     write(bare_repo, "other.txt", "x\n")
     assert commit(bare_repo, "outside", "other.txt", check=False).returncode != 0  # the gate runs from there

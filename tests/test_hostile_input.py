@@ -119,12 +119,14 @@ def assert_refused(tmp_path: Path, base: Path, damage: Damage | None, argv: list
 
 # --- bad arguments, per command --------------------------------------------------------------
 
-COMMANDS = [["init"], ["hooks", "install"], ["hooks", "status"], ["hooks", "uninstall"], ["intents"], ["select", "INT-001"],
-            ["clear"], ["status"], ["check"], ["show"], ["log"], ["backfill"], ["trace", "verify"], ["trace", "rebuild"],
+COMMANDS = [["init"], ["hooks", "install"], ["hooks", "status"], ["hooks", "uninstall"], ["intents"],
+            ["select", "INT-001"], ["clear"],
+            ["status"], ["check"], ["show"], ["log"], ["backfill"], ["trace", "verify"], ["trace", "rebuild"],
             ["trace", "recover"], ["sync"], ["classify"], ["map"], ["blame-intent", "src/auth/login.py"], ["help"],
             ["carry", "HEAD~1..HEAD", "--to", "HEAD"], ["ci", "github"], ["gc"],
             ["agents", "install"], ["agents", "status"], ["agents", "uninstall"], ["owners", "src/x"],
-            ["coverage"], ["intent", "show", "INT-001"], ["context"], ["lesson", "x"], ["approve", "INT-001"], ["done", "INT-001"],
+            ["coverage"], ["intent", "show", "INT-001"], ["context"], ["lesson", "x"], ["approve", "INT-001"],
+            ["done", "INT-001"],
             ["block", "INT-001", "--reason", "x"],
             ["stats"], ["export", "-o", "t.sqlite"], ["report"], ["exec"], ["run"]]
 
@@ -135,7 +137,8 @@ BAD_ARGUMENTS = [
     ["check", "--range", ""], ["check", "--range", "nope..HEAD"], ["check", "--range", "--output=/tmp/x"],
     ["check", "--intent", "NOPE", "src/auth/x.py"], ["check", "--staged", "src/x"], ["check", "../outside.txt"],
     ["check", "--range", "HEAD~1..HEAD", "src/x"],
-    ["show", "HEAD~1..HEAD"], ["show", ""], ["show", "nope"], ["show", "HEAD...HEAD~1"], ["show", "--", "--upload-pack=x"],
+    ["show", "HEAD~1..HEAD"], ["show", ""], ["show", "nope"], ["show", "HEAD...HEAD~1"],
+    ["show", "--", "--upload-pack=x"],
     ["log", "NOPE"], ["log", "INT\n9"], ["log", "--limit", "-1"], ["log", "--path", "../outside"],
     ["map", "--format", "svg"],
     ["export", "-o", "."], ["export", "--format", "xml", "-o", "t.x"], ["export"],
@@ -144,9 +147,11 @@ BAD_ARGUMENTS = [
     ["backfill", "--range", ""], ["backfill", "--range", "x..y"], ["backfill", "--all", "--range", "HEAD"],
     ["backfill", "--range", "--", "-x"],
     ["blame-intent", ".git/config"], ["blame-intent", "../outside.txt"], ["blame-intent", "no/such/file"],
-    ["blame-intent", "src"], ["blame-intent", "-L", "x", "src/auth/login.py"], ["blame-intent", "-L", "0,1", "src/auth/login.py"],
+    ["blame-intent", "src"], ["blame-intent", "-L", "x", "src/auth/login.py"],
+    ["blame-intent", "-L", "0,1", "src/auth/login.py"],
     ["blame-intent", "-L", "2,1", "src/auth/login.py"], ["blame-intent", "-L", "1,99", "src/auth/login.py"],
-    ["blame-intent", "--rev", "nope", "src/auth/login.py"], ["blame-intent", "--rev", "HEAD~2..HEAD", "src/auth/login.py"],
+    ["blame-intent", "--rev", "nope", "src/auth/login.py"],
+    ["blame-intent", "--rev", "HEAD~2..HEAD", "src/auth/login.py"],
     ["blame-intent", "--json", "--porcelain", "src/auth/login.py"],
     ["sync", "--", "--upload-pack=touch pwned"], ["sync", "--", "-x"], ["sync", "ext::sh -c touch% pwned"],
     ["sync", "nope"], ["sync", ""], ["sync", "origin\nx"], ["sync", "fd::3"],
@@ -157,13 +162,15 @@ BAD_ARGUMENTS = [
     ["context", "--intent"], ["lesson", ""], ["lesson", "x", "--intent", "NOPE"], ["approve", "NOPE"],
     ["done", "NOPE"], ["block", "INT-001"], ["block", "NOPE", "--reason", "x"],
     ["carry", "HEAD", "--to", "HEAD"], ["carry", "nope..HEAD", "--to", "HEAD"], ["carry", "-x..HEAD", "--to", "HEAD"],
-    ["carry", "HEAD~1..HEAD", "--to", "--upload-pack=x"], ["carry", "HEAD~1..HEAD"], ["carry", "HEAD..HEAD", "--to", "HEAD"],
+    ["carry", "HEAD~1..HEAD", "--to", "--upload-pack=x"], ["carry", "HEAD~1..HEAD"],
+    ["carry", "HEAD..HEAD", "--to", "HEAD"],
     ["ci", "bitbucket"], ["ci"], ["ci", "github", "--install", "x; touch pwned"],
     ["hooks", "run", "pre-receive"], ["hooks", "run"], ["hooks", "run", "--no-such-option"],
     ["gc", "--max-size", "lots"], ["gc", "--max-size", "-1"], ["gc", "--max-size", ""],
     ["run", "NOPE", "--", "true"], ["run", "INT-001", "INT-002", "--", "true"], ["run", "--"], ["run", "INT-001"],
     ["run", "INT-004", "--", "true"], ["exec", "--session", "x"], ["exec", "--", "true"],
-    ["trace"], ["hooks"], ["agents"], ["intent"], ["no-such-command"], ["help", "no-such-command"], ["help", "trace", "bogus"],
+    ["trace"], ["hooks"], ["agents"], ["intent"], ["no-such-command"], ["help", "no-such-command"],
+    ["help", "trace", "bogus"],
 ]
 
 

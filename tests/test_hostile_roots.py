@@ -140,7 +140,8 @@ def test_root4_shell_command_with_patch_text_is_still_a_shell_command(governed: 
     command = "echo '*** Begin Patch' > /dev/null; git commit -q -n -m sneaky"
     decision, reason = shell_move(repo, command)
     assert decision == "deny" and "no-verify" in reason, reason
-    command = "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: src/auth/p.py\n+p\n*** End Patch\nEOF\ngit commit -qnm x"
+    command = ("apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: src/auth/p.py\n+p\n*** End Patch\nEOF\n"
+               "git commit -qnm x")
     decision, reason = shell_move(repo, command, host="codex")
     assert decision == "deny", reason
     assert snapshot(repo) == before
@@ -174,7 +175,8 @@ def test_root6_notes_and_hooks_deletion_refused(governed: Path, tmp_path: Path) 
     for command in ("git notes --ref gitai remove HEAD", "git notes --ref=refs/notes/gitai prune",
                     "GIT_NOTES_REF=refs/notes/gitai git notes remove HEAD", "git notes --re gitai remove HEAD",
                     "git push -q origin --delete refs/notes/gitai", "git push -q origin :refs/notes/gitai",
-                    "git update-ref -d refs/notes/gitai", "find .git/hooks -delete", "find .git/hooks -type f -exec rm {} +",
+                    "git update-ref -d refs/notes/gitai", "find .git/hooks -delete",
+                    "find .git/hooks -type f -exec rm {} +",
                     'rm "$(git rev-parse --git-path hooks)/pre-commit"', 'rm -f "$(git rev-parse --git-dir)"/hooks/*',
                     "cp --target-directory=.git/hooks /dev/null", "cp -t .git/hooks docs/d.md",
                     "mv -t .git/hooks docs/d.md", "echo 'exit 0' | tee .git/hooks/pre-commit",
@@ -249,7 +251,8 @@ def test_root9_destructive_forms_are_asked(governed: Path) -> None:
 def test_root10_parse_errors_are_never_allowed(governed: Path) -> None:
     repo = governed
     before = snapshot(repo)
-    for command in ("cat <<EOF\n\\\nEOF\ngit commit -q -n -m x", "cat <<EOF1 <<EOF2\na\nEOF1\ngit commit -qnm x\nEOF2\n",
+    for command in ("cat <<EOF\n\\\nEOF\ngit commit -q -n -m x",
+                    "cat <<EOF1 <<EOF2\na\nEOF1\ngit commit -qnm x\nEOF2\n",
                     "cat <<EOF | sh\ngit commit -q -n -m x\nEOF", "echo $((1+)) ; true"):
         decision, reason = shell_move(repo, command)
         assert refused(decision), (command, reason)
@@ -334,11 +337,13 @@ def test_root13_unknown_tools_are_asked(governed: Path) -> None:
     assert verdict("codex", poll)[0] == ALLOWED  # an empty write only polls the output
     vscode = {"hook_event_name": "PreToolUse", "session_id": "s", "cwd": str(repo),
               "tool_name": "multi_replace_string_in_file",
-              "tool_input": {"replacements": [{"filePath": str(repo / "src/auth/a.py"), "oldString": "a", "newString": "b"},
-                                              {"filePath": str(repo / "docs/d.md"), "oldString": "a", "newString": "b"}]}}
+              "tool_input": {"replacements": [
+                  {"filePath": str(repo / "src/auth/a.py"), "oldString": "a", "newString": "b"},
+                  {"filePath": str(repo / "docs/d.md"), "oldString": "a", "newString": "b"}]}}
     decision, reason = verdict("claude-code", vscode)
     assert decision == "deny" and "docs/d.md" in reason, reason
-    for tool_input in ({"path": str(repo / "src/auth/u.py")}, {"content": "x"}, {"target": {"file_path": "src/auth/u.py"}}):
+    for tool_input in ({"path": str(repo / "src/auth/u.py")}, {"content": "x"},
+                       {"target": {"file_path": "src/auth/u.py"}}):
         payload = {"hook_event_name": "PreToolUse", "session_id": "s", "cwd": str(repo), "tool_name": "mcp__fs__frob",
                    "tool_input": tool_input}
         decision, reason = verdict("claude-code", payload)
@@ -353,7 +358,8 @@ def test_root13_unknown_tools_are_asked(governed: Path) -> None:
 
 
 WRAPPED = [
-    "timeout 5 git commit -q -n -m x", "timeout -s KILL -k 1 5 git commit -qnm x", "env -u CLAUDECODE git commit -qnm x",
+    "timeout 5 git commit -q -n -m x", "timeout -s KILL -k 1 5 git commit -qnm x",
+    "env -u CLAUDECODE git commit -qnm x",
     "env -i PATH=$PATH git commit -qnm x", "nice -n 5 git commit -qnm x", "nice -5 git commit -qnm x",
     "echo x | xargs -I{} git commit -qnm {}", "setsid -w git commit -qnm x", "flock /tmp/l git commit -qnm x",
     "flock /tmp/l -c 'git commit -qnm x'", "find . -maxdepth 0 -exec git commit -qnm x ';'",

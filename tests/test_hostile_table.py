@@ -91,7 +91,7 @@ def cases() -> list[tuple[str, str]]:
         if index % 19:
             continue
         quoting = list(QUOTINGS)[(index // 19) % len(QUOTINGS)]
-        quoted = PROGRAM.sub(lambda m: QUOTINGS[quoting](m.group(1)), move, count=1)
+        quoted = PROGRAM.sub(lambda m, quote=QUOTINGS[quoting]: quote(m.group(1)), move, count=1)
         command = wrapper.replace("{Q}", shlex.quote(quoted)).replace("{C}", quoted)
         out.append((f"{move_id}|w{WRAPPERS.index(wrapper)}|{quoting}|{index}", command))
     return out

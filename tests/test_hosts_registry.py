@@ -79,11 +79,13 @@ def test_names_do_not_collide_across_hosts() -> None:
 def test_normalize_agrees(host: Host) -> None:
     pre, post = host.event(registry.PRE_TOOL), host.event(registry.POST_TOOL)
     def kind(event: str, tool: str = "", args: dict[str, object] | None = None) -> str:
-        payload = {"hook_event_name": event, "tool_name": tool, "tool_input": args or {"file_path": "/r/x"}, "cwd": "/r"}
+        payload = {"hook_event_name": event, "tool_name": tool, "tool_input": args or {"file_path": "/r/x"},
+                   "cwd": "/r"}
         return ev.normalize(host.name, payload).kind
     for name, fixed in host.events:
         if fixed == registry.POST_TOOL_FAILURE:  # a failed shell command may have changed files; a failed write did not
-            assert [kind(name, t, {"command": "ls"}) for t in host.shell_tools] == [ev.AFTER_SHELL] * len(host.shell_tools)
+            shell_kinds = [kind(name, t, {"command": "ls"}) for t in host.shell_tools]
+            assert shell_kinds == [ev.AFTER_SHELL] * len(host.shell_tools)
             assert {kind(name, t) for t in host.file_tools() + host.read_tools} <= {ev.OTHER}
         elif fixed not in (registry.PRE_TOOL, registry.POST_TOOL):
             assert kind(name) == fixed, (host.name, name)

@@ -52,7 +52,8 @@ def test_dependencies_go_one_way() -> None:
     for path in sorted(PACKAGE.rglob("*.py")):
         module = ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts).removesuffix(".__init__")
         here = unit(module)
-        assert here in layers, f"{module}: package '{here}' has no layer in tests/test_layout.py (and docs/development.md)"
+        assert here in layers, (
+            f"{module}: package '{here}' has no layer in tests/test_layout.py (and docs/development.md)")
         for target in imports(path):
             there = unit(target)
             assert there in layers, f"{module} imports {target}: no layer for '{there}'"

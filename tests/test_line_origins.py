@@ -245,7 +245,8 @@ def test_without_refactors_the_commits_are_git_blames(traced: Path) -> None:
     assert kept_at_head(repo, "doc.txt")  # computed once, kept
     assert [r["commit"] for r in cold_blame(repo, "doc.txt")] == expected
     for rev in ("HEAD~3", "HEAD~5"):  # the revert, the merge
-        assert [r["commit"] for r in blame(repo, "notes.txt", "--rev", rev)] == git_blame_commits(repo, "notes.txt", rev)
+        commits = [r["commit"] for r in blame(repo, "notes.txt", "--rev", rev)]
+        assert commits == git_blame_commits(repo, "notes.txt", rev)
 
 
 def test_a_damaged_cache_is_a_miss(traced: Path) -> None:
@@ -681,5 +682,6 @@ def test_a_locked_or_damaged_index_is_never_served_as_it_stands(
     data[4096:] = b"\xff" * (len(data) - 4096)  # every page but the first
     database.write_bytes(bytes(data))
     assert gitai_json(clone, "stats") == expected
-    proc = gitai(tmp_path, "blame-intent", "--rev", "HEAD", str(clone / "f.py"), env={"PATH": str(Path(sys.executable).parent)})
+    proc = gitai(tmp_path, "blame-intent", "--rev", "HEAD", str(clone / "f.py"),
+                 env={"PATH": str(Path(sys.executable).parent)})
     assert proc.returncode == 2 and proc.stderr.startswith("gitai: error:") and "Traceback" not in proc.stderr

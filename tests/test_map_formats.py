@@ -29,7 +29,8 @@ def mapped(repo: Path) -> Path:
 
 
 def _paths(repo: Path) -> dict[str, list[str]]:
-    return {i["intent_id"]: [f["path"] for f in i["files"]] for i in gitai_json(repo, "map", "--format", "json")["intents"]}
+    return {i["intent_id"]: [f["path"] for f in i["files"]]
+            for i in gitai_json(repo, "map", "--format", "json")["intents"]}
 
 
 def test_formats_print_and_leave_the_markdown_file_alone(mapped: Path) -> None:

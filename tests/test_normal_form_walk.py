@@ -38,7 +38,8 @@ _FILES = {
             b"    #[inline]\n    fn get(&self) -> u8 {\n        self.a\n    }\n\n    fn put(&mut self, a: u8) {\n"
             b"        self.a = a;\n    }\n}\n\nfn main() {\n    let s = S { a: 1 };\n}\n",
     "typescript": b"export interface R<T> {\n  id: string;\n  get(): T;\n}\n\nexport class Store<T> {\n"
-                  b"  private items = new Map<string, T>();\n  add(r: R<T>): void {\n    this.items.set(r.id, r.get());\n"
+                  b"  private items = new Map<string, T>();\n  add(r: R<T>): void {\n"
+                  b"    this.items.set(r.id, r.get());\n"
                   b"  }\n  handle = (x: number) => x + 1;\n}\n\nnamespace N {\n  export function f(): number {\n"
                   b"    return 1;\n  }\n}\n",
 }

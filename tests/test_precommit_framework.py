@@ -66,7 +66,8 @@ def catalogue_first(repo: Path) -> None:
 
 def hooks_layout(repo: Path) -> dict[str, str]:
     hooks = repo / ".git" / "hooks"
-    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in hooks.iterdir() if not p.name.endswith(".sample")}
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in hooks.iterdir() if not p.name.endswith(".sample")}
 
 
 def assert_traces_fully(repo: Path) -> None:

@@ -55,11 +55,13 @@ def test_report_renders_in_chromium_and_filters(history: Path, tmp_path: Path) -
         assert [e.text for e in css("css selector", "#ownership tr.unowned code")] == ["misc/notes.txt"]
         # .orchestration/ is left out; the unattributed first commit's AGENTS.md (from gitai init) is not
         assert {e.get_attribute("data-intent") for e in css("css selector", "#treemap g.tm-intent")} == {"-1", "0", "2"}
-        assert [e.get_attribute("data-path") for e in css("css selector", '#treemap g[data-intent="-1"] rect.tm-file')] == [
+        treemap = css("css selector", '#treemap g[data-intent="-1"] rect.tm-file')
+        assert [e.get_attribute("data-path") for e in treemap] == [
             "AGENTS.md"]
         assert len(css("css selector", "#intent-cards .intent-card")) == 5
         assert _text(driver, "count-refusals") == "1" and _text(driver, "count-approvals") == "1"
-        assert sorted(e.find_elements("tag name", "td")[1].text for e in css("css selector", "#events tr.event-row")) == [
+        events = css("css selector", "#events tr.event-row")
+        assert sorted(e.find_elements("tag name", "td")[1].text for e in events) == [
             "approve", "refusal"]
         assert _text(driver, "count-refactor") == "2"  # the reformat and the merge
         providers = [e.text for e in css("css selector", "#prov-legend span")]
@@ -208,7 +210,8 @@ def test_weekly_report_shows_the_code_at_head_full_paths_and_inferred_marks(tmp_
         # per intent its commits, a commit whose files serve two intents under each ("(no intent)": the commits
         # touching the catalogue or misc/notes.txt, and the one deleting src/auth/old.py, whose deleted row
         # carries the commit's own intent, none)
-        attribution = {r.find_elements("tag name", "td")[0].text: [td.text for td in r.find_elements("tag name", "td")[1:]]
+        attribution = {r.find_elements("tag name", "td")[0].text:
+                       [td.text for td in r.find_elements("tag name", "td")[1:]]
                        for r in css("css selector", "#prov-attribution tr") if r.find_elements("tag name", "td")}
         assert attribution == {"(no intent)": ["0", "6"], "INT-001": ["0", "4"], "INT-003": ["0", "2"]}
         driver.set_window_size(1366, 1400)

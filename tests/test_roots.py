@@ -117,7 +117,7 @@ def test_commit_returns_with_a_warning_when_notes_are_unwritable(repo: Path) -> 
         subprocess.run(["chattr", "-i", str(notes)], capture_output=True)
         notes.chmod(0o755)
     assert done.returncode == 0, done.stderr
-    assert "gitai: error: git notes add failed" in done.stderr
+    assert "gitai: warning: post-commit hook failed (git notes add failed" in done.stderr
     assert git(repo, "log", "-1", "--format=%s").stdout.strip() == "notes cannot be written"
 
 

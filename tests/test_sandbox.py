@@ -151,7 +151,8 @@ def test_without_landlock_one_line_and_the_hooks_alone(repo: Path) -> None:
     proc = run_in(repo, *py("open('docs/x.md', 'w').write('unconfined')"), env={"GITAI_NO_LANDLOCK": "1"})
     assert proc.returncode == 0
     assert proc.stderr.strip().splitlines() == [
-        "gitai: warning: no kernel domain (GITAI_NO_LANDLOCK is set); only the agent hooks and git hooks hold the scope"]
+        "gitai: warning: no kernel domain (GITAI_NO_LANDLOCK is set); "
+        "only the agent hooks and git hooks hold the scope"]
     assert (repo / "docs/x.md").read_text() == "unconfined"
 
 
@@ -169,7 +170,8 @@ def test_the_compiled_scopes_and_a_worktrees_pointers_stay_out_of_reach(repo: Pa
     git(repo, "worktree", "add", "-q", "-b", "side", str(other))
     pointer = repo / ".git/worktrees/linked/commondir"
     pointer_before = pointer.read_bytes()
-    proc = subprocess.run([GITAI, "run", "INT-001", "--", "sh", "-c", "echo /tmp/fake > \"$(git rev-parse --git-dir)/commondir\"; "
+    proc = subprocess.run([GITAI, "run", "INT-001", "--", "sh", "-c",
+                           "echo /tmp/fake > \"$(git rev-parse --git-dir)/commondir\"; "
                            "echo '{}' > \"$(git rev-parse --git-dir)/gitai/policy-cache.marshal\""],
                           cwd=other, capture_output=True, text=True, stdin=subprocess.DEVNULL, start_new_session=True)
     assert proc.returncode != 0
@@ -270,7 +272,8 @@ def test_without_mounts_the_files_the_gates_trust_stay_out_of_reach(repo: Path) 
     writable directory: gitai's state directories are then allowed entry by entry, so the compiled
     scopes and the installed marker stay closed, while `gitai select` and in-scope writes still work."""
     gitai_ok(repo, "select", "INT-001")
-    subprocess.run([sys.executable, "-c", "from gitai.gate.policy import load_policy; from gitai.layout import find_layout; "
+    subprocess.run([sys.executable, "-c", "from gitai.gate.policy import load_policy; "
+                    "from gitai.layout import find_layout; "
                     "load_policy(find_layout())"], cwd=repo, check=True)  # the compiled scopes, cached
     cache, marker = repo / ".git/gitai/policy-cache.marshal", repo / ".git/gitai/installed"
     before = (cache.read_bytes(), marker.read_bytes())

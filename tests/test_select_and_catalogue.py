@@ -79,7 +79,8 @@ def test_select_refusals(repo: Path, intent: str, fragment: str) -> None:
 
 
 BAD_CATALOGUES = [
-    ("active_intents:\n  - id: A\n    name: [unclosed\n", "malformed YAML: did not find expected ',' or ']' (while parsing a flow sequence started at line 3)"),
+    ("active_intents:\n  - id: A\n    name: [unclosed\n",
+     "malformed YAML: did not find expected ',' or ']' (while parsing a flow sequence started at line 3)"),
     ("active_intents:\n  - id: A\n    name: a\n", "active_intents.yaml:2: intent A: key 'owned_scope' is required"),
     ("active_intents:\n  - id: A\n    name: a\n    owned_scope: [src/**, 'a[']\n", "not a valid glob"),
     ("active_intents:\n  - id: A\n    name: a\n    owned_scope:\n      - ../outside/**\n",

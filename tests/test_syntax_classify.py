@@ -566,7 +566,8 @@ def test_cpp_function_text_hashes_alike_in_a_class_and_outside() -> None:
     normal_form._DIGESTS.clear()
     in_class = hash_source("cpp", b"class A { public: int f() { return 1; } };\n").definitions[1].hash
     assert hash_source("cpp", code).definitions[1].hash == fresh == in_class
-    result = classify_changes([FileChange("a.cc", "a.cc", b"namespace n {\nint f() { return 1; }\nint g() { return 2; }\n}\n",
+    result = classify_changes([FileChange("a.cc", "a.cc",
+                                          b"namespace n {\nint f() { return 1; }\nint g() { return 2; }\n}\n",
                                           b"namespace n {\nint g() { return 2; }\n}\n"),
                                FileChange(None, "b.cc", None, b"namespace n {\nint f()\n{\n  return 1;\n}\n}\n")])
     moved = [d for d in result.files["b.cc"].definitions if d.name == "n::f"]

@@ -17,7 +17,8 @@ from gitai.agents.install import install_host
 
 def test_root_and_normal_commits_record_changed_lines(bare_repo: Path) -> None:
     gitai_ok(bare_repo, "init")
-    write(bare_repo, ".orchestration/active_intents.yaml", "intents:\n  - id: A\n    name: a\n    owned_scope: ['**']\n")
+    write(bare_repo, ".orchestration/active_intents.yaml",
+          "intents:\n  - id: A\n    name: a\n    owned_scope: ['**']\n")
     write(bare_repo, "src/a.py", "one\ntwo\nthree\n")
     gitai_ok(bare_repo, "select", "A")
     commit(bare_repo, "root")
@@ -47,7 +48,8 @@ def test_root_and_normal_commits_record_changed_lines(bare_repo: Path) -> None:
     assert files_meta["src/link.py"]["content"] == "symlink"
     # the ledger line is the note, byte for byte
     assert ledger(bare_repo)[-1] == record
-    assert [r["vcs"]["revision"] for r in ledger(bare_repo)] == [git(bare_repo, "rev-parse", "HEAD~1").stdout.strip(), head(bare_repo)]
+    assert [r["vcs"]["revision"] for r in ledger(bare_repo)] == [
+        git(bare_repo, "rev-parse", "HEAD~1").stdout.strip(), head(bare_repo)]
     git(bare_repo, "rm", "-q", "src/crlf.txt")
     commit(bare_repo, "delete")
     assert note(bare_repo)["metadata"]["dev.gitai"]["deleted"] == ["src/crlf.txt"]
@@ -246,7 +248,8 @@ def test_concurrent_commits_from_four_worktrees(repo: Path, tmp_path: Path) -> N
 
 def test_backfill_history_made_by_plain_git(bare_repo: Path) -> None:
     write(bare_repo, ".orchestration/active_intents.yaml",
-          "intents:\n  - id: A\n    name: a\n    owned_scope: [a/**]\n  - id: B\n    name: b\n    owned_scope: [b/**]\n")
+          "intents:\n  - id: A\n    name: a\n    owned_scope: [a/**]\n"
+          "  - id: B\n    name: b\n    owned_scope: [b/**]\n")
     commit(bare_repo, "catalogue")
     write(bare_repo, "a/x.py", "x\n")
     commit(bare_repo, "by scope")

@@ -160,7 +160,8 @@ def test_literal_scopes_match_as_their_regexes_do() -> None:
             expected = re.compile(regex, re.DOTALL)
             assert [p for p in paths if bool(test(p)) != bool(expected.match(p))] == [], pattern
         matcher = Matcher([(regex, include)])
-        assert [p for p in paths if matcher.matches(p) != (bool(re.compile(regex, re.DOTALL).match(p)) and include)] == []
+        assert [p for p in paths
+                if matcher.matches(p) != (bool(re.compile(regex, re.DOTALL).match(p)) and include)] == []
 
 
 # --- untrusted records and text -----------------------------------------------------------------
@@ -175,7 +176,8 @@ def test_load_record_refuses_crafted_values() -> None:
     assert TraceRecord.load("[" * 100_000 + "]" * 100_000) is None
     assert TraceRecord.load(json.dumps({**good, "metadata": {"dev.gitai": {"intent_id": 7}}})) is None
     assert TraceRecord.load(json.dumps({**good, "metadata": {"dev.gitai": {"files": ["a"]}}})) is None
-    assert TraceRecord.load(json.dumps({**good, "files": [{"path": "a", "conversations": [{"ranges": [{"start_line": "1"}]}]}]})) is None
+    bad_range = {"path": "a", "conversations": [{"ranges": [{"start_line": "1"}]}]}
+    assert TraceRecord.load(json.dumps({**good, "files": [bad_range]})) is None
     assert TraceRecord.load("not json") is None
     assert TraceRecord.parse([good]) is None
 

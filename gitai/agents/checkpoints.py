@@ -17,13 +17,12 @@ Lean: the agent hooks import this.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import stat
 import time
 import zlib
 
+from gitai.util import hookjson
 from gitai.util.files import is_binary
 
 STALE_AFTER = 7 * 86400
@@ -37,9 +36,15 @@ MODEL_PROVIDERS = (("claude", "anthropic"), ("gpt-", "openai"), ("o1", "openai")
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from hashlib import sha1
     from typing import Any
 
     from gitai.layout import Layout
+else:
+    try:  # the same digest without `hashlib`, which loads OpenSSL's libcrypto: milliseconds of every agent hook
+        from _sha1 import sha1
+    except ImportError:  # a Python built without it
+        from hashlib import sha1
 
 
 def checkpoints_dir(layout: Layout) -> str:
@@ -47,7 +52,7 @@ def checkpoints_dir(layout: Layout) -> str:
 
 
 def log_path(layout: Layout, rel: str) -> str:
-    name = hashlib.sha1(rel.encode("utf-8", "surrogateescape")).hexdigest()[:24]
+    name = sha1(rel.encode("utf-8", "surrogateescape")).hexdigest()[:24]
     return os.path.join(checkpoints_dir(layout), name + ".jsonl")
 
 
@@ -81,8 +86,11 @@ def _sha256_repo(layout: Layout) -> bool:
 
 def blob_id(layout: Layout, data: bytes) -> str:
     """The object id git gives `data` as a blob, without storing it."""
-    digest = hashlib.sha256 if _sha256_repo(layout) else hashlib.sha1
-    return digest(b"blob %d\0" % len(data) + data).hexdigest()
+    if _sha256_repo(layout):
+        from hashlib import sha256
+
+        return sha256(b"blob %d\0" % len(data) + data).hexdigest()
+    return sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
 def read_blob(layout: Layout, oid: str) -> bytes | None:
@@ -124,7 +132,7 @@ def write_blob(layout: Layout, data: bytes) -> str:
 
         return run_git(["hash-object", "-w", "--stdin"], layout.root, input=data).decode().strip()
     header = b"blob %d\0" % len(data)
-    oid = hashlib.sha1(header + data).hexdigest()
+    oid = sha1(header + data).hexdigest()
     directory = os.path.join(layout.repo.common_dir, "objects", oid[:2])
     target = os.path.join(directory, oid[2:])
     if not os.path.exists(target):
@@ -146,7 +154,7 @@ def last_entry(path: str) -> dict[str, Any] | None:
         return None
     for line in reversed(lines):
         try:
-            value = json.loads(line)
+            value = hookjson.loads(line)
         except ValueError:
             continue
         if isinstance(value, dict):
@@ -247,7 +255,7 @@ def move_log(layout: Layout, old: str, new: str) -> None:
     moved = []
     for line in lines:
         try:
-            value = json.loads(line)
+            value = hookjson.loads(line)
         except ValueError:
             continue
         if isinstance(value, dict):
@@ -258,7 +266,7 @@ def move_log(layout: Layout, old: str, new: str) -> None:
 
 
 def _append(path: str, entry: dict[str, Any]) -> None:
-    line = (json.dumps(entry, ensure_ascii=False) + "\n").encode("utf-8", "surrogateescape")
+    line = (hookjson.dumps(entry, ensure_ascii=False) + "\n").encode("utf-8", "surrogateescape")
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "ab") as handle:
         handle.write(line)
@@ -302,7 +310,7 @@ def read_checkpoints(layout: Layout, rel: str, now: float | None = None) -> list
     found = []
     for line in raw:
         try:
-            value = json.loads(line)
+            value = hookjson.loads(line)
         except ValueError:
             continue
         if (isinstance(value, dict) and value.get("path") == rel and isinstance(value.get("blob"), str)

@@ -159,7 +159,8 @@ def render_text(data: dict[str, Any], tags: bool = True) -> str:
             lines.extend(f"  - {c}" for c in parent["constraints"])
         if data.get("related_specs"):
             lines.append("Related specs:")
-            lines.extend(f"  - {s['path']} (owned by {', '.join(s['owners']) or 'no intent'})" for s in data["related_specs"])
+            lines.extend(f"  - {s['path']} (owned by {', '.join(s['owners']) or 'no intent'})"
+                         for s in data["related_specs"])
         if data.get("recent_commits"):
             lines.append("Recent commits under this intent:")
             lines.extend(f"  {c['commit']} {c['subject']}" for c in data["recent_commits"])
@@ -170,7 +171,8 @@ def render_text(data: dict[str, Any], tags: bool = True) -> str:
     if data.get("recent_refusals"):
         lines.append("Recent refusals by gitai:")
         lines.extend(f"  - {r['timestamp']} {r.get('host') or ''}: {r['reason']}" for r in data["recent_refusals"])
-    lines.append("Loop: gitai owners PATH, then gitai select ID, then work in scope, then gitai lesson \"what you learned\"")
+    lines.append("Loop: gitai owners PATH, then gitai select ID, then work in scope, "
+                 "then gitai lesson \"what you learned\"")
     lines.append(TAG_CLOSE if tags else PLAIN_CLOSE)
     return "\n".join(lines)
 

@@ -237,8 +237,8 @@ def write_refusal(layout: Layout, policy: Policy, intent_id: str | None, rel_pat
                        "(hooks, refs and notes are not for agents).")
     configs = [p for p in rel_paths if p in AGENT_CONFIG_FILES]
     if configs:
-        return Refusal(f"{what} refused: {', '.join(configs)} holds the agent hooks that run gitai; only a person "
-                       "changes it (`gitai agents install|uninstall`).")
+        return Refusal(f"{what} refused: {', '.join(configs)} decides which hooks or MCP servers run beside the "
+                       "agent; only a person changes it (gitai's own hooks: `gitai agents install|uninstall`).")
     orchestration = [p for p in rel_paths if is_exempt(p)]
     if orchestration:
         hints = []
@@ -282,8 +282,10 @@ def check_stale(layout: Layout, session: Session, rel_paths: list[str]) -> Answe
             continue
         by = "outside any agent"
         for other in live_sessions(layout):
-            if other.get("key") != session.key and isinstance(other.get("files"), dict) and other["files"].get(rel) == now:
-                by = f"by session {other['key']}" + (f" (intent {other['intent_id']})" if other.get("intent_id") else "")
+            if (other.get("key") != session.key and isinstance(other.get("files"), dict)
+                    and other["files"].get(rel) == now):
+                by = f"by session {other['key']}" + (
+                    f" (intent {other['intent_id']})" if other.get("intent_id") else "")
                 break
         return Answer(DENY, Refusal(f"write refused: {display_path(rel)} changed since you read it ({by}).",
                                     hints=["read it again, then redo your change on the current content"]).for_agent())

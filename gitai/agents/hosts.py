@@ -67,8 +67,9 @@ class Host:
                  "patch_tools", "delete_tools", "shell_tools", "read_tools", "stdin_tools", "install_events",
                  "config_style", "timeout", "timeout_unit", "refusal", "context", "failure", "asks",
                  "shell_variables", "hook_variables", "model_keys", "transcript_key", "transcript_names_model",
-                 "trust", "instructions", "git_hooks_in_shell", "model_variables", "model_settings", "executables", "login_shell",
-                 "input_rewrite", "exec_wrap", "session_variables", "trust_kind", "trust_file", "trust_file_variable", "folder_trust_switch",
+                 "trust", "instructions", "git_hooks_in_shell", "model_variables", "model_settings", "executables",
+                 "login_shell", "input_rewrite", "exec_wrap", "session_variables", "trust_kind", "trust_file",
+                 "trust_file_variable", "folder_trust_switch",
                  "hooks_switch", "escapes_tags")
 
     name: str  # on the command line: `gitai hook NAME`, `gitai agents install NAME`
@@ -200,7 +201,8 @@ HOSTS = (
         input_rewrite=UPDATED_INPUT, exec_wrap=True,
         session_variables=("CLAUDE_CODE_SESSION_ID",),
         trust_kind=TRUST_DIALOG, trust_file=".claude.json", trust_file_variable=("CLAUDE_CONFIG_DIR", ".claude.json"),
-        hooks_switch=(("~/.claude/settings.json", ("disableAllHooks",)), (".claude/settings.json", ("disableAllHooks",)),
+        hooks_switch=(("~/.claude/settings.json", ("disableAllHooks",)),
+                      (".claude/settings.json", ("disableAllHooks",)),
                       (".claude/settings.local.json", ("disableAllHooks",))),
     ),
     Host(
@@ -353,7 +355,8 @@ NAMES = tuple(BY_NAME)
 # The variables that mark a process as running inside an agent, and the narrower set that makes a
 # commit the agent's (a host's own hook variables may also be set for a person's commands).
 COMMIT_VARIABLES = tuple(v for host in HOSTS for v in host.shell_variables) + UNHOOKED_AGENT_VARIABLES
-AGENT_VARIABLES = tuple(v for host in HOSTS for v in host.shell_variables + host.hook_variables) + UNHOOKED_AGENT_VARIABLES
+AGENT_VARIABLES = (tuple(v for host in HOSTS for v in host.shell_variables + host.hook_variables)
+                   + UNHOOKED_AGENT_VARIABLES)
 # Every project file whose edit could switch an agent's hooks off.
 PROJECT_CONFIGS = tuple(dict.fromkeys(path for host in HOSTS for path in host.project_configs))
 # Not a host's, but it decides whether gitai's git hooks run where the pre-commit framework (or prek)
@@ -366,7 +369,8 @@ PROTECTED_CONFIGS = PROJECT_CONFIGS + GIT_HOOK_FRAMEWORK_CONFIGS + PROJECT_MCP_C
 # Files in HOME that decide whether a host runs gitai's hooks at all: its user-level hooks (and any
 # project config name a host also reads from HOME) and where it keeps trust and hook approvals.
 # (Claude Code's ~/.claude.json is not among them: the host itself rewrites it all the time.)
-TRUST_FILES = tuple(host.trust_file for host in HOSTS if host.trust_file and host.trust_kind in (FOLDER_RULES, FOLDER_LIST))
+TRUST_FILES = tuple(host.trust_file for host in HOSTS
+                    if host.trust_file and host.trust_kind in (FOLDER_RULES, FOLDER_LIST))
 # (and the Gemini CLI policy that lets the line before each wrapped command run: gitai/agents/wrap_rules.py)
 USER_CONTROLS = tuple(sorted({path for host in HOSTS for path in (*host.user_configs, *host.project_configs)}
                              | set(TRUST_FILES) | {".gemini/policies/gitai.toml"}))

@@ -9,9 +9,7 @@ all. Lean: runs on every tool call.
 
 from __future__ import annotations
 
-import json
 import os
-import re
 
 from gitai.agents.hosts import AFTER_READ as AFTER_READ
 from gitai.agents.hosts import AFTER_SHELL as AFTER_SHELL
@@ -23,6 +21,7 @@ from gitai.agents.hosts import OTHER as OTHER
 from gitai.agents.hosts import PROMPT_SUBMIT as PROMPT_SUBMIT
 from gitai.agents.hosts import SESSION_END as SESSION_END
 from gitai.agents.hosts import SESSION_START as SESSION_START
+from gitai.util import hookjson
 
 # Every host's tool and event names (gitai/agents/hosts.py), lower-cased and pooled: a payload is
 # read by its names whichever host sent it (Cursor and VS Code also run Claude Code's hooks). Codex
@@ -55,11 +54,12 @@ PATH_KEYS = ("file_path", "path", "filePath", "notebook_path", "target_file", "t
 LIST_KEYS = ("paths", "file_paths", "files", "absolute_paths")
 MODEL_KEYS = ("model", "model_id", "modelId")
 TRANSCRIPT_KEYS = ("transcript_path", "transcriptPath")
-# Codex trims each line of a patch before reading it, so headers led by spaces or tabs count.
-PATCH_HEADER = re.compile(r"^[ \t]*\*\*\* (?:Add|Update|Delete) File: (.+?)\s*$|^[ \t]*\*\*\* Move to: (.+?)\s*$", re.M)
-DIFF_HEADER = re.compile(r"^diff --git (\S+) (\S+)\s*$|^(?:---|\+\+\+) ([^\t\n]+?)(?:\t.*)?$|"
-                         r"^(?:rename|copy) (?:from|to) (.+?)\s*$", re.M)
-WINDOWS_DRIVE = re.compile(r"^/?([A-Za-z]):[\\/]")
+# Codex trims each line of a patch before reading it, so headers led by spaces or tabs count. Compiled
+# where a patch is read: `re` is not imported for the other calls (it costs every hook's start-up).
+PATCH_HEADER = r"^[ \t]*\*\*\* (?:Add|Update|Delete) File: (.+?)\s*$|^[ \t]*\*\*\* Move to: (.+?)\s*$"
+DIFF_HEADER = (r"^diff --git (\S+) (\S+)\s*$|^(?:---|\+\+\+) ([^\t\n]+?)(?:\t.*)?$|"
+               r"^(?:rename|copy) (?:from|to) (.+?)\s*$")
+DRIVE_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -103,7 +103,7 @@ class AgentEvent:
 
 def parse_payload(text: str) -> dict[str, Any]:
     try:
-        data = json.loads(text) if text.strip() else None
+        data = hookjson.loads(text) if text.strip() else None
     except ValueError as exc:
         raise PayloadError(f"the hook payload is not JSON ({exc})") from None
     if not isinstance(data, dict):
@@ -128,7 +128,7 @@ def _tool_input(data: dict[str, Any]) -> tuple[dict[str, Any], bool]:
         value = data.get(key)
         if isinstance(value, str):
             try:
-                value = json.loads(value)
+                value = hookjson.loads(value)
             except ValueError:
                 return {"input": value}, False  # e.g. a raw patch text
             if isinstance(value, str):
@@ -142,9 +142,9 @@ def _tool_input(data: dict[str, Any]) -> tuple[dict[str, Any], bool]:
 def fix_path(path: str, cwd: str) -> str:
     """An absolute, normalized path: Windows `/c:/x` and `c:\\x` become `C:/x`; relative paths are
     resolved against the payload's cwd."""
-    match = WINDOWS_DRIVE.match(path)
-    if match:
-        return match.group(1).upper() + ":/" + path[match.end():].replace("\\", "/")
+    drive = 1 if path[:1] == "/" else 0  # what `^/?([A-Za-z]):[\\/]` matched, without `re`
+    if path[drive:drive + 1] in DRIVE_LETTERS and path[drive + 1:drive + 3] in (":/", ":\\"):
+        return path[drive].upper() + ":/" + path[drive + 3:].replace("\\", "/")
     if not os.path.isabs(path):
         path = os.path.join(cwd, path)
     return os.path.normpath(path)
@@ -152,14 +152,18 @@ def fix_path(path: str, cwd: str) -> str:
 
 def patch_paths(text: str) -> list[str]:
     """Every path named by `*** Add/Update/Delete File:` and `*** Move to:` headers of a patch."""
-    return [a or b for a, b in PATCH_HEADER.findall(text)]
+    import re
+
+    return [a or b for a, b in re.findall(PATCH_HEADER, text, re.M)]
 
 
 def diff_paths(text: str) -> list[tuple[str, bool]]:
     """Every path a patch file names, and whether it carries a strippable prefix (`a/x`): unified and
     git diff headers, and Codex's patch headers."""
     found: list[tuple[str, bool]] = [(p, False) for p in patch_paths(text)]
-    for old, new, side, renamed in DIFF_HEADER.findall(text):
+    import re
+
+    for old, new, side, renamed in re.findall(DIFF_HEADER, text, re.M):
         for name in (old, new, side):
             if name and name != "/dev/null":
                 found.append((name.strip('"'), True))
@@ -217,7 +221,7 @@ def _one_path(value: Any, key: str, found: list[str], bad: list[str]) -> None:
     if isinstance(value, str) and value and not any(c in value for c in "\n\r\0"):
         found.append(value)
     elif isinstance(value, (str, dict, list, int, float)) or value is None:
-        bad.append(f"{key}={json.dumps(value)[:60]}")
+        bad.append(f"{key}={hookjson.dumps(value)[:60]}")
 
 
 def shell_command(tool_input: dict[str, Any], data: dict[str, Any]) -> str | None:

@@ -7,8 +7,6 @@ deny JSON, which every host reads (and which, unlike exit 2, carries the reason 
 
 from __future__ import annotations
 
-import json
-
 from gitai.agents.hosts import (
     ADDITIONAL_CONTEXT,
     BY_NAME,
@@ -20,6 +18,7 @@ from gitai.agents.hosts import (
     TOOL_INPUT,
     UPDATED_INPUT,
 )
+from gitai.util import hookjson
 
 ALLOW = "allow"
 ASK = "ask"
@@ -69,13 +68,14 @@ def render(event: AgentEvent, answer: Answer) -> tuple[str, str, int]:
                                               "updatedInput": rewrite}}), "", 0
     if answer.context and event.kind in (SESSION_START, PROMPT_SUBMIT):
         return _dumps(_context(host.context, event, answer.context)), "", 0
-    if host.refusal == CURSOR and event.kind not in (SESSION_START, PROMPT_SUBMIT) and event.hook_event.startswith(("pre", "before")):
+    if (host.refusal == CURSOR and event.kind not in (SESSION_START, PROMPT_SUBMIT)
+            and event.hook_event.startswith(("pre", "before"))):
         return _dumps({"permission": "allow"}), "", 0  # Cursor wants its allow said
     return "", "", 0
 
 
 def _dumps(data: object) -> str:
-    return json.dumps(data, ensure_ascii=False) + "\n"
+    return hookjson.dumps(data, ensure_ascii=False) + "\n"
 
 
 def _refusal(shape: str, event: AgentEvent, decision: str, reason: str) -> dict[str, object]:

@@ -8,12 +8,11 @@ session start; session end removes the session's own file. Lean: hooks import th
 
 from __future__ import annotations
 
-import json
 import os
-import re
 import time
 import zlib
 
+from gitai.util import hookjson
 from gitai.util.files import remove_stale, write_atomic
 
 STALE_AFTER = 12 * 3600
@@ -21,7 +20,7 @@ COMMIT_FILE = "agent-commit.json"  # the agent session about to commit (before-s
 COMMIT_FRESH = 600
 COMMIT_RUNNING = 120  # seconds a commit command's announcement makes a commit the agent's
 HEAD_BEFORE = "head_before_commit"  # session key: HEAD when the session's last commit command started
-SAFE_ID = re.compile(r"[^A-Za-z0-9._-]")
+SAFE_ID_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")  # the others become "_"
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -38,7 +37,7 @@ def sessions_dir(layout: Layout) -> str:
 def session_key(host: str, session_id: str) -> str:
     """A file name for the session; a host that sends no session id (Copilot) has one session per worktree."""
     sid = session_id or "default"
-    return SAFE_ID.sub("_", f"{host}-{sid}")[:200]
+    return "".join(c if c in SAFE_ID_CHARS else "_" for c in f"{host}-{sid}")[:200]
 
 
 class Session:
@@ -51,7 +50,7 @@ class Session:
         self.exists = False
         try:
             with open(self.path, encoding="utf-8") as handle:
-                loaded = json.load(handle)
+                loaded = hookjson.loads(handle.read())
             if isinstance(loaded, dict) and time.time() - os.path.getmtime(self.path) < STALE_AFTER:
                 self.data = loaded
                 self.exists = True
@@ -71,7 +70,7 @@ class Session:
 
     def save(self) -> None:
         self.data["updated"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-        write_atomic(self.path, json.dumps(self.data, ensure_ascii=False))
+        write_atomic(self.path, hookjson.dumps(self.data, ensure_ascii=False))
         self.exists = True
 
     def remove(self) -> None:
@@ -117,7 +116,7 @@ def live_sessions_in(state_dir: str) -> list[dict[str, Any]]:
             if now - mtime >= STALE_AFTER:
                 continue
             with open(path, encoding="utf-8") as handle:
-                data = json.load(handle)
+                data = hookjson.loads(handle.read())
         except (OSError, ValueError):
             continue
         if isinstance(data, dict):
@@ -138,7 +137,7 @@ def note_commit(layout: Layout, session: Session, tool_use_id: str) -> None:
     data["tool_use_id"] = tool_use_id
     data["at"] = time.time()
     try:
-        write_atomic(os.path.join(layout.state_dir, COMMIT_FILE), json.dumps(data))
+        write_atomic(os.path.join(layout.state_dir, COMMIT_FILE), hookjson.dumps(data))
     except OSError:
         pass
 
@@ -152,7 +151,7 @@ def committing_in(state_dir: str, key: str, fresh_for: float = COMMIT_RUNNING) -
     """`_committing` in the worktree whose state directory is `state_dir` (another worktree's too)."""
     try:
         with open(os.path.join(state_dir, COMMIT_FILE), encoding="utf-8") as handle:
-            data = json.load(handle)
+            data = hookjson.loads(handle.read())
         fresh = time.time() - float(data.get("at", 0)) < fresh_for
     except (OSError, ValueError, TypeError, AttributeError):
         return None

@@ -402,7 +402,8 @@ class _Walker:
                                f"writes inside the git directory ({shown}): hooks and refs are not for agents")
         if shown in CONFIG_FILES:
             self.risk.raise_to(CIRCUMVENTION,
-                               f"writes the agent hook configuration {shown} (that would uninstall gitai)")
+                               f"writes {shown}, which decides which hooks or MCP servers run beside the agent "
+                               "(only a person changes it)")
         if shown == ".orchestration" or shown.startswith(".orchestration/"):
             self.risk.raise_to(CIRCUMVENTION, f"writes gitai's own files ({shown}): only gitai commands and people do")
 

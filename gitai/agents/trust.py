@@ -148,8 +148,8 @@ def _dialog(host: Host, root: str, store: str) -> Trust:
 
 def codex_hook_hash(event: str, matcher: str | None, handler: dict[str, Any]) -> str:
     """Codex's trusted_hash of one command hook: sha256 of the canonical JSON of its normalised identity."""
-    normal = {"type": "command", "command": handler.get("command"), "timeout": max(int(handler.get("timeout") or 600), 1),
-              "async": bool(handler.get("async", False))}
+    normal = {"type": "command", "command": handler.get("command"),
+              "timeout": max(int(handler.get("timeout") or 600), 1), "async": bool(handler.get("async", False))}
     if handler.get("statusMessage") is not None:
         normal["statusMessage"] = handler["statusMessage"]
     identity: dict[str, Any] = {"event_name": _snake(event), "hooks": [normal]}

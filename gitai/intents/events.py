@@ -41,8 +41,8 @@ def check_events_writable(layout: Layout) -> None:
 def record_event(layout: Layout, event: str, strict: bool = False, **fields: object) -> None:
     """Append one governance event. Hooks pass strict=False: there a log never breaks the commit.
     Commands check `check_events_writable` first and pass strict=True: an event is never dropped silently."""
-    entry = {"timestamp": utc_now(), "event": event, "worktree": layout.root, "actor": actor(layout.root),
-             **fields}
+    who = fields["actor"] if "actor" in fields else actor(layout.root)  # the agent hooks name theirs: no git process
+    entry = {"timestamp": utc_now(), "event": event, "worktree": layout.root, "actor": who, **fields}
     try:
         layout.ensure_local_dir()
         append_lines(layout.events, [dumps(entry)])

@@ -241,9 +241,9 @@ def _nested_git_controls(common_dir: str) -> list[str]:
 
 def session_intent(layout: Layout, session_key: str) -> str | None:
     """The intent the agent session `session_key` (its state file's name) has selected."""
-    from gitai.agents.sessions import SAFE_ID, sessions_dir
+    from gitai.agents.sessions import SAFE_ID_CHARS, sessions_dir
 
-    if not session_key or SAFE_ID.search(session_key):
+    if not session_key or not SAFE_ID_CHARS.issuperset(session_key):
         return None
     try:
         with open(os.path.join(sessions_dir(layout), session_key + ".json"), encoding="utf-8") as handle:

@@ -144,8 +144,9 @@ def parse_exec_arguments(argv: list[str]) -> tuple[str, list[str]]:
 
 
 def exec_main(argv: list[str]) -> int:
-    """`gitai exec` without click: bad input is one line and exit 2, as everywhere in gitai."""
-    from gitai.errors import EXIT_USAGE, GitaiError
+    """`gitai exec` without click, in the one error handler: bad input is one line and exit 2, a bug
+    one line, exit 3 and its traceback logged, as everywhere in gitai."""
+    from gitai.errors import COMMAND, EXIT_USAGE, error_handler
     from gitai.layout import find_layout
 
     try:
@@ -153,19 +154,12 @@ def exec_main(argv: list[str]) -> int:
     except ValueError as exc:
         sys.stderr.write(f"gitai: error: {exc}\n{EXEC_USAGE}\n")
         return EXIT_USAGE
-    try:
-        exec_in_session(find_layout(), key, command)
-    except GitaiError as exc:
-        from gitai.util.text import one_line
-
-        sys.stderr.write(f"gitai: error: {one_line(str(exc))}\n")
-        return exc.exit_code
-    except Exception as exc:  # noqa: BLE001 - one line, never a traceback
-        from gitai.errors import EXIT_INTERNAL
-
-        sys.stderr.write(f"gitai: error: internal error in gitai exec ({exc.__class__.__name__}: {exc})\n")
-        return EXIT_INTERNAL
-    return 0  # not reached: the command replaced this process
+    handled = error_handler(COMMAND, "gitai exec")
+    with handled:
+        layout = find_layout()
+        handled.state_dir = layout.shared_state_dir  # where a bug's traceback goes
+        exec_in_session(layout, key, command)
+    return handled.code  # reached only when it failed: the command replaced this process
 
 
 AGAIN_USAGE = "usage: GITAI exec --again KEY NONCE; exit; COMMAND (the line gitai's agent hook writes)"

@@ -139,8 +139,9 @@ def _protect_readonly(paths: list[str]) -> None:
         flags = _MS_REMOUNT | _MS_BIND | _MS_RDONLY
         try:
             stat = os.statvfs(path)
-            flags |= (_MS_NOSUID if stat.f_flag & os.ST_NOSUID else 0) | (_MS_NODEV if stat.f_flag & os.ST_NODEV else 0) \
-                | (_MS_NOEXEC if stat.f_flag & os.ST_NOEXEC else 0)
+            flags |= ((_MS_NOSUID if stat.f_flag & os.ST_NOSUID else 0)
+                      | (_MS_NODEV if stat.f_flag & os.ST_NODEV else 0)
+                      | (_MS_NOEXEC if stat.f_flag & os.ST_NOEXEC else 0))
         except OSError:
             pass
         _check(mount(None, target, None, flags, None), f"read-only remount of {path}")

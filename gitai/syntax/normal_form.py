@@ -229,7 +229,8 @@ def _walk(
     src, escape = walk.src, walk.escape
     actions, markers, fields = tables.actions, tables.markers, tables.fields
     starts = tables.starts
-    node_action, drop, anon, quote, special, starting, written = _NODE, _DROP, _ANON, _QUOTE, _SPECIAL, _STARTS, _WRITTEN
+    node_action, drop, anon, quote = _NODE, _DROP, _ANON, _QUOTE
+    special, starting, written = _SPECIAL, _STARTS, _WRITTEN
     out: list[bytes] = []
     append = out.append
     outer: list[tuple[list[bytes], int, frozenset[int], int, int, int]] = []  # the walks `frames` interrupted
@@ -547,7 +548,7 @@ def _python_concatenation(node: Node, field: int, walk: _Walk) -> list[bytes] | 
         return None
     prefix = bytes(sorted(set(b"".join(prefixes))))
     merged: list[bytes] = [string] + ([_QUOTE_MARK, prefix] if prefix else [])
-    for part, own in zip(parts, prefixes):
+    for part, own in zip(parts, prefixes, strict=True):
         tokens = part[3 if own else 1 : -1]
         if b"f" in prefix and b"f" not in own:  # its braces are text: an f-string writes them doubled
             braces = _RAW_BRACES if b"r" in own else _BRACES
@@ -1292,7 +1293,8 @@ _HANDLERS: dict[str, Handler] = {
     "python_union": _python_union, "python_group_pattern": _python_group_pattern,
     "python_sole_generator": _python_sole_generator,
     "js_string": _js_string, "js_number": _js_number, "js_logical": _js_logical, "single_parameter": _single_parameter,
-    "leading_pipe": _leading_pipe, "rust_block": _rust_block, "rust_statement": _rust_statement, "empty": _empty, "set": _set,
+    "leading_pipe": _leading_pipe, "rust_block": _rust_block, "rust_statement": _rust_statement, "empty": _empty,
+    "set": _set,
     # mis-parses and token-level spellings
     "ts_binary": _ts_binary, "ts_cast_precedence": _ts_cast_precedence, "ts_prefix_callee": _ts_prefix_callee,
     "ts_generic_list": _ts_generic_list, "js_regex_flags": _js_regex_flags, "js_new": _js_new,

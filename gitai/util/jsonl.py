@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import errno
 import fcntl
-import json
 import os
 
+from gitai.util import hookjson
 from gitai.util.files import UnsafePathError
 
 TYPE_CHECKING = False  # no typing import on the hook path
@@ -27,11 +27,11 @@ def dumps(record: object) -> str:
     UTF-8 JSON; a record holding a path that is not valid UTF-8 (kept by git as bytes, carried
     here as surrogate escapes) is written with ASCII escapes instead, so it stays valid JSON.
     """
-    text = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+    text = hookjson.dumps(record, ensure_ascii=False, separators=(",", ":"))
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        return json.dumps(record, ensure_ascii=True, separators=(",", ":"))
+        return hookjson.dumps(record, ensure_ascii=True, separators=(",", ":"))
     return text
 
 
@@ -90,7 +90,7 @@ def iter_jsonl(path: str) -> Iterator[tuple[int, dict[str, Any] | None, str | No
             if not raw.strip():
                 continue
             try:
-                value = json.loads(raw)
+                value = hookjson.loads(raw)
             except ValueError:
                 problem = "not valid JSON" if raw.endswith(b"\n") else "partial last line (interrupted write?)"
                 yield number, None, problem

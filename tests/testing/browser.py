@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMEDRIVER = shutil.which("chromedriver") or ("/usr/bin/chromedriver" if os.path.exists("/usr/bin/chromedriver") else None)
+CHROMEDRIVER = shutil.which("chromedriver") or (
+    "/usr/bin/chromedriver" if os.path.exists("/usr/bin/chromedriver") else None)
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--disable-dev-shm-usage", "--window-size=1366,900")
@@ -31,7 +32,8 @@ def require_browser() -> None:
         missing.append("selenium (pip extra 'test')")
     if not missing:
         return
-    reason = f"BROWSER TEST NOT RUN: missing {', '.join(missing)}; run 'make provision' (apt-get install chromium chromium-driver)"
+    reason = (f"BROWSER TEST NOT RUN: missing {', '.join(missing)}; "
+              "run 'make provision' (apt-get install chromium chromium-driver)")
     if os.environ.get("CI"):
         pytest.fail(reason)
     pytest.skip(reason)

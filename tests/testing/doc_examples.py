@@ -219,7 +219,7 @@ def rewrite(example: Example, outputs: list[list[str]], scratch: Path) -> None:
     """Write what the commands printed into the block (UPDATE_DOC_EXAMPLES=1): a command's documented
     output is kept when it matches (its `...` lines too), or when none was shown."""
     body = []
-    for command, output in zip(example.commands, outputs):
+    for command, output in zip(example.commands, outputs, strict=True):
         body += ["$ " + command.text]
         if not command.expected or matches(normalise(command.expected, scratch), normalise(output, scratch)):
             body += command.expected

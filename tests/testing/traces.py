@@ -25,7 +25,7 @@ def validate(record: dict[str, Any]) -> None:
 def notes(repo: Path) -> dict[str, list[dict[str, Any]]]:
     listing = git(repo, "notes", "--ref", "gitai", "list", check=False).stdout.split()
     result = {}
-    for note_blob, commit in zip(listing[::2], listing[1::2]):
+    for note_blob, commit in zip(listing[::2], listing[1::2], strict=True):
         body = git(repo, "cat-file", "-p", note_blob).stdout
         result[commit] = [json.loads(line) for line in body.splitlines() if line.strip()]
     return result
