@@ -33,9 +33,11 @@ def hook_call(repo: Path, payload: bytes) -> float:
 
 
 def imports(repo: Path, payload: bytes) -> set[str]:
-    probe = ("import sys, json\nfrom gitai.agents.hook_entry import run\nrun('claude-code', None, sys.stdin.buffer.read())\n"
+    probe = ("import sys, json\nfrom gitai.agents.hook_entry import run\n"
+             "run('claude-code', None, sys.stdin.buffer.read())\n"
              "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))")
-    out = subprocess.run([sys.executable, "-c", probe], input=payload, cwd=repo, env=ENV, capture_output=True, check=True)
+    out = subprocess.run([sys.executable, "-c", probe], input=payload, cwd=repo, env=ENV, capture_output=True,
+                         check=True)
     return set(json.loads(out.stdout))
 
 
@@ -49,7 +51,8 @@ def main(runs: int) -> int:
         gate = hooks_dir(repo) / "pre-commit"
         base = {"session_id": "bench", "cwd": str(repo), "hook_event_name": "PreToolUse"}
         payloads = {
-            "before-write in scope": {**base, "tool_name": "Write", "tool_input": {"file_path": str(repo / "src/a.py")}},
+            "before-write in scope": {**base, "tool_name": "Write",
+                                      "tool_input": {"file_path": str(repo / "src/a.py")}},
             "before-write refused": {**base, "tool_name": "Edit", "tool_input": {"file_path": str(repo / "docs/a.md")}},
             "before-shell": {**base, "tool_name": "Bash", "tool_input": {"command": "git status && ls src | grep py"}},
         }
@@ -61,7 +64,8 @@ def main(runs: int) -> int:
         for body in [*encoded.values(), after_write]:  # warm caches (policy cache, bytecode) outside the measurement
             big.write_text("\n".join(lines) + "\n")
             hook_call(repo, body)
-        samples: dict[str, list[float]] = {"pre-commit gate": [], **{k: [] for k in encoded}, "after-write 1000 lines": []}
+        samples: dict[str, list[float]] = {"pre-commit gate": [], **{k: [] for k in encoded},
+                                           "after-write 1000 lines": []}
         for n in range(runs):
             samples["pre-commit gate"].append(timed(lambda: run([str(gate)], repo)))
             for name, body in encoded.items():

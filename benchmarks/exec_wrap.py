@@ -6,8 +6,8 @@ Alternating, medians of RUNS, in one scratch repository with INT-001 selected by
 - exec: `gitai exec --session KEY -- true` (the lean entry), against `python -m gitai exec ...` through
   the click CLI, and against `true` alone;
 - call: the whole wrapped command (`ls`) run the way Claude Code runs one (`bash -c "eval CMD && pwd -P
-  >| FILE"`, which the line entering the domain runs again inside it), against the unwrapped command the
-  same way: what a Bash call pays in all.
+  >| FILE"`, which the line entering the domain, `gitai exec --again`, runs again inside it), against
+  the unwrapped command the same way: what a Bash call pays in all.
 Wall times swing with the machine's load; the CPU column (user + system time of the processes) less so.
 Usage: .venv/bin/python benchmarks/exec_wrap.py [RUNS]
 """
@@ -24,8 +24,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _common import BIN, ENV, gitai_repo, median_ms, scratch, timed
-
-ENV = {**ENV, "GITAI_EXEC_WRAP": "1"}  # the person turned the wrapping on
 
 
 def main() -> None:

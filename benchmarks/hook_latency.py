@@ -178,7 +178,8 @@ def main() -> int:
         for _ in range(2):  # warm: prek's caches, gitai's policy cache and bytecode
             prek_hook()
             timed([str(hooks_dir(gate) / "pre-commit")], gate)
-        rows.append(("pre-commit gate", *paired(runs, prek_hook, lambda: timed([str(hooks_dir(gate) / "pre-commit")], gate))))
+        gate_hook = str(hooks_dir(gate) / "pre-commit")
+        rows.append(("pre-commit gate", *paired(runs, prek_hook, lambda: timed([gate_hook], gate))))
 
         counter = iter(range(1, 1 << 30))
 
@@ -218,7 +219,8 @@ def main() -> int:
         rows.append(("agent session-start", *paired(runs, prek_hook, new_session)))
         rows.append(("  first after a commit", *paired(
             runs, prek_hook, new_session,
-            before=lambda: run(["git", "commit", "-q", "--allow-empty", "--no-verify", "-m", "Intent: INT-001"], agent))))
+            before=lambda: run(["git", "commit", "-q", "--allow-empty", "--no-verify", "-m", "Intent: INT-001"],
+                               agent))))
     print(f"load average after: {load()}")
     print(f"{'pallets/click clone' if args.source else 'generated repository'}, 3 staged files; "
           f"median of {runs} pairs against prek running a no-op pre-commit hook")

@@ -1,7 +1,7 @@
 """The `gitai` console entry: `gitai hook ...` goes straight to the lean agent-hook entry (it runs on
-every tool call of an agent, so it must not import click and the command modules), and so does
-`gitai exec ... -- COMMAND` (before each wrapped shell command); `gitai hooks run HOOK` (the pre-commit
-framework's, on every commit) goes to the git hooks' entry; everything
+every tool call of an agent, so it must not import click and the command modules), and so do
+`gitai exec --again KEY NONCE` and `gitai exec ... -- COMMAND` (before each wrapped shell command);
+`gitai hooks run HOOK` (the pre-commit framework's, on every commit) goes to the git hooks' entry; everything
 else goes to the click CLI (gitai/cli.py), `blame-intent` after starting its `git blame` (a fresh
 clone's first run waits mostly for it: gitai/blame/early.py)."""
 
@@ -20,8 +20,12 @@ def main() -> None:
 
         if sys.argv[3] in FRAMEWORK_HOOKS:
             sys.exit(run_for_framework(sys.argv[3], sys.argv[4:]))
+    if sys.argv[1:3] == ["exec", "--again"]:  # the line before every wrapped shell command: no click
+        from gitai.sandbox.enter import again_main
+
+        sys.exit(again_main(sys.argv[2:]))
     if sys.argv[1:2] == ["exec"] and "--" in sys.argv and not {"-h", "--help"} & set(sys.argv[:sys.argv.index("--")]):
-        from gitai.sandbox.enter import exec_main  # before every wrapped shell command of an agent: no click
+        from gitai.sandbox.enter import exec_main  # a wrapped shell command in the older, quoted form: no click
 
         sys.exit(exec_main(sys.argv[2:]))
     if len(sys.argv) > 1 and sys.argv[1] == "blame-intent":

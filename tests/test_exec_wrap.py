@@ -29,14 +29,14 @@ def hook(repo: Path, event: str, command: str, session: str = "s1", host: str = 
     payload = {"hook_event_name": event, "session_id": session, "cwd": str(repo), "tool_name": "Bash",
                "tool_input": {"command": command, "description": "run"}, **extra}
     proc = subprocess.run([GITAI, "hook", host], input=json.dumps(payload), capture_output=True, text=True,
-                          cwd=repo, env={k: v for k, v in {**os.environ, "GITAI_EXEC_WRAP": "1", **(env or {})}.items()
+                          cwd=repo, env={k: v for k, v in {**os.environ, **(env or {})}.items()
                                          if v is not None})
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout) if proc.stdout.strip() else {}
 
 
-def wrapped(repo: Path, command: str, session: str = "s1") -> str:
-    answer = hook(repo, "PreToolUse", command, session)
+def wrapped(repo: Path, command: str, session: str = "s1", env: dict[str, str | None] | None = None) -> str:
+    answer = hook(repo, "PreToolUse", command, session, env=env)
     specific = answer.get("hookSpecificOutput")
     assert isinstance(specific, dict) and "permissionDecision" not in specific, answer
     updated = specific["updatedInput"]
@@ -76,9 +76,9 @@ def test_the_hook_wraps_allowed_shell_commands_only_where_a_domain_can_be_had(go
     assert unwrap(wrapped(governed, command)) == command
     refused = hook(governed, "PreToolUse", "git commit --no-verify -m x")["hookSpecificOutput"]
     assert refused["permissionDecision"] == "deny" and "updatedInput" not in refused  # type: ignore[operator]
-    # off unless the person turned it on where the host starts; the person's Landlock opt-out, an existing
-    # domain (`gitai run`), hosts that cannot
-    assert hook(governed, "PreToolUse", command, env={"GITAI_EXEC_WRAP": None}) == {}
+    # on by default; off where the person turned it off where the host starts, the person's Landlock
+    # opt-out, an existing domain (`gitai run`), hosts that cannot
+    assert unwrap(wrapped(governed, command, env={"GITAI_EXEC_WRAP": None})) == command
     assert hook(governed, "PreToolUse", command, env={"GITAI_EXEC_WRAP": "0"}) == {}
     assert hook(governed, "PreToolUse", command, env={"GITAI_NO_LANDLOCK": "1"}) == {}
     assert hook(governed, "PreToolUse", command, env={"GITAI_DOMAIN": "INT-001"}) == {}
@@ -158,18 +158,15 @@ def test_the_domain_follows_the_sessions_selection(governed: Path, tmp_path: Pat
     assert "Permission denied" in billing.stderr
 
 
-def test_unwrap_reads_only_what_wrap_made(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SHELL", "/bin/bash")
+def test_unwrap_reads_only_what_wrap_made() -> None:
     line = wrap("/usr/bin/gitai", "claude-code-s1", "echo 'a' \"b\"")
-    assert line.endswith("; echo 'a' \"b\"") and unwrap(line) == "echo 'a' \"b\""  # verbatim, after the line
+    assert line.endswith("; exit; echo 'a' \"b\"") and unwrap(line) == "echo 'a' \"b\""  # verbatim, after the line
     assert unwrap(line + "; rm -rf docs") == "echo 'a' \"b\"; rm -rf docs"  # what the host ran
-    assert unwrap("echo hi") is None and unwrap(". /elsewhere/enter-domain.sh g k 0123456789abcdef; ls") is None
-    assert "exec-in-domain.sh" in wrap("/usr/bin/gitai", "claude code's", "ls")  # a word Claude's quoting would change
-    monkeypatch.setenv("SHELL", "/usr/bin/zsh")  # Claude Code runs zsh there: the command quoted whole
-    quoted = wrap("/usr/bin/gitai", "claude-code-s1", "echo 'a' \"b\"")
+    assert unwrap("echo hi") is None and unwrap("/bin/gitai exec --again k 0123456789abcdeg; exit; ls") is None
+    assert unwrap("/bin/sh exec --again k 0123456789abcdef; exit; ls") is None
+    quoted = wrap("/usr/bin/gitai", "claude code's", "echo 'a' \"b\"")  # a word Claude's quoting would change
     assert "exec-in-domain.sh" in quoted and unwrap(quoted) == "echo 'a' \"b\""
     assert unwrap(quoted + "; rm -rf docs") is None
-    assert unwrap(wrap("/usr/bin/gitai", "gemini-s1", "ls", host_runs_bash=True)) == "ls"  # Gemini: bash whatever SHELL
 
 
 def gemini_text(command: str, tmp: Path) -> str:
@@ -209,14 +206,15 @@ def test_a_command_that_is_not_complete_on_its_own_is_refused(governed: Path, tm
 def test_nothing_the_agent_plants_lets_its_command_run_outside_the_domain(governed: Path, tmp_path: Path) -> None:
     """No variable and no file says "already inside": the line entering the domain always enters it (or
     refuses), and only the copy of the host's text run inside lacks it. Variables a process inside a domain
-    carries, a forged entering line inside the command, a host text holding the line twice, a shell that is
-    not bash or runs no command string: the out-of-scope write never happens, and a refused command never runs."""
+    carries, a forged entering line inside the command, a host text holding the line twice, a shell that runs
+    no command string, arguments the line never has: the out-of-scope write never happens, a refused command
+    never runs, and the `exit` after the line always ends the host's shell."""
     shell = Shell(governed, tmp_path)
     write_docs = "python3 -c \"open('docs/x.md','w')\""
-    forged = f". {wrap(GITAI, 'claude-code-s1', '').split('; ')[0][:-16]}0000000000000000; {write_docs}"
+    forged = f"{wrap(GITAI, 'claude-code-s1', '').split('; ')[0][:-16]}0000000000000000; {write_docs}"
     spoofed = {**os.environ, "GITAI_DOMAIN": "INT-001", "GITAI_EXEC_STATE": str(tmp_path), "SHLVL": "5"}
     for command in (write_docs, forged, f"export GITAI_DOMAIN=INT-001; {write_docs}"):
-        specific = hook(governed, "PreToolUse", command)["hookSpecificOutput"]  # the forged line is asked
+        specific = hook(governed, "PreToolUse", command)["hookSpecificOutput"]
         line = f"eval {shlex.quote(specific['updatedInput']['command'])} < /dev/null"  # type: ignore[index]
         proc = subprocess.run(["bash", "-c", line], cwd=governed, capture_output=True, text=True, env=spoofed)
         assert "PermissionError" in proc.stderr and not (governed / "docs" / "x.md").exists(), proc.stderr
@@ -224,12 +222,28 @@ def test_nothing_the_agent_plants_lets_its_command_run_outside_the_domain(govern
     line = wrapped(governed, ran)
     script = tmp_path / "host.sh"
     script.write_text(line + "\n")
-    for argv in (["sh", "-c", line], ["bash", str(script)], ["bash", "-c", f"eval \"$(cat {script})\""],
-                 ["bash", "-c", f"{line}; {line}"]):
+    bad_arguments = line.replace(" --again ", " --again x ", 1)
+    for argv in (["bash", str(script)], ["bash", "-c", f"eval \"$(cat {script})\""], ["bash", "-c", f"{line}; {line}"],
+                 ["bash", "-c", f"{line} # {line.split(';')[0]}"], ["bash", "-c", bad_arguments]):
         proc = subprocess.run(argv, cwd=governed, capture_output=True, text=True)
-        assert proc.returncode == 126 and "gitai: refused" in proc.stderr, (argv, proc.stderr)
+        assert proc.returncode == 126 and "gitai: " in proc.stderr, (argv, proc.stderr)
         assert not (governed / "src" / "auth" / "ran.txt").exists(), argv
     assert shell.run(line).returncode == 0 and (governed / "src" / "auth" / "ran.txt").read_text() == "ran\n"
+
+
+@pytest.mark.parametrize("program", ["sh", "bash", "zsh"])
+def test_the_line_runs_the_hosts_shell_again_whatever_shell_it_is(governed: Path, program: str) -> None:
+    """The line reads the host shell's command string from the kernel (/proc), not from the shell: sh and
+    zsh run the agent's command inside the domain as bash does, with the command's own exit status."""
+    import shutil
+
+    if not shutil.which(program):
+        (pytest.fail if os.environ.get("CI") else pytest.skip)(f"no {program} here (make provision installs it)")
+    command = "echo ran > src/auth/ran.txt; python3 -c \"open('docs/x.md','w')\"; exit 5"
+    proc = subprocess.run([program, "-c", f"eval {shlex.quote(wrapped(governed, command))} && echo after"],
+                          cwd=governed, capture_output=True, text=True)
+    assert proc.returncode == 5 and "PermissionError" in proc.stderr and "after" not in proc.stdout, proc
+    assert (governed / "src" / "auth" / "ran.txt").read_text() == "ran\n" and not (governed / "docs" / "x.md").exists()
 
 
 def test_where_no_mounts_can_be_made_a_commit_is_left_to_the_hooks(governed: Path) -> None:
@@ -243,8 +257,7 @@ def test_where_no_mounts_can_be_made_a_commit_is_left_to_the_hooks(governed: Pat
         payload = {"hook_event_name": "PreToolUse", "session_id": "s1", "cwd": str(governed), "tool_name": "Bash",
                    "tool_input": {"command": command}}
         proc = subprocess.run([sys.executable, "-c", confined, GITAI, "hook", "claude-code"], input=json.dumps(payload),
-                              capture_output=True, text=True, cwd=governed,
-                              env={**os.environ, "GITAI_EXEC_WRAP": "1"})
+                              capture_output=True, text=True, cwd=governed)
         assert proc.returncode == 0, proc.stderr
         return json.loads(proc.stdout) if proc.stdout.strip() else {}
 
@@ -294,3 +307,27 @@ def test_the_projects_mcp_server_list_is_out_of_the_agents_reach(governed: Path,
     proc = Shell(governed, tmp_path).run(wrapped(governed, plant, session="mcp"))
     assert "PermissionError" in proc.stderr and (governed / "README.md").read_text() == "# readme\n", proc.stderr
     assert mcp.read_text() == '{"mcpServers": {}}\n'
+
+
+def test_install_writes_allow_rules_for_the_line_only_and_uninstall_removes_only_them(
+        governed: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rules that let the line before each wrapped command run in the hosts' default modes: they name
+    the line's two parts (`GITAI exec --again`, `exit`), never the agent's command; a person's own rules stay."""
+    from gitai.agents.install import install_host, uninstall_host
+    from gitai.agents.wrap_rules import claude_rules
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    local = governed / ".claude" / "settings.local.json"
+    write(governed, ".claude/settings.local.json", json.dumps({"permissions": {"allow": ["Bash(ls:*)"]}}))
+    for host in ("claude-code", "gemini"):
+        assert install_host(host, str(governed))[1] and not install_host(host, str(governed))[1]
+    assert claude_rules() == [f"Bash({GITAI} exec --again:*)", "Bash(exit)"]
+    assert json.loads(local.read_text())["permissions"]["allow"] == ["Bash(ls:*)", *claude_rules()]
+    assert git(governed, "check-ignore", "-q", ".claude/settings.local.json").returncode == 0  # this machine's
+    policy = (tmp_path / ".gemini" / "policies" / "gitai.toml").read_text()
+    assert f'commandPrefix = "{GITAI} exec --again"' in policy and 'commandPrefix = "exit"' in policy
+    assert policy.count("[[rule]]") == 2 and 'decision = "allow"' in policy
+    for host in ("claude-code", "gemini"):
+        uninstall_host(host, str(governed))
+    assert json.loads(local.read_text()) == {"permissions": {"allow": ["Bash(ls:*)"]}}
+    assert not (tmp_path / ".gemini" / "policies" / "gitai.toml").exists()

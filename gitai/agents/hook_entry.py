@@ -354,9 +354,9 @@ def _before_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> Ans
 
 def _wraps(event: ev.AgentEvent, commits: bool) -> bool:
     """Whether the command will run inside `gitai exec` (docs/security.md, "The second way in"): where
-    the host lets its hook rewrite the command, a kernel domain can be had, and the person turned it
-    on (GITAI_EXEC_WRAP=1 where the host starts). A command that commits is left unwrapped where no
-    read-only mounts can be made: a domain without them cannot write git's index."""
+    the host lets its hook rewrite the command, a kernel domain can be had, and the person did not
+    turn it off (GITAI_EXEC_WRAP=0 where the host starts). A command that commits is left unwrapped
+    where no read-only mounts can be made: a domain without them cannot write git's index."""
     command = event.tool_input.get("command")
     if not BY_NAME[event.host].exec_wrap or not isinstance(command, str) or command != event.command:
         return False
@@ -390,7 +390,7 @@ def _wrap_in_domain(event: ev.AgentEvent, session: Session, answer: Answer, comm
     from gitai.util.program import gitai_program
 
     command = str(event.tool_input["command"])
-    line = wrap(gitai_program(), session.key, command, host_runs_bash=event.host == "gemini")
+    line = wrap(gitai_program(), session.key, command)
     answer.updated_input = {**event.tool_input, "command": line}
 
 

@@ -378,8 +378,9 @@ PROTECTED_CONFIGS = PROJECT_CONFIGS + GIT_HOOK_FRAMEWORK_CONFIGS + PROJECT_MCP_C
 # (Claude Code's ~/.claude.json is not among them: the host itself rewrites it all the time.)
 TRUST_FILES = tuple(host.trust_file for host in HOSTS
                     if host.trust_file and host.trust_kind in (FOLDER_RULES, FOLDER_LIST))
+# (and the Gemini CLI policy that lets the line before each wrapped command run: gitai/agents/wrap_rules.py)
 USER_CONTROLS = tuple(sorted({path for host in HOSTS for path in (*host.user_configs, *host.project_configs)}
-                             | set(TRUST_FILES)))
+                             | set(TRUST_FILES) | {".gemini/policies/gitai.toml"}))
 
 
 def moved_homes(environ: Mapping[str, str]) -> dict[str, str]:

@@ -340,6 +340,10 @@ def install_host(host: str, root: str, user: bool = False) -> tuple[HostState, b
     path = config_path(host, root, user)
     _no_links(root, path, user)
     changed = _install_toml(host, path) if _is_toml(path) else _install_json(host, path)
+    if BY_NAME[host].exec_wrap:  # the line gitai's hook puts before each shell command runs unasked
+        from gitai.agents.wrap_rules import install_rules
+
+        changed = install_rules(host, root, path, user) or changed
     return host_status(host, root, user), changed
 
 
@@ -347,6 +351,10 @@ def uninstall_host(host: str, root: str, user: bool = False) -> tuple[HostState,
     path = config_path(host, root, user)
     _no_links(root, path, user)
     changed = _uninstall_toml(path) if _is_toml(path) else _uninstall_json(host, path)
+    if BY_NAME[host].exec_wrap:
+        from gitai.agents.wrap_rules import uninstall_rules
+
+        changed = uninstall_rules(host, root, path, user) or changed
     return host_status(host, root, user), changed
 
 

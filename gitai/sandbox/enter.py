@@ -89,8 +89,9 @@ def _domain_cache() -> str | None:
     return path if stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() else None
 
 
-def start(command: list[str], intent_id: str | None) -> None:
-    """Replace this process by `command`, which inherits the domain; raises GitaiError when it cannot start."""
+def start(command: list[str], intent_id: str | None, program: str | None = None) -> None:
+    """Replace this process by `command` (started from `program`, else found as its first word), which
+    inherits the domain; raises GitaiError when it cannot start."""
     from gitai.errors import GitaiError
     from gitai.sandbox.domain import DOMAIN_VARIABLE
 
@@ -98,12 +99,14 @@ def start(command: list[str], intent_id: str | None) -> None:
     sys.stdout.flush()
     sys.stderr.flush()
     try:
+        if program:
+            os.execv(program, command)
         os.execvp(command[0], command)
     except OSError as exc:
         raise GitaiError(f"cannot run {command[0]}: {exc.strerror}") from None
 
 
-def exec_in_session(layout: Layout, session_key: str, command: list[str]) -> None:
+def exec_in_session(layout: Layout, session_key: str, command: list[str], program: str | None = None) -> None:
     """`gitai exec`: start `command` in the domain of the session's current intent, found as the agent
     hook finds it: the session's selection, else GITAI_INTENT, else the worktree's (none: no writes in
     the work tree)."""
@@ -118,7 +121,7 @@ def exec_in_session(layout: Layout, session_key: str, command: list[str]) -> Non
     if why:
         sys.stderr.write(f"gitai: note: {why}: the domain allows no writes in the work tree\n")
     enter_domain(layout, scope, host_inside=False)
-    start(command, intent_id if not why else None)
+    start(command, intent_id if not why else None, program)
 
 
 def parse_exec_arguments(argv: list[str]) -> tuple[str, list[str]]:
@@ -157,3 +160,62 @@ def exec_main(argv: list[str]) -> int:
         handled.state_dir = layout.shared_state_dir  # where a bug's traceback goes
         exec_in_session(layout, key, command)
     return handled.code  # reached only when it failed: the command replaced this process
+
+
+AGAIN_USAGE = "usage: GITAI exec --again KEY NONCE; exit; COMMAND (the line gitai's agent hook writes)"
+
+
+class Refused(Exception):
+    """The host's shell cannot be run again inside the domain as the agent hook meant: nothing runs."""
+
+
+def shell_again(argv0: str, session_key: str, nonce: str, parent: int) -> tuple[str, list[str]]:
+    """(program, argv) of the shell `parent` (the host's, which ran the entering line) with that line
+    replaced by `:`: found by its nonce, exactly once in the whole command line, and whole, `exit`
+    included. Raises Refused saying why not."""
+    try:
+        with open(f"/proc/{parent}/cmdline", "rb") as handle:
+            words = handle.read().split(b"\0")
+        program = os.readlink(f"/proc/{parent}/exe")
+    except OSError as exc:
+        raise Refused(f"the host's shell cannot be read ({exc.strerror})") from None
+    if words and not words[-1]:
+        words.pop()
+    try:
+        argv = [word.decode() for word in words]
+    except UnicodeDecodeError:
+        raise Refused("the host's shell holds a command line that is not UTF-8") from None
+    if sum(word.count(nonce) for word in argv) != 1:
+        raise Refused("the line entering the kernel domain is not once in the host's command")
+    from gitai.sandbox.wrap import entering_line
+
+    line = entering_line(argv0, session_key, nonce)
+    found = [index for index, word in enumerate(argv) if line in word]
+    if len(found) != 1 or found[0] == 0:
+        raise Refused("the host's shell does not run the command as gitai's hook wrote it")
+    argv[found[0]] = argv[found[0]].replace(line, ":;", 1)
+    return program, argv
+
+
+def again_main(argv: list[str]) -> int:
+    """`gitai exec --again KEY NONCE`, run by the host's shell as the line before the agent's command:
+    runs that shell's whole command string again inside the domain of the session's intent, without
+    this line, and so returns its status; where that cannot be done, exits 126 saying why, and the
+    `exit` after this line ends the host's shell: the agent's command never runs outside the domain."""
+    from gitai.errors import GitaiError
+    from gitai.layout import find_layout
+
+    if len(argv) != 3 or argv[0] != "--again" or not argv[1] or len(argv[2]) != 16 \
+            or not set(argv[2]) <= set("0123456789abcdef"):
+        sys.stderr.write(f"gitai: error: unexpected arguments\n{AGAIN_USAGE}\n")
+        return 126
+    try:
+        program, command = shell_again(sys.argv[0], argv[1], argv[2], os.getppid())
+        exec_in_session(find_layout(), argv[1], command, program)
+    except (Refused, GitaiError) as exc:
+        why = str(exc)
+    except Exception as exc:  # noqa: BLE001 - one line, never a traceback
+        why = f"internal error ({exc.__class__.__name__}: {exc})"
+    sys.stderr.write(f"gitai: refused: {why}, so the command did not run "
+                     "(docs/security.md, \"The second way in\")\n")
+    return 126

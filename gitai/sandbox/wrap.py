@@ -2,17 +2,20 @@
 inside `gitai exec`'s kernel domain for the session's current intent (docs/security.md, "The
 second way in"), and whether that domain can be had here.
 
-The agent's command stays verbatim after a short line, `. enter-domain.sh GITAI KEY NONCE; COMMAND`,
+The agent's command stays verbatim after a short line, `GITAI exec --again KEY NONCE; exit; COMMAND`,
 so that the host's own permission rules (a person's deny rule, Gemini CLI's block of `$(...)`)
 still judge the agent's command: both hosts split a compound command and check each part. The line
-re-runs the host shell's whole command string inside the domain with itself left out
-(gitai/sandbox/enter-domain.sh), so everything the host keeps between calls still works: the
+is a program, not a shell builtin (which Claude Code always asks for), so an allow rule for it alone
+lets it run in the hosts' default permission modes (`host_allow_rules`, written by `gitai agents
+install`). It re-runs the host shell's whole command string inside the domain with itself left out
+(gitai/sandbox/enter.py, `again_main`), so everything the host keeps between calls still works: the
 working directory (Claude Code's `pwd -P >| FILE` runs inside), the functions, aliases and options
-of its shell snapshot, the environment, the exit status, stdout and stderr.
+of its shell snapshot, the environment, the exit status, stdout and stderr; then `exit` ends the
+host's own shell with that status before COMMAND can run there.
 
-Where that form cannot be used (a zsh host shell, a path that needs quoting) the older form quotes
-the command as one argument of gitai/sandbox/exec-in-domain.sh: confined all the same, but the
-host's rules then see only the wrap. Lean: the agent hook imports this on every shell call.
+Where that form cannot be used (a path that needs quoting) the older form quotes the command as one
+argument of gitai/sandbox/exec-in-domain.sh: confined all the same, but the host's rules then see
+only the wrap. Lean: the agent hook imports this on every shell call.
 """
 
 from __future__ import annotations
@@ -20,48 +23,52 @@ from __future__ import annotations
 import os
 import shlex
 
-SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "enter-domain.sh")
 QUOTED_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "exec-in-domain.sh")
 # Characters a word of the entering line may hold: none that a host's quoting of the command
 # (Claude Code's `eval '...'`) would change, so the line is found again in the shell's string.
 _PLAIN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./+:@%=,-")
 
-# Set to 1 where the person starts the host: its hook then wraps each shell command. Off by default: the
-# line entering the domain is itself judged by the host's permission rules, which in their default modes
-# ask for it (Claude Code never lets a rule allow `.`), see docs/security.md.
+# Set to 0 where the person starts the host to turn the wrapping off (on by default: the line entering
+# the domain runs unasked under the allow rules `gitai agents install` writes, see docs/security.md).
 WRAP_VARIABLE = "GITAI_EXEC_WRAP"
+AGAIN = "--again"  # `gitai exec --again KEY NONCE`: the entering line
 
 
 def wrapping_wanted() -> bool:
-    """Whether the person turned the wrapping on (GITAI_EXEC_WRAP=1 where the host starts)."""
-    return os.environ.get(WRAP_VARIABLE) == "1"
+    """Whether the person left the wrapping on (not GITAI_EXEC_WRAP=0 where the host starts)."""
+    return os.environ.get(WRAP_VARIABLE) != "0"
 
 
-def wrap(gitai: str, session_key: str, command: str, host_runs_bash: bool = False) -> str:
+def entering_line(gitai: str, session_key: str, nonce: str) -> str:
+    """The line before the agent's command, up to and including the `exit` that ends the host's shell."""
+    return f"{gitai} exec {AGAIN} {session_key} {nonce}; exit;"
+
+
+def wrap(gitai: str, session_key: str, command: str) -> str:
     """The command line that runs `command` inside `gitai exec --session session_key`; `gitai` is the
-    shell-quoted absolute path of gitai. The agent's command stays verbatim where the host's shell is
-    bash (`host_runs_bash`: always, as Gemini CLI's on Linux; else bash unless SHELL is zsh, as Claude
-    Code chooses)."""
+    shell-quoted absolute path of gitai. The agent's command stays verbatim where every word of the
+    entering line is plain."""
     nonce = os.urandom(8).hex()  # the entering line is found again in the shell's string by it
-    words = (SCRIPT, gitai, session_key)
-    if (host_runs_bash or _shell_is_bash()) and all(word and set(word) <= _PLAIN for word in words):
-        return f". {SCRIPT} {gitai} {session_key} {nonce}; {command}"
+    if gitai.startswith("/") and all(word and set(word) <= _PLAIN for word in (gitai, session_key)):
+        return f"{entering_line(gitai, session_key, nonce)} {command}"
     return f". {shlex.quote(QUOTED_SCRIPT)} {gitai} {shlex.quote(session_key)} {shlex.quote(command)}"
 
 
-def _shell_is_bash() -> bool:
-    """Whether the host's shell is bash: Claude Code runs the person's SHELL when it is zsh (Gemini CLI
-    always runs bash on Linux)."""
-    return "zsh" not in os.path.basename(os.environ.get("SHELL", ""))
+def host_allow_rules(gitai: str) -> tuple[str, str]:
+    """The two command prefixes a host's allow rules must name for the wrapped command to run in its
+    default permission mode: the entering line (which runs nothing but the host's own, already judged,
+    command string) and the bare `exit`. The agent's command is judged by the person's own rules."""
+    return f"{gitai} exec {AGAIN}", "exit"
 
 
 def unwrap(text: str) -> str | None:
     """The agent's own command inside a line `wrap` made (what the host reports after the call), or None."""
-    if text.startswith(f". {SCRIPT} "):
-        head, separator, command = text.partition("; ")
-        words = head.split(" ")
-        if separator and len(words) == 5 and len(words[4]) == 16 and set(words[4]) <= set("0123456789abcdef"):
-            return command
+    words = text.split(" ", 6)
+    if len(words) == 7 and os.path.basename(words[0]) == "gitai" and words[1:3] == ["exec", AGAIN] \
+            and words[5] == "exit;":
+        nonce = words[4][:-1]
+        if words[4].endswith(";") and len(nonce) == 16 and set(nonce) <= set("0123456789abcdef"):
+            return words[6]
         return None
     if not text.startswith(f". {shlex.quote(QUOTED_SCRIPT)} "):
         return None

@@ -236,7 +236,7 @@ def test_an_agent_commit_that_drops_the_agents_variables_is_still_the_agents(ses
 @pytest.mark.parametrize("host", ["claude-code", "gemini"])
 def test_without_gitai_run_the_hosts_shell_commands_run_in_the_sessions_domain(session: MakeSession,
                                                                                host: str) -> None:
-    """No `gitai run`: with GITAI_EXEC_WRAP=1 the agent hook rewrites each shell command (Claude Code's
+    """No `gitai run`: by default the agent hook rewrites each shell command (Claude Code's
     `updatedInput`, Gemini CLI's `hookSpecificOutput.tool_input`) to run inside `gitai exec`, so a program
     the hooks cannot see into is held by the kernel. The agent's in-scope shell write and its commit work
     there (under Gemini, whose shell runs git with an empty core.hooksPath, gated by the before-shell hook
@@ -247,7 +247,6 @@ def test_without_gitai_run_the_hosts_shell_commands_run_in_the_sessions_domain(s
     if not domain_available():
         pytest.skip("no Landlock domain here: the hook does not wrap, and the hooks alone hold the scope")
     s = session(host)
-    s.env["GITAI_EXEC_WRAP"] = "1"  # the person turns the wrapping on where the host starts
     before = s.head()
     steps = [s.host.shell("gitai select INT-001"),
              s.host.shell("python3 -c \"open('docs/x.md','w')\""),
@@ -284,7 +283,6 @@ def test_a_persons_own_deny_rule_in_the_host_still_holds_when_the_command_is_wra
     if not domain_available():
         pytest.skip("no Landlock domain here: the hook does not wrap")
     s = session(host)
-    s.env["GITAI_EXEC_WRAP"] = "1"  # the person turns the wrapping on where the host starts
     if host == "claude-code":
         rules = s.repo / ".claude" / "settings.local.json"
         rules.write_text(json.dumps({"permissions": {"deny": ["Bash(touch:*)"]}}))
@@ -300,30 +298,28 @@ def test_a_persons_own_deny_rule_in_the_host_still_holds_when_the_command_is_wra
     assert "PermissionError" in told[1] and not (s.repo / "docs" / "y.md").exists(), told  # it was wrapped
 
 
-# The entering line `. enter-domain.sh ...` is itself judged by the host's rules: in the default modes it is asked for.
-HOST_RULES_JUDGE_THE_LINE = ("the host's own rules also judge the line that enters the domain: Claude Code refuses "
-                             "`.` in its default mode whatever the rules allow, Gemini's policy allows no prefix it "
-                             "does not name")
-
-
-@pytest.mark.parametrize("host", [seam(h, claude_code=HOST_RULES_JUDGE_THE_LINE, gemini=HOST_RULES_JUDGE_THE_LINE)
-                                  for h in ("claude-code", "gemini")])
+@pytest.mark.parametrize("host", ["claude-code", "gemini"])
 def test_a_command_the_persons_allow_rule_allows_runs_wrapped_in_the_hosts_default_mode(session: MakeSession,
                                                                                        host: str) -> None:
-    """What keeps the wrapping opt-in: in the host's default permission mode (not Claude Code's bypass mode,
-    not `gemini --yolo`) a command the person's own allow rule allows must still run once wrapped."""
+    """In the host's default permission mode (not Claude Code's bypass mode, not `gemini --yolo`) a command
+    the person's own allow rule allows still runs once wrapped, inside the domain (the out-of-scope write
+    fails there): the line before it is
+    allowed by the rules `gitai agents install` wrote, and they allow nothing of the agent's own: a command
+    the person allowed nothing for (`touch`, also hidden after an allowed `echo`) stays refused."""
     from gitai.sandbox.wrap import domain_available
 
     if not domain_available():
         pytest.skip("no Landlock domain here: the hook does not wrap")
     s = session(host)
-    s.env["GITAI_EXEC_WRAP"] = "1"
     if host == "claude-code":
-        (s.repo / ".claude" / "settings.local.json").write_text(json.dumps({"permissions": {"allow": ["Bash(echo:*)"]}}))
+        local = s.repo / ".claude" / "settings.local.json"  # gitai's rules are there too
+        rules = json.loads(local.read_text())
+        local.write_text(json.dumps({"permissions": {"allow": [*rules["permissions"]["allow"], "Bash(echo:*)",
+                                                                "Bash(python3:*)"]}}))
     else:
         rules = s.home / ".gemini" / "policies" / "allow-echo.toml"
         rules.parent.mkdir(parents=True, exist_ok=True)
-        rules.write_text('[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "echo"\n'
+        rules.write_text('[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = ["echo", "python3"]\n'
                          'decision = "allow"\npriority = 500\n')
     configure = s.host.configure
 
@@ -334,8 +330,13 @@ def test_a_command_the_persons_allow_rule_allows_runs_wrapped_in_the_hosts_defau
 
     s.host.configure = default_mode  # type: ignore[method-assign]
     s.gitai("select", "INT-001")
-    told = s.run([s.host.shell("echo hello-from-the-domain")]).tool_results()
+    told = s.run([s.host.shell("echo hello-from-the-domain"),
+                  s.host.shell("python3 -c \"open('docs/z.md','w')\""),
+                  s.host.shell("touch src/auth/touched.py"),
+                  s.host.shell("echo hi; touch src/auth/hidden.py")]).tool_results()
     assert "hello-from-the-domain" in told[0], told
+    assert "PermissionError" in told[1] and not (s.repo / "docs" / "z.md").exists(), told  # run in the domain
+    assert not (s.repo / "src" / "auth" / "touched.py").exists() and not (s.repo / "src" / "auth" / "hidden.py").exists(), told
 
 
 UNTRUSTED_COMMIT = "printf 'def token():\\n    return 1\\n' > src/auth/token.py && git add src/auth/token.py && git commit -q -m 'ungoverned'"
