@@ -203,6 +203,24 @@ def test_a_command_that_is_not_complete_on_its_own_is_refused(governed: Path, tm
     (governed / "docs" / "escaped.md").unlink()
 
 
+def test_inside_claude_codes_eval_a_command_bash_cannot_parse_is_wrapped_and_runs_nothing_outside(
+        governed: Path, tmp_path: Path) -> None:
+    """Claude Code hands the command to `eval '...'`, which parses a line before it runs any of it: the
+    Gemini escape above runs nothing there, so the hook wraps such a command rather than refuse it, and a
+    zsh user's own syntax (`for f (...)`, which bash does not parse) reaches zsh."""
+    def line(command: str, env: dict[str, str | None] | None = None) -> str:
+        specific = hook(governed, "PreToolUse", command, env=env)["hookSpecificOutput"]
+        assert isinstance(specific, dict) and specific.get("permissionDecision") != "deny", specific
+        wrapped_line = specific["updatedInput"]["command"]  # asked or allowed, it runs in the domain
+        assert unwrap(wrapped_line) == command
+        return str(wrapped_line)
+
+    escape = "true\n) ; python3 -c \"open('docs/escaped.md','w')\" ; (\n:"
+    Shell(governed, tmp_path).run(line(escape))
+    assert not (governed / "docs" / "escaped.md").exists()
+    line("for f (src/auth/*.py) echo $f", env={"SHELL": "/usr/bin/zsh"})
+
+
 def test_nothing_the_agent_plants_lets_its_command_run_outside_the_domain(governed: Path, tmp_path: Path) -> None:
     """No variable and no file says "already inside": the line entering the domain always enters it (or
     refuses), and only the copy of the host's text run inside lacks it. Variables a process inside a domain

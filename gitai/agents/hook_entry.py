@@ -26,7 +26,9 @@ Reads the host's hook payload (JSON) on stdin and answers in the host's protocol
 HOST: %(hosts)s. EVENT: the host's event name, for hosts
 whose payload does not carry it (%(per_event)s).
 
-Example: echo '{"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"x"}}' | gitai hook claude-code
+Example:
+  echo '{"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"x"}}' \
+    | gitai hook claude-code
 """
 MAX_PAYLOAD = 8 * 1024 * 1024
 BEFORE_KINDS = (ev.BEFORE_WRITE, ev.BEFORE_SHELL, ev.BEFORE_UNKNOWN, ev.BEFORE_STDIN)
@@ -246,7 +248,8 @@ def _denied(layout: Layout, event: ev.AgentEvent, session: Session, intent_id: s
     """A refusal leaves one line in the events, which `gitai context` summarizes later."""
     from gitai.intents.events import record_event
 
-    record_event(layout, "agent-denied", False, actor=f"agent:{event.host}", intent_id=intent_id, host=event.host, session=session.key,
+    record_event(layout, "agent-denied", False, actor=f"agent:{event.host}", intent_id=intent_id, host=event.host,
+                 session=session.key,
                  model=session.data.get("model"), tool=event.tool, decision=answer.decision,
                  reason=answer.reason.split("\n", 1)[0], **fields)
     return answer
@@ -317,7 +320,8 @@ def _before_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> Ans
     if not event.command:
         return Answer(ALLOW)
     answer, risk = check_shell(gov, event.command, event.cwd)
-    if answer.decision != DENY and _wraps(event, bool(risk.commits)):
+    wraps = answer.decision != DENY and _wraps(event, bool(risk.commits))
+    if wraps and BY_NAME[event.host].command_in_subshell:
         answer = _refuse_incomplete(event.command) or answer
     if answer.decision == ALLOW and session.data.get("files"):  # shell writes (and patches) wait for a fresh read too
         from gitai.agents.gate import check_stale, repo_relative
@@ -325,8 +329,8 @@ def _before_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> Ans
         patched = [r for r in (repo_relative(layout, p) for p in event.paths) if r is not None]
         answer = check_stale(layout, session, patched + [t for t in risk.targets if not os.path.isabs(t)])
     if answer.decision != ALLOW:
-        if answer.decision == ASK:  # what the person lets through runs in the domain too
-            _wrap_in_domain(event, session, answer, bool(risk.commits))
+        if answer.decision == ASK and wraps:  # what the person lets through runs in the domain too
+            _wrap_in_domain(event, session, answer)
         return _denied(layout, event, session, intent_id, answer, command=event.command[:500])
     from gitai.agents.shell_changes import before_shell
 
@@ -348,7 +352,8 @@ def _before_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> Ans
         saved = False
     if not saved:
         session.save()
-    _wrap_in_domain(event, session, answer, bool(risk.commits))
+    if wraps:
+        _wrap_in_domain(event, session, answer)
     return answer
 
 
@@ -367,8 +372,9 @@ def _wraps(event: ev.AgentEvent, commits: bool) -> bool:
 
 
 def _refuse_incomplete(command: str) -> Answer | None:
-    """A command bash would not parse on its own is refused: wrapped verbatim inside the host's own
-    shell text, part of it could run after the line that enters the domain, outside it."""
+    """A command bash would not parse on its own is refused where the host puts it inside its own
+    `( ... )`: part of it could close that and run after the line that enters the domain, outside it.
+    (Inside Claude Code's `eval '...'` a command that does not parse runs nothing at all.)"""
     from gitai.sandbox.wrap import incomplete
 
     why = incomplete(command)
@@ -381,11 +387,9 @@ def _refuse_incomplete(command: str) -> Answer | None:
                                 ).for_agent())
 
 
-def _wrap_in_domain(event: ev.AgentEvent, session: Session, answer: Answer, commits: bool) -> None:
-    """Run the command inside `gitai exec` where `_wraps` says so: the kernel then holds the session's
+def _wrap_in_domain(event: ev.AgentEvent, session: Session, answer: Answer) -> None:
+    """Run the command inside `gitai exec` (where `_wraps` said so): the kernel then holds the session's
     scope for whatever the command starts."""
-    if not _wraps(event, commits):
-        return
     from gitai.sandbox.wrap import wrap
     from gitai.util.program import gitai_program
 
@@ -472,5 +476,6 @@ def _reminder(layout: Layout, session: Session) -> str:
     intent_id = session_intent(layout, session)
     intent = policy.intents.get(intent_id or "")
     if intent is None:
-        return "gitai: no intent is selected for this session: writes are refused until you run `gitai select INT-ID` (`gitai context` lists them)."
+        return ("gitai: no intent is selected for this session: writes are refused until you run "
+                "`gitai select INT-ID` (`gitai context` lists them).")
     return f"gitai: this session works under {intent.id} ({intent.name}); scope: {', '.join(intent.scope)}."

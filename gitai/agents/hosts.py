@@ -68,7 +68,8 @@ class Host:
                  "config_style", "timeout", "timeout_unit", "refusal", "context", "failure", "asks",
                  "shell_variables", "hook_variables", "model_keys", "transcript_key", "transcript_names_model",
                  "trust", "instructions", "git_hooks_in_shell", "model_variables", "model_settings", "executables",
-                 "login_shell", "input_rewrite", "exec_wrap", "session_variables", "trust_kind", "trust_file",
+                 "login_shell", "input_rewrite", "exec_wrap", "command_in_subshell", "session_variables", "trust_kind",
+                 "trust_file",
                  "trust_file_variable", "home_variable", "folder_trust_switch",
                  "hooks_switch", "escapes_tags")
 
@@ -108,6 +109,9 @@ class Host:
     login_shell: bool  # runs commands in a login shell that rebuilds PATH: gitai is named by its absolute path
     input_rewrite: str | None  # how its pre-tool hook can rewrite a tool's input (UPDATED_INPUT ...), or None
     exec_wrap: bool  # gitai's hook rewrites each shell command to run in `gitai exec` (the kernel domain)
+    # its shell text puts the command inside its own `( ... )` (Gemini CLI): a command that closes it early
+    # would run its tail after the line that enters the domain, so only a command bash parses whole is wrapped
+    command_in_subshell: bool
     session_variables: tuple[str, ...]  # set in its shells to the session id its hook payloads carry
     trust_kind: str | None  # HOOK_APPROVALS, FOLDER_RULES, FOLDER_LIST, TRUST_DIALOG; None: no trust to read
     trust_file: str | None  # where it keeps that trust, relative to the home directory
@@ -133,7 +137,7 @@ class Host:
                  model_variables: tuple[str, ...] = (),
                  model_settings: tuple[tuple[str, tuple[str, ...]], ...] = (),
                  executables: tuple[str, ...] = (), login_shell: bool = False, input_rewrite: str | None = None,
-                 exec_wrap: bool = False,
+                 exec_wrap: bool = False, command_in_subshell: bool = False,
                  session_variables: tuple[str, ...] = (), trust_kind: str | None = None,
                  trust_file: str | None = None, trust_file_variable: tuple[str, str] | None = None,
                  home_variable: tuple[str, str] | None = None,
@@ -150,6 +154,7 @@ class Host:
                   "git_hooks_in_shell": git_hooks_in_shell, "model_variables": model_variables,
                   "model_settings": model_settings, "executables": executables,
                   "login_shell": login_shell, "input_rewrite": input_rewrite, "exec_wrap": exec_wrap,
+                  "command_in_subshell": command_in_subshell,
                   "session_variables": session_variables, "trust_kind": trust_kind,
                   "trust_file": trust_file, "trust_file_variable": trust_file_variable,
                   "home_variable": home_variable, "folder_trust_switch": folder_trust_switch,
@@ -257,7 +262,7 @@ HOSTS = (
         model_settings=((".gemini/settings.json", ("model", "name")), (".gemini/settings.json", ("model",)),
                         ("~/.gemini/settings.json", ("model", "name")), ("~/.gemini/settings.json", ("model",))),
         executables=("gemini",),
-        input_rewrite=TOOL_INPUT, exec_wrap=True,
+        input_rewrite=TOOL_INPUT, exec_wrap=True, command_in_subshell=True,
         trust_kind=FOLDER_RULES, trust_file=".gemini/trustedFolders.json",
         trust_file_variable=("GEMINI_CLI_TRUSTED_FOLDERS_PATH", ""),
         folder_trust_switch=(".gemini/settings.json", ("security", "folderTrust", "enabled"), True),

@@ -286,6 +286,7 @@ class Session:
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
                 out, err = proc.communicate()
+                requests = [r.path for r in server.requests]
                 raise AssertionError(f"{self.host.name} did not finish within {RUN_TIMEOUT:.0f}s; "
-                                     f"model requests: {[r.path for r in server.requests]}; stderr: {err[-2000:]}") from None
+                                     f"model requests: {requests}; stderr: {err[-2000:]}") from None
             return Result(proc.returncode, out, err, list(server.requests))

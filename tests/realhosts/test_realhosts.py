@@ -336,10 +336,12 @@ def test_a_command_the_persons_allow_rule_allows_runs_wrapped_in_the_hosts_defau
                   s.host.shell("echo hi; touch src/auth/hidden.py")]).tool_results()
     assert "hello-from-the-domain" in told[0], told
     assert "PermissionError" in told[1] and not (s.repo / "docs" / "z.md").exists(), told  # run in the domain
-    assert not (s.repo / "src" / "auth" / "touched.py").exists() and not (s.repo / "src" / "auth" / "hidden.py").exists(), told
+    auth = s.repo / "src" / "auth"
+    assert not (auth / "touched.py").exists() and not (auth / "hidden.py").exists(), told
 
 
-UNTRUSTED_COMMIT = "printf 'def token():\\n    return 1\\n' > src/auth/token.py && git add src/auth/token.py && git commit -q -m 'ungoverned'"
+UNTRUSTED_COMMIT = ("printf 'def token():\\n    return 1\\n' > src/auth/token.py && git add src/auth/token.py"
+                    " && git commit -q -m 'ungoverned'")
 
 
 @pytest.mark.parametrize("host", HOSTS)
@@ -404,8 +406,8 @@ def test_agents_status_reads_codex_hook_approvals_as_codex_does(tmp_path: Path) 
     (row,) = json.loads(s.gitai("agents", "status", "codex", "--json").stdout)
     assert row["will_run"] is False and "4 of gitai's 4 hooks are not approved" in row["trust_detail"]
     config = s.home / ".codex" / "config.toml"
-    config.write_text(config.read_text() + "".join(f'\n[hooks.state."{h["key"]}"]\ntrusted_hash = "{h["currentHash"]}"\n'
-                                                    for h in hooks))
+    config.write_text(config.read_text() + "".join(
+        f'\n[hooks.state."{h["key"]}"]\ntrusted_hash = "{h["currentHash"]}"\n' for h in hooks))
     assert {h["trustStatus"] for h in _codex_hooks_list(s)} == {"trusted"}
     (row,) = json.loads(s.gitai("agents", "status", "codex", "--json").stdout)
     assert row["will_run"] is True and row["trust"] == "trusted", row
