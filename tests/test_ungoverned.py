@@ -24,6 +24,19 @@ def _start_session(repo: Path, host: str, session: str) -> None:
     Agent(HostSimulator(host, repo, dict(os.environ)), session).start()  # the host's real SessionStart hook
 
 
+def _seen_session_and_another_worktree(repo: Path, tmp_path: Path) -> tuple[Agent, Path]:
+    """Claude Code session "seen-1" started by the hooks in the main worktree, and a second worktree of
+    the repository, both with INT-001 selected."""
+    install_host("claude-code", str(repo))
+    gitai_ok(repo, "select", "INT-001")
+    agent = Agent(HostSimulator("claude-code", repo, dict(os.environ)), "seen-1")
+    agent.start()
+    other = tmp_path / "other"
+    git(repo, "worktree", "add", "-q", "-b", "other", str(other))
+    gitai_ok(other, "select", "INT-001")
+    return agent, other
+
+
 def _refused(repo: Path, env: dict[str, str]) -> str:
     before = head(repo)
     write(repo, "src/auth/x.py", "x = 1\n")
@@ -168,13 +181,7 @@ def test_a_session_seen_in_another_worktree_may_commit_in_this_one(repo: Path, t
     """`git -C ../wt commit` from a session gitai's hooks saw in the main worktree: its shell hook
     announced the commit, so the commit is not refused as ungoverned; the other worktree's scope gate
     still judges it. The session being alive there is not enough: only its announced commit."""
-    install_host("claude-code", str(repo))
-    gitai_ok(repo, "select", "INT-001")
-    agent = Agent(HostSimulator("claude-code", repo, dict(os.environ)), "seen-1")
-    agent.start()
-    other = tmp_path / "other"
-    git(repo, "worktree", "add", "-q", "-b", "other", str(other))
-    gitai_ok(other, "select", "INT-001")
+    agent, other = _seen_session_and_another_worktree(repo, tmp_path)
     env = {"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "seen-1"}
     assert "never saw" in _refused(other, env)  # alive in the main worktree, but announced no commit here
     command = f"git -C {other} commit -qm 'agent work in the other worktree'"
@@ -195,12 +202,7 @@ def test_another_live_session_of_the_host_does_not_cover_an_announced_commit(rep
     """One session's commit announcement covers that session only: another session of the same host,
     alive in the main worktree, is still refused in the other worktree."""
     _start_session(repo, "claude-code", "seen-2")
-    gitai_ok(repo, "select", "INT-001")
-    agent = Agent(HostSimulator("claude-code", repo, dict(os.environ)), "seen-1")
-    agent.start()
-    other = tmp_path / "other"
-    git(repo, "worktree", "add", "-q", "-b", "other", str(other))
-    gitai_ok(other, "select", "INT-001")
+    agent, other = _seen_session_and_another_worktree(repo, tmp_path)
     assert agent.shell(f"git -C {other} commit -qm 'mine'").decision == "allow"
     assert "never saw" in _refused(other, {"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "seen-2"})
 

@@ -209,13 +209,18 @@ def again_main(argv: list[str]) -> int:
             or not set(argv[2]) <= set("0123456789abcdef"):
         sys.stderr.write(f"gitai: error: unexpected arguments\n{AGAIN_USAGE}\n")
         return 126
+    layout = None
     try:
+        layout = find_layout()
         program, command = shell_again(sys.argv[0], argv[1], argv[2], os.getppid())
-        exec_in_session(find_layout(), argv[1], command, program)
+        exec_in_session(layout, argv[1], command, program)
     except (Refused, GitaiError) as exc:
         why = str(exc)
-    except Exception as exc:  # noqa: BLE001 - one line, never a traceback
-        why = f"internal error ({exc.__class__.__name__}: {exc})"
+    except Exception as exc:  # noqa: BLE001 - one line, never a traceback; the traceback is logged
+        from gitai.util.crash import log_traceback
+
+        logged = log_traceback(layout.shared_state_dir if layout else None, "gitai exec --again")
+        why = f"internal error ({exc.__class__.__name__}: {exc}{f'; traceback in {logged}' if logged else ''})"
     sys.stderr.write(f"gitai: refused: {why}, so the command did not run "
                      "(docs/security.md, \"The second way in\")\n")
     return 126
