@@ -4,6 +4,7 @@ git command per commit gives (the diffs of `git diff-tree`, the answers of `git 
 from __future__ import annotations
 
 import itertools
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -167,3 +168,65 @@ def test_incremental_parse_gives_the_tree_a_fresh_parse_gives(tmp_path: Path) ->
     for before, after in itertools.pairwise(versions):  # as classify asks: the old side, then the new
         for text in (before, after):
             assert cache.hash_source("python", text.encode()) == hash_source("python", text.encode())
+
+
+def _edit_history(seed: int, steps: int) -> list[bytes]:
+    """Versions of a Python file, each from the one before by a few random line edits: lines added,
+    removed, re-indented and changed inside and between definitions, a definition copied or moved,
+    a line ending in CRLF, an unclosed bracket now and then (a syntax error), no final newline."""
+    import random
+
+    rnd = random.Random(seed)
+    lines = ["import os", "", "", "def f(a):", "    return a + 1", "", "", "class C:", "    x = 1", "",
+             "    def m(self, b):", "        if b:", "            return 'é'", "        return None", "", "",
+             "def g():", "    '''doc'''", "    return [1,", "            2]", ""]
+    pieces = ["    y = 2", "        b += 1", "z = f(3)", "def h():", "    pass", "", "class D(C):", "    pass",
+              "    return (1)", "        return  b", "x = [", "@decorator", "# a comment", "    '''other'''"]
+    versions = []
+    for _ in range(steps):
+        for _ in range(rnd.randint(1, 3)):
+            at = rnd.randrange(len(lines) + 1)
+            move = rnd.random()
+            if move < 0.35:
+                lines.insert(at, rnd.choice(pieces))
+            elif move < 0.6 and len(lines) > 4:
+                del lines[min(at, len(lines) - 1)]
+            elif move < 0.75 and lines:
+                at = min(at, len(lines) - 1)
+                lines[at] = ("    " + lines[at]) if rnd.random() < 0.5 else lines[at].removeprefix("    ")
+            elif move < 0.85 and lines:
+                start = rnd.randrange(len(lines))
+                block = lines[start:start + rnd.randint(1, 6)]
+                lines[at:at] = block
+            elif lines:
+                at = min(at, len(lines) - 1)
+                lines[at] = lines[at].replace("1", "2").replace("a", "b") + ("\r" if rnd.random() < 0.1 else "")
+        text = "\n".join(lines) + ("" if rnd.random() < 0.1 else "\n")
+        versions.append(text.encode())
+    return versions
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_parsing_from_the_previous_version_changes_no_answer(tmp_path: Path, seed: int) -> None:
+    """The cache backfill hashes through (each version parsed from the tree of the one before, edit
+    by edit where the commit's `-U0` hunks say, its digests remembered by text) gives every
+    normal form, and so every classification, that hashing each version afresh gives; so do
+    hunks that do not hold (another version's): they are checked and left aside."""
+    from gitai.git.diff import blob_hunks
+    from gitai.syntax.classify import FileChange, classify_changes
+    from gitai.syntax.hash_cache import HashCache
+    from gitai.syntax.normal_form import hash_source
+
+    repo = tmp_path / "repo"
+    git(tmp_path, "init", "-q", str(repo))
+    versions = _edit_history(seed, 60)
+    blobs = [subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=repo, input=version, capture_output=True,
+                            check=True).stdout.decode().strip() for version in versions]
+    cache = HashCache(str(tmp_path / "state"), recent=16)
+    wrong = [(1, 1, 1, 1), (3, 0, 4, 2)]
+    for number, (before, after) in enumerate(itertools.pairwise(versions)):
+        hunks = blob_hunks(str(repo), blobs[number], blobs[number + 1]) if number % 7 else wrong
+        change = FileChange("m.py", "m.py", before, after, hunks)
+        cached = classify_changes([change], cache.hash_source, cache.statements)
+        assert cached == classify_changes([FileChange("m.py", "m.py", before, after)])
+        assert cache.hash_source("python", after) == hash_source("python", after)

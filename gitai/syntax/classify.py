@@ -31,8 +31,13 @@ AST_REFACTOR: Final = "AST_REFACTOR"
 INTENT_EVOLUTION: Final = "INTENT_EVOLUTION"
 Classification = Literal["AST_REFACTOR", "INTENT_EVOLUTION"]
 Status = Literal["added", "removed", "modified", "moved", "unchanged"]
-Hasher = Callable[[str, bytes], ParsedSource]
-"""(language, content) -> its normal form: `hash_source`, or a cache in front of it."""
+LineHunk = tuple[int, int, int, int]
+"""One `-U0` hunk of git's: old start, old count, new start, new count (a count of 0: the start is the
+line after which the change sits)."""
+Hasher = Callable[[str, bytes, "Sequence[LineHunk] | None"], ParsedSource]
+"""(language, content, hunks) -> its normal form: `fresh_hash`, or a cache in front of it. `hunks`,
+when given, turn the content hashed just before (the file's old side) into this one: a cache may
+parse it from that one's tree, edit by edit."""
 StatementsOf = Callable[[str, bytes], list[Statement]]
 """(language, content) -> its top-level statements: `top_level_statements`, or a cache's."""
 
@@ -46,6 +51,12 @@ class FileChange:
     new_path: str | None
     old_data: bytes | None
     new_data: bytes | None
+    hunks: Sequence[LineHunk] | None = None  # from old_data to new_data, when known (see Hasher)
+
+
+def fresh_hash(language: str, data: bytes, hunks: Sequence[LineHunk] | None = None) -> ParsedSource:
+    """`hash_source` as a `Hasher`: a fresh parse, which has no use for hunks."""
+    return hash_source(language, data)
 
 
 @dataclass(frozen=True)
@@ -176,8 +187,9 @@ def _prepare(change: FileChange, hasher: Hasher) -> _File:
             work.decided = FileClassification(_verdict(old.split() == new.split()), None)
     else:
         work.language = language
-        work.old = hasher(language, old) if old is not None else None
-        work.new = (work.old if old == new else hasher(language, new)) if new is not None else None
+        work.old = hasher(language, old, None) if old is not None else None
+        hunks = change.hunks if old is not None else None
+        work.new = (work.old if old == new else hasher(language, new, hunks)) if new is not None else None
     return work
 
 
@@ -358,7 +370,7 @@ def _holds_any(span: tuple[int, int], sorted_lines: list[int]) -> bool:
     return index < len(sorted_lines) and sorted_lines[index] <= span[1]
 
 
-def classify_changes(changes: Sequence[FileChange], hasher: Hasher = hash_source,
+def classify_changes(changes: Sequence[FileChange], hasher: Hasher = fresh_hash,
                      statements: StatementsOf = top_level_statements) -> CommitClassification:
     """Classify every file of a commit, then the commit (no files: AST_REFACTOR); `statements`
     (for the reasons) may come from the same cache as the hashes, see `HashCache`."""

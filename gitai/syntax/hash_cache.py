@@ -12,6 +12,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Sequence
+from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
 from gitai.syntax.languages import load_grammar
@@ -27,10 +29,16 @@ from gitai.syntax.normal_form import (
 from gitai.util.files import write_atomic
 
 DIRECTORY = "syntax-v5"
-TREES = 32  # syntax trees held, the least recently used go (a large file's is a few megabytes)
+TREE_BYTES = 4 << 20  # source bytes whose syntax trees are held, the least recently used go (a tree takes
+# about 18 bytes a source byte, less when parsed from an earlier version's: they share what did not change)
 
 if TYPE_CHECKING:
     from tree_sitter import Tree
+
+    from gitai.syntax.classify import LineHunk
+
+Edit = tuple[int, int, int, int]
+"""Bytes [old start, old end) of the old text replaced by [new start, new end) of the new text."""
 
 
 class HashCache:
@@ -44,15 +52,18 @@ class HashCache:
         self.recent = recent
         self._recent: dict[tuple[str, bytes], ParsedSource] = {}
         self._trees: dict[tuple[str, bytes], Tree] = {}
+        self._tree_bytes = 0  # the source bytes of those trees
         self._previous: tuple[str, bytes] | None = None
 
-    def hash_source(self, language: str, data: bytes) -> ParsedSource:
+    def hash_source(self, language: str, data: bytes, hunks: Sequence[LineHunk] | None = None) -> ParsedSource:
+        """`hunks`: see classify.Hasher (they say where the tree of the content hashed just before
+        changed, so the parse reuses the rest)."""
         if not self.recent:
-            return self._hash_source(language, data)
+            return self._hash_source(language, data, None)
         key = (language, data)
         found = self._recent.get(key)
         if found is None:
-            found = self._hash_source(language, data)
+            found = self._hash_source(language, data, hunks)
             if len(self._recent) >= self.recent:
                 del self._recent[next(iter(self._recent))]
             self._recent[key] = found
@@ -65,18 +76,21 @@ class HashCache:
         """`top_level_statements`, from the tree kept when `data` was hashed, if it still is."""
         return top_level_statements(language, data, self._trees.get((language, data)))
 
-    def _parse_and_hash(self, language: str, data: bytes) -> ParsedSource:
+    def _parse_and_hash(self, language: str, data: bytes, hunks: Sequence[LineHunk] | None) -> ParsedSource:
         if not self.recent:
             return hash_source(language, data)
         previous = self._previous
         base = self._trees.get(previous) if previous and previous[0] == language else None
-        tree = reparse(language, previous[1], base, data) if previous and base else parse(language, data)
-        if len(self._trees) >= TREES:
-            del self._trees[next(iter(self._trees))]
+        tree = reparse(language, previous[1], base, data, hunks) if previous and base else parse(language, data)
+        self._tree_bytes += len(data)
+        while self._trees and self._tree_bytes > TREE_BYTES:
+            oldest = next(iter(self._trees))
+            del self._trees[oldest]
+            self._tree_bytes -= len(oldest[1])
         self._trees[language, data] = tree
         return hash_tree(language, data, tree)
 
-    def _hash_source(self, language: str, data: bytes) -> ParsedSource:
+    def _hash_source(self, language: str, data: bytes, hunks: Sequence[LineHunk] | None) -> ParsedSource:
         key = hashlib.sha256(language.encode() + b"\0" + data).hexdigest()
         path = os.path.join(self.directory, key[:2], key[2:] + ".json")
         prefix = load_grammar(language).hash_prefix
@@ -87,7 +101,7 @@ class HashCache:
                 return parsed
         except (OSError, ValueError, KeyError, TypeError):
             pass  # not kept yet, or damaged: hash again
-        parsed = self._parse_and_hash(language, data)
+        parsed = self._parse_and_hash(language, data, hunks)
         try:
             write_atomic(path, json.dumps(_encode(parsed), separators=(",", ":")))
         except OSError:
@@ -110,21 +124,63 @@ def _decode(data: dict[str, Any]) -> ParsedSource:
                         bool(data["parse_error"]), bool(data["bare"]))
 
 
-def reparse(language: str, old: bytes, old_tree: Tree, new: bytes) -> Tree:
-    """`new` parsed reusing the tree of `old` (tree-sitter's incremental parsing), the bytes between
-    their common head and tail as the one edit: the tree a parse of `new` gives. Where error
-    recovery was needed, or little is shared, `new` is parsed afresh."""
-    head = _common_head(old, new)
-    tail = _common_tail(old, new, head)
-    if head + tail < len(new) // 2 or old_tree.root_node.has_error:
+def reparse(language: str, old: bytes, old_tree: Tree, new: bytes, hunks: Sequence[LineHunk] | None = None) -> Tree:
+    """`new` parsed reusing the tree of `old` (tree-sitter's incremental parsing): the tree a parse
+    of `new` gives. The edits are the `hunks` (git's `-U0` hunks from `old` to `new`) when they
+    hold (every line they leave out is the same in both), else the bytes between the common head
+    and tail as one. Where error recovery was needed, or little is shared, `new` is parsed afresh."""
+    edits = _line_edits(old, new, hunks) if hunks is not None else None
+    if edits is None:
+        head = _common_head(old, new)
+        tail = _common_tail(old, new, head)
+        edits = [(head, len(old) - tail, head, len(new) - tail)]
+    kept = len(new) - sum(new_end - new_start for _, _, new_start, new_end in edits)
+    if kept < len(new) // 2 or old_tree.root_node.has_error:
         return parse(language, new)
     from tree_sitter import Parser
 
-    old_end, new_end = len(old) - tail, len(new) - tail
     edited = old_tree.copy()
-    edited.edit(head, old_end, new_end, _point(old, head), _point(old, old_end), _point(new, new_end))
+    for old_start, old_end, new_start, new_end in reversed(edits):  # from the end: what is before is the old text
+        start = _point(old, old_start)
+        inserted = new[new_start:new_end]
+        rows = inserted.count(b"\n")
+        column = len(inserted) - inserted.rfind(b"\n") - 1 if rows else start[1] + len(inserted)
+        edited.edit(old_start, old_end, old_start + len(inserted), start, _point(old, old_end),
+                    (start[0] + rows, column))
     tree = Parser(load_grammar(language).language).parse(new, edited)
     return parse(language, new) if tree.root_node.has_error else tree
+
+
+def _line_ends(data: bytes) -> list[int]:
+    """Per line as git counts them (split at each `\n`), the length of its text and of those before
+    it, their `\n`s left out (no Python code runs per line: a file has thousands, a commit few hunks)."""
+    return list(accumulate(map(len, data.split(b"\n"))))
+
+
+def _line_edits(old: bytes, new: bytes, hunks: Sequence[LineHunk]) -> list[Edit] | None:
+    """The byte edits of `-U0` line hunks from `old` to `new`, in order; None unless they hold."""
+    old_ends, new_ends = _line_ends(old), _line_ends(new)
+    edits: list[Edit] = []
+    old_done = new_done = 0  # where the text after the last edit begins
+    for old_line, old_count, new_line, new_count in hunks:
+        old_first = old_line if old_count else old_line + 1  # 1-based first line of each side's part
+        new_first = new_line if new_count else new_line + 1
+        if not (0 < old_first and old_first + old_count <= len(old_ends) + 1
+                and 0 < new_first and new_first + new_count <= len(new_ends) + 1):
+            return None
+        old_start, old_end = _start(old_ends, old_first), min(_start(old_ends, old_first + old_count), len(old))
+        new_start, new_end = _start(new_ends, new_first), min(_start(new_ends, new_first + new_count), len(new))
+        if old_start < old_done or new_start < new_done or old[old_done:old_start] != new[new_done:new_start]:
+            return None
+        edits.append((old_start, old_end, new_start, new_end))
+        old_done, new_done = old_end, new_end
+    return edits if old[old_done:] == new[new_done:] else None
+
+
+def _start(ends: list[int], line: int) -> int:
+    """The offset line `line` (1-based) starts at (one past the end, after the last line): the
+    text of the lines before it and their `\n`s."""
+    return ends[line - 2] + line - 1 if line > 1 else 0
 
 
 def _common_head(a: bytes, b: bytes) -> int:

@@ -31,14 +31,13 @@ def classify_files(changes: CommitChanges, cache_dir: str | None = None,
         classify_changes,
     )
     from gitai.syntax.hash_cache import HashCache
-    from gitai.syntax.normal_form import hash_source
 
-    inputs = [FileChange(f.old_path, f.path, f.old_data, f.new_data) for f in changes.files if f.kind not in NOT_PARSED]
+    inputs = [FileChange(f.old_path, f.path, f.old_data, f.new_data, f.hunks)
+              for f in changes.files if f.kind not in NOT_PARSED]
     inputs += [FileChange(path, None, data, None) for path, data in changes.deleted if data is not None]
     if cache is None and cache_dir:
         cache = HashCache(cache_dir)
-    result = (classify_changes(inputs, cache.hash_source, cache.statements) if cache
-              else classify_changes(inputs, hash_source))
+    result = classify_changes(inputs, cache.hash_source, cache.statements) if cache else classify_changes(inputs)
     files = dict(result.files)
     commit_class: str = result.classification
     for changed in changes.files:
