@@ -114,7 +114,8 @@ def backfill(
     sources: dict[str, str] = {}
     history = LastChanges(layout.root)
     # forked before any git process of ours is open (a worker would hold its pipes)
-    with Classifiers(layout, _workers(jobs, len(untraced))) as classifiers, ObjectReader(layout.root) as reader:
+    workers = _workers(jobs, len(untraced))
+    with Classifiers(layout, workers, len(untraced)) as classifiers, ObjectReader(layout.root) as reader:
         objects = reader.read_many(untraced)
         parents_of = {sha: commit_parents(reader, sha, objects.get(sha)) for sha in untraced}
         del objects
@@ -181,7 +182,10 @@ class Pending:
 
 
 PARALLEL_FROM = 64  # commits to trace from which, by default, classification runs in worker processes
-CHUNK = 32  # consecutive commits per task: a worker finds a commit's old files among those it just hashed
+CHUNK = 256  # consecutive commits per task, at most: a worker parses a commit's new files from the trees of the
+# old ones it made itself (else afresh, a few times the cost), so it should see long runs of the history; a
+# short history is cut in two tasks per worker, so each gets work
+CHUNK_BYTES = 16 << 20  # file content per task, at most (a task's input is held in both processes)
 
 
 def _workers(jobs: int | None, commits: int) -> int:
@@ -209,6 +213,12 @@ def _classify_chunk(chunk: list[CommitChanges]) -> list[Classified]:
     return [classify(changes, cache=_worker_hashes) for changes in chunk]
 
 
+def _content_bytes(changes: CommitChanges) -> int:
+    """The file content a commit's classification reads."""
+    return sum(len(f.old_data or b"") + len(f.new_data or b"") for f in changes.files) + \
+        sum(len(data or b"") for _, data in changes.deleted)
+
+
 def _failed() -> Future[list[Classified]]:
     future: Future[list[Classified]] = Future()
     future.set_exception(BrokenProcessPool("a worker process died"))
@@ -217,12 +227,14 @@ def _failed() -> Future[list[Classified]]:
 
 class Classifiers:
     """Classification, the bulk of backfill's work, in `workers` forked processes (0: here), while
-    this one reads the next commits and keeps records and line origins in order. Commits go in
-    chunks of consecutive ones; records are added in commit order. Should the pool break, what is
-    left is classified here."""
+    this one reads the next commits (`commits` in all) and keeps records and line origins in order.
+    Commits go in chunks of consecutive ones; records are added in commit order. Should the pool
+    break, what is left is classified here."""
 
-    def __init__(self, layout: Layout, workers: int) -> None:
+    def __init__(self, layout: Layout, workers: int, commits: int) -> None:
+        self.size = min(CHUNK, -(-commits // (2 * workers))) if workers else 0  # commits per chunk
         self.chunk: list[Pending] = []
+        self.chunk_bytes = 0
         self.running: deque[tuple[list[Pending], Future[list[Classified]]]] = deque()
         self.window = 2 * workers
         self.pool: ProcessPoolExecutor | None = None
@@ -242,7 +254,8 @@ class Classifiers:
             self._record(pending, None, batch)
             return
         self.chunk.append(pending)
-        if len(self.chunk) >= CHUNK:
+        self.chunk_bytes += _content_bytes(pending.changes)
+        if len(self.chunk) >= self.size or self.chunk_bytes >= CHUNK_BYTES:
             self._submit(batch)
 
     def _submit(self, batch: RecordBatch) -> None:
@@ -253,6 +266,7 @@ class Classifiers:
             except BrokenProcessPool:  # a worker died: the rest is classified here
                 self.running.append((self.chunk, _failed()))
             self.chunk = []
+            self.chunk_bytes = 0
         while len(self.running) > self.window:
             self._collect(batch)
 

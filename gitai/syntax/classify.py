@@ -352,17 +352,16 @@ def to_record_json(result: FileClassification, changed_lines: Iterable[int]) -> 
     changed line (reformatted in place: blame-intent follows those lines through their old and new
     lines); no hashes, which only the classification itself compares."""
     lines = sorted(set(changed_lines))
-    data = result.to_json()
     kept = []
-    for definition, entry in zip(result.definitions, data["definitions"], strict=True):
+    for definition in result.definitions:  # most are unchanged: only the kept ones are written
         if definition.status == "unchanged":
             span = definition.new_lines
             if result.classification != AST_REFACTOR or span is None or not _holds_any(span, lines):
                 continue
+        entry = definition.to_json()
         del entry["hash"]
         kept.append(entry)
-    data["definitions"] = kept
-    return data
+    return {**FileClassification(result.classification, result.language, result.reason).to_json(), "definitions": kept}
 
 
 def _holds_any(span: tuple[int, int], sorted_lines: list[int]) -> bool:
