@@ -162,6 +162,15 @@ def _verdict(ok: bool) -> Classification:
     return AST_REFACTOR if ok else INTENT_EVOLUTION
 
 
+_WHITESPACE = b" \t\n\r\x0b\x0c"  # what bytes.split() splits at
+
+
+def _same_words(old: bytes, new: bytes) -> bool:
+    """The text rule: the same words in the same order. Different text without whitespace settles it
+    with no list of words made (a changelog has tens of thousands, and most changes change words)."""
+    return old.translate(None, _WHITESPACE) == new.translate(None, _WHITESPACE) and old.split() == new.split()
+
+
 def _prepare(change: FileChange, hasher: Hasher) -> _File:
     """Apply the rules that need no parse; otherwise parse both sides."""
     old, new = change.old_data, change.new_data
@@ -179,12 +188,12 @@ def _prepare(change: FileChange, hasher: Hasher) -> _File:
         work.decided = FileClassification(_verdict(old == new), language, "too large")
     elif old is not None and new is not None and old_language != new_language:
         reason = f"language changed: {old_language or 'text'} -> {new_language or 'text'}"
-        work.decided = FileClassification(_verdict(old.split() == new.split()), None, reason)
+        work.decided = FileClassification(_verdict(_same_words(old, new)), None, reason)
     elif language is None:
         if old is None or new is None:
             work.decided = FileClassification(INTENT_EVOLUTION, None, "file added" if old is None else "file deleted")
         else:
-            work.decided = FileClassification(_verdict(old.split() == new.split()), None)
+            work.decided = FileClassification(_verdict(_same_words(old, new)), None)
     else:
         work.language = language
         work.old = hasher(language, old, None) if old is not None else None
