@@ -44,8 +44,9 @@ Edit = tuple[int, int, int, int]
 class HashCache:
     """`hash_source`, remembered on disk; with `recent`, also in memory for that many newest files
     (backfill: the version a commit makes is the old side of the next commit changing the file),
-    with the syntax trees of the newest few, for `statements` and to parse the next version of a
-    file incrementally (a commit's new side is hashed right after its old side: see classify)."""
+    with the syntax trees of the newest (TREE_BYTES of source), for `statements` and to parse the
+    next version of a file incrementally (a commit's new side is hashed right after its old side,
+    with the hunks between them: see classify)."""
 
     def __init__(self, state_dir: str, recent: int = 0) -> None:
         self.directory = os.path.join(state_dir, DIRECTORY)
