@@ -21,9 +21,9 @@ from testing.commands import git, gitai_ok
 from testing.repos import write
 
 HEAVY = {"typing", "yaml", "pathspec", "pygit2", "click", "dataclasses", "tree_sitter", "pathlib"}
-HEAVY_FOR_GATE = HEAVY | {"json", "re", "subprocess", "enum", "collections", "functools"}
+HEAVY_FOR_GATE = HEAVY | {"json", "re", "subprocess", "enum", "collections", "functools", "zlib"}
 HEAVY_AGENT = HEAVY | {"subprocess", "urllib", "xml", "email", "importlib", "tree_sitter_bash", "threading"}
-HEAVY_FOR_WRITE = HEAVY_AGENT | {"json", "re", "enum", "functools", "collections", "hashlib", "_hashlib"}
+HEAVY_FOR_WRITE = HEAVY_AGENT | {"json", "re", "enum", "functools", "collections", "hashlib", "_hashlib", "zlib"}
 GATE_PROBE = """
 import sys
 sys.path[:0] = sys.argv[1].split("\\n")
@@ -40,7 +40,7 @@ try:
 except SystemExit:
     pass
 print()
-print(",".join(sorted({m.split(".")[0] for m in sys.modules} & set(sys.argv[1:] or HEAVY))))
+print(",".join(sorted({m.split(".")[0] for m in sys.modules} & set(HEAVY))))
 """
 
 
