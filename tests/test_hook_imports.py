@@ -1,11 +1,11 @@
 """The speed promise of the hooks: their paths import nothing the answer does not need.
 
 The pre-commit gate, run as the installed hook runs it (`python -I -S`, the hook's own sys.path, the
-staged paths piped in), imports no module beyond the interpreter's own start-up set but `marshal` and
-`zlib`: no `re`, no `json`, no `subprocess` when it lets a commit through. The agent hooks (`gitai
+staged paths piped in), imports no module beyond the interpreter's own start-up set but `marshal`: no
+`re`, no `json`, no `subprocess`, no `zlib` when it lets a commit through. The agent hooks (`gitai
 hook`, run through the `gitai` console script) import neither click, YAML, pathspec, `typing` nor
 `subprocess` to answer a before-write or a session start, and a before-write, let through or refused,
-imports neither `json`, `re` (nor what `re` brings: enum, functools, collections) nor `hashlib`
+imports neither `json`, `re` (nor what `re` brings: enum, functools, collections), `hashlib` nor `zlib`
 (docs/development.md, "Where the time goes").
 """
 
