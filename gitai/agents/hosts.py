@@ -401,6 +401,16 @@ def moved_homes(environ: Mapping[str, str]) -> dict[str, str]:
     return found
 
 
+def home_path(path: str, home: str, environ: Mapping[str, str]) -> str:
+    """`path` under the home directory ("~/" or not) where the host finds it: beneath the directory a
+    host's `home_variable` in `environ` moves (CLAUDE_CONFIG_DIR: ~/.claude/settings.json), else beneath `home`."""
+    relative = path[2:] if path.startswith("~/") else path
+    for directory, moved in moved_homes(environ).items():
+        if relative.startswith(directory + "/"):
+            return moved.rstrip("/") + "/" + relative[len(directory) + 1:]
+    return home.rstrip("/") + "/" + relative
+
+
 def user_controls(home: str, environ: Mapping[str, str]) -> list[str]:
     """USER_CONTROLS as absolute paths under `home`, and where `environ` moves them: a trust file the
     variable names itself (GEMINI_CLI_TRUSTED_FOLDERS_PATH ...), and every control in a directory a host's
