@@ -100,7 +100,10 @@ class Host:
     transcript_names_model: bool  # the transcript says which model answered
     trust: tuple[str, ...]  # what a person does for the hooks to run (trust, approval, restart), and CI: a line a step
     instructions: tuple[str, ...]  # the instructions files it reads, in the repository root
-    git_hooks_in_shell: bool  # git runs the repository's hooks in its shell (False: the hook checks commits)
+    # git runs the repository's hooks in its shell. False: its shell turns them off (an empty core.hooksPath),
+    # so the agent hook gates a commit before the command and records it after; inside the kernel domain
+    # git runs gitai's own trailer hook only (gitai/sandbox/enter.py)
+    git_hooks_in_shell: bool
     model_variables: tuple[str, ...]  # environment variables that choose its model (its hooks inherit them)
     # (settings file, key path) that name the default model: "~/" under the home directory, else in the
     # worktree; the first found wins, so the project's file comes before the user's where it overrides it
@@ -396,6 +399,16 @@ def moved_homes(environ: Mapping[str, str]) -> dict[str, str]:
         if host.home_variable and environ.get(host.home_variable[0]):
             found[host.home_variable[1]] = environ[host.home_variable[0]].rstrip("/") or "/"
     return found
+
+
+def home_path(path: str, home: str, environ: Mapping[str, str]) -> str:
+    """`path` under the home directory ("~/" or not) where the host finds it: beneath the directory a
+    host's `home_variable` in `environ` moves (CLAUDE_CONFIG_DIR: ~/.claude/settings.json), else beneath `home`."""
+    relative = path[2:] if path.startswith("~/") else path
+    for directory, moved in moved_homes(environ).items():
+        if relative.startswith(directory + "/"):
+            return moved.rstrip("/") + "/" + relative[len(directory) + 1:]
+    return home.rstrip("/") + "/" + relative
 
 
 def user_controls(home: str, environ: Mapping[str, str]) -> list[str]:
