@@ -109,7 +109,7 @@ class Host:
     # worktree; the first found wins, so the project's file comes before the user's where it overrides it
     model_settings: tuple[tuple[str, tuple[str, ...]], ...]
     executables: tuple[str, ...]  # its program's names: a process above a hook with one is the host itself
-    login_shell: bool  # runs commands in a login shell that rebuilds PATH: gitai is named by its absolute path
+    login_shell: bool  # runs the model's commands in a login shell that rebuilds PATH: the model is told gitai's path
     input_rewrite: str | None  # how its pre-tool hook can rewrite a tool's input (UPDATED_INPUT ...), or None
     exec_wrap: bool  # gitai's hook rewrites each shell command to run in `gitai exec` (the kernel domain)
     # its shell text puts the command inside its own `( ... )` (Gemini CLI): a command that closes it early
@@ -292,7 +292,7 @@ HOSTS = (
                "in CI: `codex exec --dangerously-bypass-hook-trust`"),
         instructions=("AGENTS.md",),
         executables=("codex",),
-        login_shell=True,  # `bash -lc COMMAND`
+        login_shell=True,  # the model's commands: `bash -lc COMMAND` (its hooks: `bash -c`, PATH kept)
         # Not used: "allow" would also skip Codex's own approval of the command.
         input_rewrite=UPDATED_INPUT_WITH_ALLOW,
         session_variables=("CODEX_THREAD_ID",),
