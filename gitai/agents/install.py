@@ -12,11 +12,12 @@ from __future__ import annotations
 import functools
 import json
 import os
+import shutil
 from dataclasses import dataclass
 from typing import Any
 
 from gitai.agents.hosts import BY_NAME, FLAT, NAMED_GROUPS, NAMES, PER_EVENT, PRE_TOOL, Host
-from gitai.agents.trust import Trust, host_trust
+from gitai.agents.trust import Trust, host_trust, without_gitai_on_path
 from gitai.errors import GitaiError
 
 COMMAND = "gitai hook"
@@ -334,6 +335,8 @@ def host_status(host: str, root: str, user: bool = False) -> HostState:
         data, old = _read_json(path)
         state = "missing" if old is None else _json_state(data, desired(host))
     trust = host_trust(host, root, path) if state != "missing" else None
+    if trust is not None and trust.will_run is not False and shutil.which("gitai") is None:
+        trust = without_gitai_on_path(host, trust)
     return HostState(host, path, state, "; ".join(BY_NAME[host].trust), trust)
 
 

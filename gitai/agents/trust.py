@@ -54,6 +54,18 @@ def host_trust(name: str, root: str, config: str, home: str | None = None,
     return Trust(UNKNOWN, None, f"{host.title} keeps no trust state gitai can read", host.trust)
 
 
+def without_gitai_on_path(name: str, trust: Trust) -> Trust:
+    """`trust` where `gitai` is not on PATH: the installed hooks name gitai by name (a committed config must
+    not hold one machine's path), so a host started from here cannot start them, and a hook that cannot
+    start governs nothing (Claude Code and Codex, seen in the real hosts, then let the tool call through)."""
+    host = BY_NAME[name]
+    return Trust(trust.state, False,
+                 f"`gitai` is not on PATH here: {host.title} started from this shell cannot run its hooks' "
+                 f"command `gitai hook {name}`, and a hook that cannot start governs nothing",
+                 (f"put gitai on PATH before starting {host.title}: install it with `pipx install "
+                  "gitai-intent-trace`, or activate the virtualenv it is installed in", *trust.fix))
+
+
 def trust_file(host: Host, home: str, environ: dict[str, str]) -> str | None:
     """Where `host` keeps its trust, after the variable that moves it."""
     if host.trust_file is None:
