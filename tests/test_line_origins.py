@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 from testing.commands import git, gitai, gitai_json, gitai_ok
-from testing.repos import commit, head, write
+from testing.repos import commit, head, new_repo, write
+from testing.templates import Templates
 
 from gitai.blame.origin_cache import DIRECTORY, OriginStore
 from gitai.layout import find_layout
@@ -186,12 +187,16 @@ def branch_and_merge(repo: Path, path: str, text: str, side: dict[str, str], mai
     git(repo, "merge", "-q", "--no-ff", "-m", "merge side", "side", env={"GITAI_INTENT": "C"})
 
 
+def catalogued(path: Path) -> None:
+    new_repo(path)
+    gitai_ok(path, "init")
+    write(path, ".orchestration/active_intents.yaml", CATALOGUE)
+    commit(path, "catalogue")
+
+
 @pytest.fixture
-def traced(bare_repo: Path) -> Path:
-    gitai_ok(bare_repo, "init")
-    write(bare_repo, ".orchestration/active_intents.yaml", CATALOGUE)
-    commit(bare_repo, "catalogue")
-    return bare_repo
+def traced(tmp_path: Path, templates: Templates) -> Path:
+    return templates.make("line-origins", tmp_path / "repo", catalogued)
 
 
 def test_hooks_keep_origins_that_match_a_computation_from_scratch(traced: Path) -> None:
