@@ -154,8 +154,8 @@ def _bodies() -> dict[str, tuple[str, str]]:
     """Each setup function of doc_setups.sh: its first line, and the lines after it."""
     found = {}
     for match in re.finditer(r"^(setup_\w+)\(\) \{\n(.*?)^\}", SETUPS.read_text(), re.M | re.S):
-        lines = [line for line in match.group(2).splitlines() if line.strip()]
-        found[match.group(1)] = (lines[0].strip(), "\n".join(lines[1:]) or ":") if lines else ("", ":")
+        lines = match.group(2).strip("\n").splitlines()  # a here-document's blank lines are its text
+        found[match.group(1)] = (lines[0].strip(), "\n".join(lines[1:]).strip() or ":") if lines else ("", ":")
     return found
 
 
