@@ -165,6 +165,32 @@ def test_status_reads_copilot_and_claude_code(repo: Path) -> None:
     assert row["trust"] == "trusted" and row["will_run"] is True
 
 
+def test_claude_codes_settings_are_read_where_claude_config_dir_moves_them(repo: Path, tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """CLAUDE_CONFIG_DIR moves ~/.claude: `agents status` reads `disableAllHooks` there, and the model a
+    session's payloads do not name is read from the settings there, not from ~/.claude."""
+    from gitai.agents.model import SETTINGS, find_model
+
+    home = Path(os.environ["HOME"])
+    moved = tmp_path / "claude-config"
+    moved.mkdir()
+    gitai_ok(repo, "agents", "install", "claude-code")
+    (home / ".claude").mkdir()
+    (home / ".claude" / "settings.json").write_text(json.dumps({"disableAllHooks": True, "model": "home-model"}))
+    env = {"CLAUDE_CONFIG_DIR": str(moved)}
+    (row,) = gitai_json(repo, "agents", "status", "claude-code", env=env)
+    assert row["trust"] != "disabled" and row["will_run"] is not False, row  # ~/.claude is not read
+    (moved / "settings.json").write_text(json.dumps({"disableAllHooks": True, "model": "moved-model"}))
+    (row,) = gitai_json(repo, "agents", "status", "claude-code", env=env)
+    assert row["trust"] == "disabled" and row["will_run"] is False, row
+    assert str(moved / "settings.json") in row["trust_detail"]
+    (row,) = gitai_json(repo, "agents", "status", "claude-code")
+    assert row["trust"] == "disabled" and "~/.claude/settings.json" in row["trust_detail"], row
+    assert find_model("claude-code", None, str(repo)) == ("home-model", SETTINGS)
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(moved))
+    assert find_model("claude-code", None, str(repo)) == ("moved-model", SETTINGS)
+
+
 def test_gemini_gets_its_instructions_file_and_plain_context(repo: Path) -> None:
     assert not (repo / "GEMINI.md").exists()
     out = gitai_ok(repo, "agents", "install", "gemini").stdout
