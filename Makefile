@@ -16,7 +16,10 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" bash docs/demo.sh
 
+# compileall first: where PYTHONDONTWRITEBYTECODE is set, each `gitai` process of the suite would
+# otherwise compile every module no hook (run with -I, which ignores it) has compiled yet.
 test: $(STAMP) provision realhosts lint-tools
+	$(PY) -m compileall -q gitai
 	$(PY) -m pytest -n 2 tests
 
 # What ships is what is tested: the wheel, built and installed non-editable in a clean virtualenv,

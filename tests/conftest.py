@@ -6,9 +6,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from testing.commands import gitai_ok
 from testing.hermetic import restart_clock, seal
-from testing.repos import CATALOGUE, commit, new_repo, write
+from testing.repos import catalogued, new_repo
+from testing.templates import Templates, built_once
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -39,14 +39,16 @@ def bare_repo(tmp_path: Path) -> Path:
     return new_repo(tmp_path / "repo")
 
 
+@pytest.fixture(scope="session")
+def templates(tmp_path_factory: pytest.TempPathFactory) -> Templates:
+    """Repositories many tests start from, built once in this process and copied for each test."""
+    return Templates(tmp_path_factory.mktemp("templates"))
+
+
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
+def repo(tmp_path: Path, templates: Templates) -> Path:
     """A repository with gitai initialised, the test catalogue committed, no intent active."""
-    path = new_repo(tmp_path / "repo")
-    gitai_ok(path, "init")
-    write(path, ".orchestration/active_intents.yaml", CATALOGUE)
-    commit(path, "add catalogue")
-    return path
+    return templates.make("repo", tmp_path / "repo", catalogued)
 
 
 @pytest.fixture(scope="session")
@@ -54,4 +56,4 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A traced history shared by the export, report and log tests (tests/testing/history.py); read only."""
     from testing.history import history_repo
 
-    return history_repo(tmp_path_factory)
+    return built_once(tmp_path_factory, "history", history_repo)

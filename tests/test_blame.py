@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 from testing.commands import as_person, git, gitai, gitai_json, gitai_ok
-from testing.repos import commit, head, write
+from testing.repos import commit, head, new_repo, write
+from testing.templates import Templates
 
 CATALOGUE = """\
 active_intents:
@@ -47,9 +48,9 @@ def logout( user ):
 """
 
 
-@pytest.fixture
-def history(bare_repo: Path) -> Path:
-    repo = bare_repo
+def two_intents(repo: Path) -> None:
+    """auth.py written under A, then a function added under B."""
+    new_repo(repo)
     gitai_ok(repo, "init")
     write(repo, ".orchestration/active_intents.yaml", CATALOGUE)
     commit(repo, "catalogue")
@@ -57,7 +58,11 @@ def history(bare_repo: Path) -> Path:
     commit(repo, "A writes auth", env={"GITAI_INTENT": "A"})
     write(repo, "src/auth.py", ORIGINAL + "\n\ndef charge(user):\n    return bill(user, 10)\n")
     commit(repo, "B adds charge", env={"GITAI_INTENT": "B"})
-    return repo
+
+
+@pytest.fixture
+def history(tmp_path: Path, templates: Templates) -> Path:
+    return templates.make("blame-history", tmp_path / "repo", two_intents)
 
 
 def blame(repo: Path, *args: str) -> list[dict]:

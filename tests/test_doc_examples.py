@@ -19,10 +19,14 @@ def test_every_console_example_names_its_setup() -> None:
     assert not unmarked, f"console examples without '<!-- example: SETUP -->' before them: {unmarked}"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def setups(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Where each setup is built once for this test process (examples get copies)."""
-    return tmp_path_factory.mktemp("doc-setups")
+    """Where each setup is built once for the whole run, for every test process (examples get copies)."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):  # one process
+        return tmp_path_factory.mktemp("doc-setups")
+    shared = tmp_path_factory.getbasetemp().parent / "doc-setups"  # the run's directory, above each worker's
+    shared.mkdir(exist_ok=True)
+    return shared
 
 
 @pytest.mark.parametrize("example", [e for e in ALL if e.setup], ids=lambda e: e.where)

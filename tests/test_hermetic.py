@@ -3,14 +3,16 @@ each must hold, or the other tests prove less than they say."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
 
 import pytest
 from testing.commands import GITAI, git, gitai, in_process
-from testing.hermetic import EPOCH, agent_variables, seal
-from testing.repos import commit, new_repo, write
+from testing.hermetic import EPOCH, agent_variables, clock, seal, set_clock
+from testing.repos import catalogued, commit, head, new_repo, write
+from testing.templates import Templates
 
 
 def test_every_agent_variable_of_the_registry_is_cleared(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -75,3 +77,41 @@ def test_in_process_leaves_the_test_as_it_found_it(repo: Path, tmp_path: Path) -
     assert os.getcwd() == cwd
     assert {k: v for k, v in os.environ.items() if not k.endswith("_DATE")} == \
         {k: v for k, v in environ.items() if not k.endswith("_DATE")}
+
+
+def test_the_locale_is_pinned(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    for name, value in {"LC_ALL": "de_DE.UTF-8", "LANG": "fr_FR.UTF-8", "LANGUAGE": "de"}.items():
+        monkeypatch.setenv(name, value)
+    seal(monkeypatch, tmp_path)
+    assert (os.environ["LC_ALL"], os.environ["LANG"], os.environ.get("LANGUAGE")) == ("C.UTF-8", "C.UTF-8", None)
+    shown = subprocess.run(["locale"], capture_output=True, text=True, check=True).stdout
+    assert "LC_MESSAGES=\"C.UTF-8\"" in shown and "LC_COLLATE=\"C.UTF-8\"" in shown
+
+
+def _built_and_committed(templates: Templates, path: Path) -> tuple[str, str, int, str]:
+    """A template repository at `path`, then one commit through the hooks: what a test would see."""
+    set_clock(EPOCH)
+    templates.make("catalogue", path, catalogued)
+    write(path, "src/auth/a.py", "A = 1\n")
+    commit(path, "a", env={"GITAI_INTENT": "INT-001"})
+    record = json.loads(git(path, "notes", "--ref", "gitai", "show", "HEAD").stdout)
+    del record["id"], record["timestamp"]
+    return head(path), json.dumps(record, sort_keys=True), clock(), git(path, "status", "--porcelain").stdout
+
+
+def test_a_copied_repository_is_the_one_its_build_makes(tmp_path: Path) -> None:
+    """The same commits, hooks, record and clock: the next commit in a copy is the same commit."""
+    templates = Templates(tmp_path / "kept")
+    built = _built_and_committed(templates, tmp_path / "built")
+    copies = [_built_and_committed(templates, tmp_path / f"copy{n}") for n in range(2)]
+    assert len(templates.built) == 1  # built once, copied twice
+    assert copies == [built, built]
+    assert built[3] == ""
+
+
+def test_a_template_is_not_used_where_the_environment_differs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    templates = Templates(tmp_path / "kept")
+    plain = _built_and_committed(templates, tmp_path / "plain")
+    monkeypatch.setenv("GITAI_INTENT", "INT-003")  # the catalogue's commit is now INT-003's
+    other = _built_and_committed(templates, tmp_path / "other")
+    assert len(templates.built) == 2 and plain[:2] != other[:2]

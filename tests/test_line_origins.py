@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 from testing.commands import git, gitai, gitai_json, gitai_ok
-from testing.repos import commit, head, write
+from testing.repos import commit, head, new_repo, write
+from testing.templates import Templates
 
 from gitai.blame.origin_cache import DIRECTORY, OriginStore
 from gitai.layout import find_layout
@@ -142,11 +143,21 @@ def f_by_a_then_b(repo: Path, b_without_hooks: bool = False) -> None:
 REFORMATTED_F = "def f( x ):\n    a = x+2\n    return a\n"
 
 
-def f_by_a_then_b_reformatted_by_c(repo: Path) -> list[dict]:
-    """`f_by_a_then_b`, then reformatted under C (AST_REFACTOR): blame-intent's answer."""
+def reformat_by_c(repo: Path) -> None:
+    """`f_by_a_then_b`, then reformatted under C (AST_REFACTOR)."""
     f_by_a_then_b(repo)
     write(repo, "f.py", REFORMATTED_F)
     commit(repo, "C reformats", env={"GITAI_INTENT": "C"})
+
+
+def f_by_a_then_b_reformatted_by_c(repo: Path) -> list[dict]:
+    """`reformat_by_c`: blame-intent's answer."""
+    reformat_by_c(repo)
+    return warm_blame(repo)
+
+
+def warm_blame(repo: Path) -> list[dict]:
+    """blame-intent's answer after `reformat_by_c`, where the hooks kept the origins."""
     warm = blame(repo, "f.py", "--rev", "HEAD")
     assert [r["intent_id"] for r in warm] == ["A", "B", "A"]
     return warm
@@ -186,12 +197,27 @@ def branch_and_merge(repo: Path, path: str, text: str, side: dict[str, str], mai
     git(repo, "merge", "-q", "--no-ff", "-m", "merge side", "side", env={"GITAI_INTENT": "C"})
 
 
+def catalogued(path: Path) -> None:
+    new_repo(path)
+    gitai_ok(path, "init")
+    write(path, ".orchestration/active_intents.yaml", CATALOGUE)
+    commit(path, "catalogue")
+
+
 @pytest.fixture
-def traced(bare_repo: Path) -> Path:
-    gitai_ok(bare_repo, "init")
-    write(bare_repo, ".orchestration/active_intents.yaml", CATALOGUE)
-    commit(bare_repo, "catalogue")
-    return bare_repo
+def traced(tmp_path: Path, templates: Templates) -> Path:
+    return templates.make("line-origins", tmp_path / "repo", catalogued)
+
+
+def catalogued_and_reformatted(path: Path) -> None:
+    catalogued(path)
+    reformat_by_c(path)
+
+
+@pytest.fixture
+def reformatted(tmp_path: Path, templates: Templates) -> Path:
+    """`traced`, then `reformat_by_c`."""
+    return templates.make("line-origins-reformatted", tmp_path / "repo", catalogued_and_reformatted)
 
 
 def test_hooks_keep_origins_that_match_a_computation_from_scratch(traced: Path) -> None:
@@ -502,11 +528,11 @@ def test_a_fresh_clones_first_blame_is_the_warm_answer(traced: Path, tmp_path: P
     "oops",
 ])
 def test_refactor_records_without_usable_line_origins_are_followed_through_git(
-        traced: Path, tmp_path: Path, line_origins: object) -> None:
+        reformatted: Path, tmp_path: Path, line_origins: object) -> None:
     """Records from a gitai that kept no line origins, or whose line origins are garbage (a note
     comes from anywhere): a clone follows the refactors through git and gives the same answer."""
-    repo = traced
-    warm = f_by_a_then_b_reformatted_by_c(repo)
+    repo = reformatted
+    warm = warm_blame(repo)
     clone = fresh_clone(repo, tmp_path / "clone")
     assert rewrite_line_origins(clone, lambda _: line_origins) == 1
     trace = tmp_path / "trace2.json"

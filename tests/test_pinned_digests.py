@@ -19,7 +19,7 @@ import os
 import sys
 from pathlib import Path
 
-from test_canonical_forms import RULES
+from testing.canonical_rules import RULES
 
 from gitai.syntax.languages import language_for_path
 from gitai.syntax.normal_form import hash_source

@@ -2,7 +2,7 @@
 
 Every ```console block is preceded by `<!-- example: NAME -->`, NAME being a setup in
 tests/testing/doc_setups.sh (a shell function that scripts the repository the example runs in; each is
-run once per test process and copied for each example). The block's `$ ` lines run in order in
+run once per suite run, test processes sharing it, and copied for each example). The block's `$ ` lines run in order in
 one bash, in that repository, stderr merged into stdout as a terminal shows them; a
 here-document's lines belong to its command. The bash has no controlling terminal, as an agent's
 tool call; `<!-- example: NAME, typed: WORD -->` runs it on a terminal instead (a pty: stdout is
@@ -16,6 +16,8 @@ run, its output not compared.
 
 from __future__ import annotations
 
+import fcntl
+import functools
 import os
 import pty
 import re
@@ -26,6 +28,8 @@ import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from testing.templates import copy_tree
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -109,40 +113,56 @@ class Unavailable(Exception):
 
 
 def prepare(setup: str, cache: Path) -> tuple[Path, str]:
-    """The scripted directory of `setup`, built once under `cache`, and where in it the example starts."""
+    """The scripted directory of `setup`, built once under `cache`, and where in it the example starts.
+    Test processes may share `cache`: the first to need a setup builds it while the others wait."""
     built = cache / setup
-    if not (built / ".cwd").exists():
-        shutil.rmtree(built, ignore_errors=True)
-        (built / "root").mkdir(parents=True)
-        script = (f"source {SETUPS}\ncd {built / 'root'}\nsetup_{setup.replace('-', '_')} >{built}/setup.log 2>&1 "
-                  f"|| {{ code=$?; cat {built}/setup.log; exit $code; }}\npwd >{built}/.cwd-new")
-        proc = subprocess.run(["bash", "-c", script], capture_output=True, text=True, stdin=subprocess.DEVNULL,
-                              env={**os.environ, **PERSON}, start_new_session=True, timeout=TIMEOUT)
-        if proc.returncode == UNAVAILABLE:
-            raise Unavailable(proc.stdout.strip())
-        if proc.returncode:
-            raise AssertionError(f"setup {setup} failed ({proc.returncode}):\n{proc.stdout}{proc.stderr}")
-        (built / ".cwd-new").rename(built / ".cwd")
+    with open(cache / f"{setup}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        _build(setup, built)
     return built / "root", os.path.relpath((built / ".cwd").read_text().strip(), built / "root")
 
 
-def place(built: Path, scratch: Path) -> None:
-    """Copy a built setup into `scratch`, its own absolute path in text files (a remote's URL, a
-    worktree in an event) made scratch's, as if it had been scripted there."""
-    shutil.copytree(built, scratch, symlinks=True, dirs_exist_ok=True)
-    old, new = str(built).encode(), str(scratch).encode()
-    for path in scratch.rglob("*"):
-        if path.is_symlink() or not path.is_file() or "objects" in path.relative_to(scratch).parts:
-            continue
-        content = path.read_bytes()
-        if old in content and b"\0" not in content:
-            path.write_bytes(content.replace(old, new))
+def _build(setup: str, built: Path) -> None:
+    """Run `setup_SETUP` in `built/root`; one that starts with another setup starts from that one's
+    copy (built first, once) and runs only the rest of its lines."""
+    if (built / ".cwd").exists():
+        return
+    shutil.rmtree(built, ignore_errors=True)
+    (built / "root").mkdir(parents=True)
+    function = f"setup_{setup.replace('-', '_')}"
+    first, rest = _bodies().get(function, ("", ""))
+    start = built / "root"
+    if first in _bodies():
+        parent = first.removeprefix("setup_").replace("_", "-")
+        parent_root, parent_start = prepare(parent, built.parent)
+        copy_tree(parent_root, built / "root")
+        start = built / "root" / parent_start
+        function = "_rest"
+    script = (f"source {SETUPS}\n_rest() {{\n{rest}\n}}\ncd {start}\n{function} >{built}/setup.log 2>&1 "
+              f"|| {{ code=$?; cat {built}/setup.log; exit $code; }}\npwd >{built}/.cwd-new")
+    proc = subprocess.run(["bash", "-c", script], capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                          env={**os.environ, **PERSON}, start_new_session=True, timeout=TIMEOUT)
+    if proc.returncode == UNAVAILABLE:
+        raise Unavailable(proc.stdout.strip())
+    if proc.returncode:
+        raise AssertionError(f"setup {setup} failed ({proc.returncode}):\n{proc.stdout}{proc.stderr}")
+    (built / ".cwd-new").rename(built / ".cwd")
+
+
+@functools.cache
+def _bodies() -> dict[str, tuple[str, str]]:
+    """Each setup function of doc_setups.sh: its first line, and the lines after it."""
+    found = {}
+    for match in re.finditer(r"^(setup_\w+)\(\) \{\n(.*?)^\}", SETUPS.read_text(), re.M | re.S):
+        lines = match.group(2).strip("\n").splitlines()  # a here-document's blank lines are its text
+        found[match.group(1)] = (lines[0].strip(), "\n".join(lines[1:]).strip() or ":") if lines else ("", ":")
+    return found
 
 
 def run(example: Example, scratch: Path, cache: Path) -> list[list[str]]:
     """Each command's output lines, run in a copy of the example's setup in `scratch`."""
     built, start = prepare(example.setup or "", cache)
-    place(built, scratch)
+    copy_tree(built, scratch)  # as if scripted there
     script = ["exec 2>&1", f"cd {scratch / start}"]
     for command in example.commands:
         script += [f"printf '\\n{SENTINEL}\\n'", command.text]

@@ -157,9 +157,9 @@ except LandlockUnavailable as exc:
 # A bare repository people push to, with the server gate, and a clone whose last commit (made with its
 # hooks off) names INT-001 but changes src/billing/ (INT-002's).
 setup_server() {
-  git init -q --bare -b main server.git
-  (cd server.git && gitai hooks install --server >/dev/null)
   setup_catalogue
+  git init -q --bare -b main ../server.git
+  (cd ../server.git && gitai hooks install --server >/dev/null)
   git remote add origin ../server.git
   git push -q origin main
   mkdir -p src/billing && printf 'RATE = 3\n' >src/billing/c.py
@@ -269,8 +269,8 @@ setup_merges() {
 
 # A bare remote, and the example repository, its branch pushed but not its notes (notes travel off).
 setup_unsynced() {
-  git init -q --bare -b main server.git
   setup_example_repository
+  git init -q --bare -b main ../server.git
   git config gitai.notesTravel false
   git remote add origin ../server.git
   git push -q --no-verify origin main

@@ -1,6 +1,6 @@
 """The environment every test runs in (git-revise's `hermetic_seal`): git with no user, global or system
-config and no inherited repository, no gitai or agent variables, a HOME of the test's own, no editor, and
-commit dates from a clock that starts at the same second in every test."""
+config and no inherited repository, no gitai or agent variables, a HOME of the test's own, no editor, the
+C locale in UTF-8, and commit dates from a clock that starts at the same second in every test."""
 
 from __future__ import annotations
 
@@ -28,8 +28,8 @@ def agent_variables() -> set[str]:
 
 def seal(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
     """git with no user, global or system config and no inherited repository (GIT_DIR,
-    GIT_WORK_TREE, GIT_INDEX_FILE ...), no gitai or agent variables, a fixed HOME, commits dated EPOCH
-    and an editor that fails (a command that would wait for one fails instead)."""
+    GIT_WORK_TREE, GIT_INDEX_FILE ...), no gitai or agent variables, a fixed HOME, commits dated EPOCH,
+    the C locale in UTF-8 and an editor that fails (a command that would wait for one fails instead)."""
     for name in list(os.environ):
         if name.startswith(("GIT_", "GITAI_")) or name in agent_variables():
             monkeypatch.delenv(name, raising=False)
@@ -43,6 +43,9 @@ def seal(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
     for name in DATES:
         monkeypatch.setenv(name, f"{EPOCH} +0000")
     monkeypatch.setenv("GIT_EDITOR", "false")
+    monkeypatch.setenv("LC_ALL", "C.UTF-8")  # git's messages and sort order, Python's encodings: the same anywhere
+    monkeypatch.setenv("LANG", "C.UTF-8")
+    monkeypatch.delenv("LANGUAGE", raising=False)  # GNU gettext reads it before LC_ALL
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
 
@@ -69,3 +72,9 @@ def tick() -> None:
     if len(current) == 2 and current[0].isdigit():
         for name in DATES:
             os.environ[name] = f"{int(current[0]) + 1} {current[1]}"
+
+
+def set_clock(seconds: int) -> None:
+    """Put the commit clock at `seconds` (where a copied repository's build left it)."""
+    for name in DATES:
+        os.environ[name] = f"{seconds} +0000"

@@ -5,10 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from testing.commands import as_person, git, gitai_ok
-from testing.repos import CATALOGUE, commit, new_repo, write
+from testing.repos import CATALOGUE, catalogued, commit, write
 
 AGENT = {"GITAI_AGENT": "claude", "GITAI_MODEL": "claude-sonnet-4"}
 SHARED_CATALOGUE = CATALOGUE.replace('    owned_scope:\n      - "src/auth/**"\n',
@@ -48,11 +46,7 @@ def make_history(repo: Path) -> None:
     as_person(repo, "approve", "INT-003")  # a person's approval: an event
 
 
-def history_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A repository with `make_history` done (built under the session's hermetic environment)."""
-    path = new_repo(tmp_path_factory.mktemp("history") / "repo")
-    gitai_ok(path, "init")
-    write(path, ".orchestration/active_intents.yaml", CATALOGUE)
-    commit(path, "add catalogue")
+def history_repo(path: Path) -> None:
+    """A repository at `path` with gitai initialised, the test catalogue committed, then `make_history`."""
+    catalogued(path)
     make_history(path)
-    return path

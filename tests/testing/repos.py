@@ -8,7 +8,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-from testing.commands import git
+from testing.commands import git, gitai_ok
 
 CATALOGUE = """\
 # team catalogue
@@ -66,6 +66,14 @@ def new_repo(path: Path) -> Path:
     path.mkdir(parents=True, exist_ok=True)
     git(path, "init", "-q", "-b", "main")
     return path
+
+
+def catalogued(path: Path) -> None:
+    """A new repository at `path`, gitai initialised, the test catalogue committed, no intent active."""
+    new_repo(path)
+    gitai_ok(path, "init")
+    write(path, ".orchestration/active_intents.yaml", CATALOGUE)
+    commit(path, "add catalogue")
 
 
 
