@@ -1,8 +1,8 @@
 """The roots of the second adversarial round against the agent hooks, each move run for real: the
-verdict of the real `gitai hook HOST` on a real payload and, when it lets the move through, the
-move itself in real bash; then the effect must not be there (file untouched, hook still there,
-HEAD unmoved, notes still there). tests/test_hostile_table.py crosses these moves with wrappers,
-quoting and path forms."""
+verdict of `gitai hook HOST` (in the test's process, tests/testing/agent_hook.py) on a real payload
+and, when it lets the move through, the move itself in real bash; then the effect must not be there
+(file untouched, hook still there, HEAD unmoved, notes still there). tests/test_hostile_table.py
+crosses these moves with wrappers, quoting and path forms."""
 
 from __future__ import annotations
 
