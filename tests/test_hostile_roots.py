@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -26,9 +27,17 @@ from testing.hostile_moves import (
 from testing.repos import new_repo, write
 
 
+@pytest.fixture(scope="module")
+def governed_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The governed repository (hostile_moves.make_repo), built once; each test moves in its own copy."""
+    return make_repo(tmp_path_factory.mktemp("roots") / "repo")
+
+
 @pytest.fixture
-def governed(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "repo")
+def governed(governed_once: Path, tmp_path: Path) -> Path:
+    copy = tmp_path / "repo"
+    shutil.copytree(governed_once, copy, symlinks=True)
+    return copy
 
 
 def refused(decision: str) -> bool:

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
+import shutil
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -118,6 +120,8 @@ class HostSimulator:
             cwd = self.root / hook.get("cwd", ".")
             ours = None if self.real_process else hook_arguments(hook["command"])
             if ours is not None:
+                program = shlex.split(hook["command"])[0]  # as the host's shell would find it
+                assert shutil.which(program, path=self.env.get("PATH")), f"not found: {program}"
                 self._interpret(event, run_in_process(ours, body.encode(), self.env, cwd), hook, outcome)
                 continue
             try:
