@@ -25,11 +25,13 @@ def _write(repo: Path, path: str, tool: str = "Write") -> bytes:
                        "tool_input": {"file_path": str(repo / path), "content": "x = 1\n"}}).encode()
 
 
-def _break_the_cache(repo: Path) -> None:
-    """The hook cannot read its policy cache: a bug-like failure (its traceback goes to errors.log)."""
+def _write_with_a_broken_cache(repo: Path) -> bytes:
+    """A write the hook cannot judge, its policy cache unreadable: a bug-like failure (its traceback
+    goes to errors.log)."""
     cache = repo / ".git/gitai/policy-cache.marshal"
     cache.unlink(missing_ok=True)
     cache.mkdir(parents=True)
+    return _write(repo, "src/auth/login.py")
 
 
 CASES: dict[str, tuple[list[str], Any, str]] = {  # arguments, payload, what the answer says
@@ -50,8 +52,7 @@ CASES: dict[str, tuple[list[str], Any, str]] = {  # arguments, payload, what the
     "unknown host": (["vim"], lambda repo: b"{}", "unknown host 'vim'"),
     "no host": ([], lambda repo: b"", "usage: gitai hook"),
     "help": (["--help"], lambda repo: b"", "usage: gitai hook"),
-    "internal error": (["claude-code"], lambda repo: _break_the_cache(repo) or _write(repo, "src/auth/login.py"),
-                       "internal error"),
+    "internal error": (["claude-code"], _write_with_a_broken_cache, "internal error"),
 }
 
 
