@@ -119,8 +119,9 @@ def test_a_pty_of_the_agents_own_cannot_approve_inside_the_domain(governed: Path
     except LandlockUnavailable as exc:
         pytest.skip(f"no Landlock here: {exc}")
     before = snapshot(governed)
+    # Answers enough for any question, typed in at once (an endless `yes` only floods the terminal).
     proc = as_agent(governed, command=[GITAI, "run", "INT-001", "--", "sh", "-c",
-                                       f"yes | script -qec '{GITAI} approve INT-009' /dev/null"])
+                                       f"yes | head -n 1000 | script -qec '{GITAI} approve INT-009' /dev/null"])
     assert "approved INT-009" not in proc.stdout
     after = snapshot(governed)
     assert after.pop(".orchestration/events.jsonl") in ("absent", hashlib.sha256(b"").hexdigest())  # made by the domain
