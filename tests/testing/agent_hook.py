@@ -7,8 +7,9 @@ at the file descriptors too (where a child the hook starts writes them). Afterwa
 as it was, and the caches the hook keeps for its one process are emptied, so each call starts as a fresh
 process does. tests/test_hook_in_process.py checks its answers against the script's.
 
-`run_script` runs the real process, for what only a process shows: the exit status as the host sees it,
-a crash, a timeout, what a child inherits. Nothing that can enter a kernel domain (Landlock binds the
+`run_script` runs the real process, to check the in-process answers against. The tests about the
+process itself (exit codes as a host sees them, a crash, a timeout, what a child inherits, the imports
+on the hook path) run the script as their own processes. Nothing that can enter a kernel domain (Landlock binds the
 process that enters it for good) runs in this process: `gitai hook` never does, and each call checks it.
 """
 
@@ -42,10 +43,10 @@ def hook_arguments(command: str) -> list[str] | None:
     return words[2:]
 
 
-def run_script(args: list[str], payload: bytes, env: Mapping[str, str] | None = None, cwd: Path | str | None = None,
-               timeout: float = 60) -> subprocess.CompletedProcess[str]:
+def run_script(args: list[str], payload: bytes, env: Mapping[str, str] | None = None,
+               cwd: Path | str | None = None) -> subprocess.CompletedProcess[str]:
     """`gitai hook ARGS` as a real process, the payload on stdin."""
-    proc = subprocess.run([GITAI, "hook", *args], input=payload, capture_output=True, cwd=cwd, timeout=timeout,
+    proc = subprocess.run([GITAI, "hook", *args], input=payload, capture_output=True, cwd=cwd, timeout=60,
                           env=dict(os.environ if env is None else env))
     return subprocess.CompletedProcess(proc.args, proc.returncode, _text(proc.stdout), _text(proc.stderr))
 
