@@ -9,7 +9,7 @@ Steps: the interpreter alone (`python -I -S`); with `site` and the virtualenv's 
 the `gitai` console script starts; with gitai's hook entry imported; with every module the
 before-write loads imported; the whole hook (the payload read, the decision, the answer).
 
-Usage: .venv/bin/python benchmarks/hook_budget.py [SOURCE] [--runs N]   (SOURCE as in hook_latency.py)
+Usage: .venv/bin/python benchmarks/hook_budget.py [SOURCE] [--runs N] [--venv DIR]   (as in hook_latency.py)
 """
 
 from __future__ import annotations
@@ -26,10 +26,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import BIN, ENV, hooks_dir, scratch
-from hook_latency import STAGED, gitai_repo, load, prek_repo, stage
+from _common import ENV, hooks_dir, scratch
+from hook_latency import STAGED, describe, gitai_repo, load, prek_repo, stage, use_venv
 
-PYTHON = str(BIN / "python")
 PROBE = """
 import sys
 before = set(sys.modules)
@@ -54,10 +53,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("source", nargs="?", help="a local copy of pallets/click to clone (a git dir or path)")
     parser.add_argument("--runs", type=int, default=31)
+    parser.add_argument("--venv", help="measure the gitai of this virtualenv (e.g. build/smoke/venv)")
     args = parser.parse_args()
+    gitai = use_venv(args.venv)
+    python = str(gitai.parent / "python")
     print(f"load average before: {load()}")
     with contextlib.contextmanager(scratch)() as tmp:
-        agent = gitai_repo(args.source, tmp, "agent")
+        agent = gitai_repo(args.source, tmp, "agent", gitai)
         prek = prek_repo(args.source, tmp)
         stage(prek, STAGED if args.source else ("src/a.py", "src/b.py", "src/c.py"), 0)
         transcript = tmp / "transcript.jsonl"
@@ -66,16 +68,16 @@ def main() -> int:
         folder = "src/click" if args.source else "src"
         write = json.dumps({**base, "hook_event_name": "PreToolUse", "tool_name": "Write", "tool_input": {
             "file_path": str(agent / folder / "bench_new.py"), "content": "VALUE = 2\n"}}).encode()
-        hook = [str(BIN / "gitai"), "hook", "claude-code"]
+        hook = [str(gitai), "hook", "claude-code"]
         cpu_and_wall(hook, agent, json.dumps({**base, "hook_event_name": "SessionStart"}).encode())
-        loaded = subprocess.run([PYTHON, "-c", PROBE], cwd=agent, env=ENV, input=write, capture_output=True,
+        loaded = subprocess.run([python, "-c", PROBE], cwd=agent, env=ENV, input=write, capture_output=True,
                                 check=True).stdout.decode().split()
         steps: list[tuple[str, list[str], Path, bytes]] = [
             ("prek's no-op pre-commit hook", [str(hooks_dir(prek) / "pre-commit")], prek, b""),
-            ("the interpreter: python -I -S -c pass", [PYTHON, "-I", "-S", "-c", "pass"], agent, b""),
-            ("+ site and the venv's .pth files", [PYTHON, "-c", "pass"], agent, b""),
-            ("+ gitai.agents.hook_entry imported", [PYTHON, "-c", "import gitai.agents.hook_entry"], agent, b""),
-            ("+ every module the before-write loads", [PYTHON, "-c", "import " + ", ".join(loaded)], agent, b""),
+            ("the interpreter: python -I -S -c pass", [python, "-I", "-S", "-c", "pass"], agent, b""),
+            ("+ site and the venv's .pth files", [python, "-c", "pass"], agent, b""),
+            ("+ gitai.agents.hook_entry imported", [python, "-c", "import gitai.agents.hook_entry"], agent, b""),
+            ("+ every module the before-write loads", [python, "-c", "import " + ", ".join(loaded)], agent, b""),
             ("+ the rest: the whole hook", hook, agent, write),
         ]
         cpu: list[list[float]] = [[] for _ in steps]
@@ -90,7 +92,8 @@ def main() -> int:
                 cpu[i].append(c)
                 wall[i].append(w)
     print(f"load average after: {load()}")
-    print(f"{'pallets/click clone' if args.source else 'generated repository'}; medians of {args.runs} rounds, ms")
+    print(f"{'pallets/click clone' if args.source else 'generated repository'}; medians of {args.runs} rounds, ms; "
+          f"gitai: {describe(gitai)}")
     print(f"  {'step':<40} {'CPU':>6} {'step':>6}   {'wall':>6} {'step':>6}")
     previous = (0.0, 0.0)
     for i, (name, *_rest) in enumerate(steps):

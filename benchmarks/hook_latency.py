@@ -16,7 +16,12 @@ small generated repository, which the output says) with 3 staged files:
   first session start after a commit (the recent-commits cache is keyed by HEAD).
 Targets: gate <= 1.2x, before-write <= 1.0x, session-start <= 3.0x prek's no-op.
 
-Usage: .venv/bin/python benchmarks/hook_latency.py [SOURCE] [--runs N]   (N >= 31; default 31)
+Which gitai runs: the one beside this Python (the development virtualenv, gitai installed editable, with
+the test tools), or with `--venv DIR` the one in that virtualenv, as a user has it: `make smoke` leaves
+build/smoke/venv, the built wheel installed non-editable by pip into a plain `python -m venv`. The output
+names which.
+
+Usage: .venv/bin/python benchmarks/hook_latency.py [SOURCE] [--runs N] [--venv DIR]   (N >= 31; default 31)
 """
 
 from __future__ import annotations
@@ -86,14 +91,29 @@ def stage(repo: Path, paths: tuple[str, ...], n: int) -> None:
     run(["git", "add", *paths], repo)
 
 
-def gitai_repo(source: str | None, parent: Path, name: str) -> Path:
+def use_venv(venv: str | None) -> Path:
+    """The gitai to measure (see the module's docstring); its virtualenv's bin goes first on PATH."""
+    if venv is None:
+        return BIN / "gitai"
+    bin_dir = Path(venv).resolve() / "bin"
+    if not (bin_dir / "gitai").is_file():
+        raise SystemExit(f"no gitai in {bin_dir} (make smoke builds build/smoke/venv)")
+    ENV["PATH"] = f"{bin_dir}{os.pathsep}{ENV['PATH']}"
+    return bin_dir / "gitai"
+
+
+def describe(gitai: Path) -> str:
+    return "the development virtualenv (editable)" if gitai == BIN / "gitai" else f"{gitai} (installed wheel)"
+
+
+def gitai_repo(source: str | None, parent: Path, name: str, gitai: Path = BIN / "gitai") -> Path:
     repo = clone(source, parent, name)
-    run([str(BIN / "gitai"), "init"], repo)
+    run([str(gitai), "init"], repo)
     (repo / ".orchestration" / "active_intents.yaml").write_text(CLICK_CATALOGUE if source else CATALOGUE)
     run(["git", "add", "-A"], repo)
     run(["git", "commit", "-qm", "gitai catalogue"], repo)
-    run([str(BIN / "gitai"), "select", "INT-001"], repo)
-    run([str(BIN / "gitai"), "agents", "install", "claude-code"], repo)
+    run([str(gitai), "select", "INT-001"], repo)
+    run([str(gitai), "agents", "install", "claude-code"], repo)
     return repo
 
 
@@ -158,14 +178,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("source", nargs="?", help="a local copy of pallets/click to clone (a git dir or path)")
     parser.add_argument("--runs", type=int, default=31)
+    parser.add_argument("--venv", help="measure the gitai of this virtualenv (e.g. build/smoke/venv)")
     args = parser.parse_args()
     runs = max(args.runs, 1)
+    gitai = use_venv(args.venv)
     staged = STAGED if args.source else GENERATED
     rows: list[tuple[str, float, float, float, float]] = []
     print(f"load average before: {load()}")
     with contextlib.contextmanager(scratch)() as tmp:
-        gate = gitai_repo(args.source, tmp, "gitai")
-        agent = gitai_repo(args.source, tmp, "agent")
+        gate = gitai_repo(args.source, tmp, "gitai", gitai)
+        agent = gitai_repo(args.source, tmp, "agent", gitai)
         prek = prek_repo(args.source, tmp)
         remove_hooks(gate, "post-commit", "post-merge", "post-rewrite", "pre-push")  # post-commit: trace_cost.py
         stage(gate, staged, 0)
@@ -201,7 +223,7 @@ def main() -> int:
         start = json.dumps({**base, "hook_event_name": "SessionStart", "source": "startup"}).encode()
         write = json.dumps({**base, "hook_event_name": "PreToolUse", "tool_name": "Write", "tool_input": {
             "file_path": str(agent / staged[0].rsplit("/", 1)[0] / "bench_new.py"), "content": "VALUE = 2\n"}}).encode()
-        hook = [str(BIN / "gitai"), "hook", "claude-code"]
+        hook = [str(gitai), "hook", "claude-code"]
         timed(hook, agent, start)  # the session the writes belong to
         out = subprocess.run(hook, cwd=agent, env=ENV, input=write, capture_output=True).stdout
         if b"deny" in out or b"ask" in out:
@@ -223,7 +245,7 @@ def main() -> int:
                                agent))))
     print(f"load average after: {load()}")
     print(f"{'pallets/click clone' if args.source else 'generated repository'}, 3 staged files; "
-          f"median of {runs} pairs against prek running a no-op pre-commit hook")
+          f"median of {runs} pairs against prek running a no-op pre-commit hook; gitai: {describe(gitai)}")
     print(f"  {'hook':<28} {'prek no-op':>10} {'gitai':>8}  ratio  (CPU)  target")
     for name, base_ms, gitai_ms, ratio, cpu_ratio in rows:
         target = TARGETS.get(name)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 
 from gitai.errors import GitaiError
-from gitai.git.repository import RepoPaths, discover
+from gitai.git.repository import OWN_HOOKS, RepoPaths, discover
 from gitai.util.files import refuse_links
 
 ORCHESTRATION = ".orchestration"
@@ -50,6 +50,9 @@ class Layout:
         # State shared by all worktrees: locks, hook error log, the "hooks installed here" marker.
         self.shared_state_dir = os.path.join(repo.common_dir, "gitai")
         self.installed_marker = os.path.join(self.shared_state_dir, "installed")
+        # gitai's own git hooks, and no other: where git is pointed inside the kernel domain when an agent
+        # host's shell turns every hook off (Gemini CLI's empty core.hooksPath), so its commits get the trailer
+        self.own_hooks_dir = os.path.join(repo.common_dir, *OWN_HOOKS)
         # The ledger and events are shared by all worktrees: the main worktree's .orchestration/,
         # or the common git dir for a bare repository.
         shared = (

@@ -349,3 +349,106 @@ def test_install_writes_allow_rules_for_the_line_only_and_uninstall_removes_only
         uninstall_host(host, str(governed))
     assert json.loads(local.read_text()) == {"permissions": {"allow": ["Bash(ls:*)"]}}
     assert not (tmp_path / ".gemini" / "policies" / "gitai.toml").exists()
+
+
+# What Gemini CLI 0.61's shell sets for every command (its shellExecutionService, seen in the real host):
+# git's user and system config turned off, then eight overrides, an empty core.hooksPath among them.
+GEMINI_OVERRIDES = (("credential.helper", ""), ("core.fsmonitor", ""), ("core.hooksPath", ""),
+                    ("core.sshCommand", ""), ("core.pager", "cat"), ("core.editor", ""), ("sequence.editor", ""),
+                    ("diff.external", ""))
+
+
+def gemini_shell_env() -> dict[str, str]:
+    env = {**os.environ, "GEMINI_CLI": "1", "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_SYSTEM": "/dev/null",
+           "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_COUNT": str(len(GEMINI_OVERRIDES))}
+    for index, (key, value) in enumerate(GEMINI_OVERRIDES):
+        env[f"GIT_CONFIG_KEY_{index}"], env[f"GIT_CONFIG_VALUE_{index}"] = key, value
+    return env
+
+
+def gemini_call(repo: Path, tmp: Path, command: str, env: dict[str, str | None] | None = None) -> str:
+    """One Gemini CLI shell call: BeforeTool, the (wrapped) command run in Gemini's shell text and
+    environment, AfterTool. Returns the command line that ran."""
+    def gemini(event: str, line: str, **extra: object) -> dict[str, object]:
+        return hook(repo, event, line, host="gemini", tool_name="run_shell_command", env=env, **extra)
+
+    specific = gemini("BeforeTool", command).get("hookSpecificOutput")
+    line = specific["tool_input"]["command"] if isinstance(specific, dict) else command  # type: ignore[index]
+    (tmp / "host-tmp").mkdir(exist_ok=True)
+    proc = subprocess.run(["bash", "-c", gemini_text(line, tmp / "host-tmp")], cwd=repo, env=gemini_shell_env(),
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    gemini("AfterTool", line, tool_response={"llmContent": proc.stdout, "returnDisplay": ""})
+    return str(line)
+
+
+def test_a_gemini_commit_inside_the_wrap_gets_its_trailer_and_no_other_hook_runs(governed: Path,
+                                                                                 tmp_path: Path) -> None:
+    """Gemini CLI's shell turns every git hook off (an empty core.hooksPath). Inside the wrap git runs
+    gitai's own commit-msg hook and nothing else: the trailer is there, the repository's other hooks (a
+    person's, chained behind gitai's) still do not run, and the commit is recorded once, by the after-shell
+    hook. Without the wrap (GITAI_EXEC_WRAP=0) the same commit has no trailer; a person's commit runs them all."""
+    ran = tmp_path / "ran"
+    ran.mkdir()
+    for name in ("pre-commit", "commit-msg", "post-commit"):
+        chained = governed / ".git" / "hooks" / f"{name}.gitai-chained"
+        chained.write_text(f"#!/bin/sh\ntouch {ran}/{name}\n")
+        chained.chmod(0o755)
+    write(governed, "src/auth/token.py", "def token():\n    return 'jwt'\n")
+    line = gemini_call(governed, tmp_path, "git add src/auth/token.py && git commit -q -m 'Add the token helper'")
+    assert unwrap(line)  # it ran inside the wrap
+    assert git(governed, "log", "-1", "--format=%B").stdout.strip() == "Add the token helper\n\nIntent: INT-001"
+    assert sorted(os.listdir(ran)) == []
+    commit = head(governed)
+    ledger = (governed / ".orchestration" / "agent_trace.jsonl").read_text().splitlines()
+    assert sum(commit in entry for entry in ledger) == 1  # recorded once
+    shown = json.loads(gitai_ok(governed, "show", "--json", commit).stdout)
+    assert (shown[0] if isinstance(shown, list) else shown)["metadata"]["dev.gitai"]["intent_id"] == "INT-001"
+
+    write(governed, "src/auth/token.py", "def token():\n    return 'jwt2'\n")
+    line = gemini_call(governed, tmp_path, "git commit -q -am 'Unwrapped'", env={"GITAI_EXEC_WRAP": "0"})
+    assert unwrap(line) is None
+    assert git(governed, "log", "-1", "--format=%B").stdout.strip() == "Unwrapped"
+    assert sorted(os.listdir(ran)) == [] and git(governed, "notes", "--ref", "gitai", "list", "HEAD").stdout.strip()
+
+    write(governed, "src/auth/token.py", "def token():\n    return 'jwt3'\n")
+    git(governed, "commit", "-q", "-am", "A person's")
+    assert sorted(os.listdir(ran)) == ["commit-msg", "post-commit", "pre-commit"]
+    assert "Intent: INT-001" in git(governed, "log", "-1", "--format=%B").stdout
+
+
+def test_gitais_own_hooks_are_out_of_the_agents_reach_inside_the_domain(governed: Path, tmp_path: Path) -> None:
+    """git runs what is in gitai's own hooks directory inside the domain: the agent can neither change
+    its commit-msg hook nor add another hook there."""
+    own = governed / ".git" / "gitai" / "hooks"
+    text = (own / "commit-msg").read_text()
+    plant = ("python3 -c \"open('.git/gitai/hooks/commit-msg', 'w').write('exit 0')\"; "
+             "python3 -c \"open('.git/gitai/hooks/pre-commit', 'w').write('exit 0')\"; true")
+    gemini_call(governed, tmp_path, plant)
+    assert (own / "commit-msg").read_text() == text and sorted(os.listdir(own)) == ["commit-msg"]
+
+
+def test_only_a_host_that_turns_hooks_off_gets_gitais_own_hooks(governed: Path) -> None:
+    """The wrap adds its core.hooksPath only where the host's registry fact and the environment agree
+    that git's hooks are off; a person's hooksPath, and a host that runs git's hooks, are left alone."""
+    from gitai.layout import find_layout
+    from gitai.sandbox.enter import hooks_turned_off, own_hooks_where_hooks_are_off
+
+    layout = find_layout(str(governed))
+    gemini = {k: v for k, v in gemini_shell_env().items() if k.startswith("GIT_CONFIG")}
+    env = dict(gemini)
+    own_hooks_where_hooks_are_off(layout, "gemini", env)
+    assert env == {**gemini, "GIT_CONFIG_COUNT": "9", "GIT_CONFIG_KEY_8": "core.hooksPath",
+                   "GIT_CONFIG_VALUE_8": layout.own_hooks_dir}
+    hooks = git(governed, "rev-parse", "--path-format=absolute", "--git-path", "hooks", env={**os.environ, **env})
+    assert hooks.stdout.strip() == layout.own_hooks_dir
+    status = json.loads(gitai_ok(governed, "hooks", "status", "--json", env=env).stdout)  # gitai inside the wrap
+    assert status["hooks_dir"] == str(governed / ".git" / "hooks")  # still names the repository's own hooks
+    persons = {**gemini, "GIT_CONFIG_COUNT": "9", "GIT_CONFIG_KEY_8": "Core.HooksPath", "GIT_CONFIG_VALUE_8": "/x"}
+    for host, environ in (("claude-code", gemini), ("gemini", persons), ("gemini", {}), (None, gemini),
+                          ("gemini", {**gemini, "GIT_CONFIG_COUNT": "2"})):
+        env = dict(environ)
+        own_hooks_where_hooks_are_off(layout, host, env)
+        assert env == environ, host
+    assert hooks_turned_off({**persons, "GIT_CONFIG_VALUE_8": ""}) == 9
+    assert hooks_turned_off({"GIT_CONFIG_COUNT": "x"}) is None

@@ -378,3 +378,21 @@ def test_merge_in_a_linked_worktree_gets_a_real_trailer(repo: Path, tmp_path: Pa
     commit(linked, "work", env={"GITAI_INTENT": "INT-001"})
     git(linked, "merge", "-q", "--no-edit", "feature", env={"GITAI_INTENT": "INT-001"})
     assert git(linked, "log", "-1", "--format=%(trailers:key=Intent,valueonly)").stdout.split() == ["INT-001"]
+
+
+def test_a_catalogue_edit_of_the_same_size_reaches_the_gate_through_its_cache(repo: Path) -> None:
+    """The compiled scopes are cached in the git dir; an edit that keeps the catalogue's size still
+    recompiles them (the cache keeps the very bytes it was compiled from)."""
+    gitai_ok(repo, "select", "INT-001")
+    write(repo, "src/auth/a.py", "x = 1\n")
+    commit(repo, "in scope")  # compiles and caches the scopes
+    catalogue = repo / ".orchestration" / "active_intents.yaml"
+    text = catalogue.read_text()
+    edited = text.replace('"src/auth/**"', '"src/autx/**"', 1)
+    assert edited != text and len(edited) == len(text)
+    catalogue.write_text(edited)
+    before = head(repo)
+    write(repo, "src/auth/b.py", "x = 2\n")
+    proc = commit(repo, "now out of scope", "src/auth/b.py", check=False)  # the edit itself stays unstaged
+    assert proc.returncode != 0 and "src/auth/b.py" in proc.stderr
+    assert head(repo) == before

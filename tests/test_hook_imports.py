@@ -1,11 +1,11 @@
 """The speed promise of the hooks: their paths import nothing the answer does not need.
 
 The pre-commit gate, run as the installed hook runs it (`python -I -S`, the hook's own sys.path, the
-staged paths piped in), imports no module beyond the interpreter's own start-up set but `marshal` and
-`zlib`: no `re`, no `json`, no `subprocess` when it lets a commit through. The agent hooks (`gitai
+staged paths piped in), imports no module beyond the interpreter's own start-up set but `marshal`: no
+`re`, no `json`, no `subprocess`, no `zlib` when it lets a commit through. The agent hooks (`gitai
 hook`, run through the `gitai` console script) import neither click, YAML, pathspec, `typing` nor
 `subprocess` to answer a before-write or a session start, and a before-write, let through or refused,
-imports neither `json`, `re` (nor what `re` brings: enum, functools, collections) nor `hashlib`
+imports neither `json`, `re` (nor what `re` brings: enum, functools, collections), `hashlib` nor `zlib`
 (docs/development.md, "Where the time goes").
 """
 
@@ -21,9 +21,9 @@ from testing.commands import git, gitai_ok
 from testing.repos import write
 
 HEAVY = {"typing", "yaml", "pathspec", "pygit2", "click", "dataclasses", "tree_sitter", "pathlib"}
-HEAVY_FOR_GATE = HEAVY | {"json", "re", "subprocess", "enum", "collections", "functools"}
+HEAVY_FOR_GATE = HEAVY | {"json", "re", "subprocess", "enum", "collections", "functools", "zlib"}
 HEAVY_AGENT = HEAVY | {"subprocess", "urllib", "xml", "email", "importlib", "tree_sitter_bash", "threading"}
-HEAVY_FOR_WRITE = HEAVY_AGENT | {"json", "re", "enum", "functools", "collections", "hashlib", "_hashlib"}
+HEAVY_FOR_WRITE = HEAVY_AGENT | {"json", "re", "enum", "functools", "collections", "hashlib", "_hashlib", "zlib"}
 GATE_PROBE = """
 import sys
 sys.path[:0] = sys.argv[1].split("\\n")
@@ -40,7 +40,7 @@ try:
 except SystemExit:
     pass
 print()
-print(",".join(sorted({m.split(".")[0] for m in sys.modules} & set(sys.argv[1:] or HEAVY))))
+print(",".join(sorted({m.split(".")[0] for m in sys.modules} & set(HEAVY))))
 """
 
 

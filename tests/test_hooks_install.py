@@ -20,6 +20,8 @@ def test_foreign_hook_is_chained_and_restored_byte_for_byte(bare_repo: Path) -> 
     foreign.chmod(0o750)
     assert gitai(bare_repo, "init").returncode == 0
     assert (hooks / "pre-commit.gitai-chained").read_text() == FOREIGN
+    own = bare_repo / ".git" / "gitai" / "hooks"  # gitai's commit-msg alone, for hosts that turn hooks off
+    assert os.listdir(own) == ["commit-msg"] and (own / "commit-msg").read_text() == (hooks / "commit-msg").read_text()
     states = {h["hook"]: h for h in gitai_json(bare_repo, "hooks", "status")["hooks"]}
     assert states["pre-commit"]["state"] == "installed" and states["pre-commit"]["chained"] is True
     write(bare_repo, ".orchestration/active_intents.yaml",
@@ -37,7 +39,7 @@ def test_foreign_hook_is_chained_and_restored_byte_for_byte(bare_repo: Path) -> 
     assert foreign.read_text() == FOREIGN
     assert stat.S_IMODE(foreign.stat().st_mode) == 0o750
     assert not (hooks / "pre-commit.gitai-chained").exists()
-    assert not (hooks / "commit-msg").exists()
+    assert not (hooks / "commit-msg").exists() and not own.exists()
     assert "refs/notes/gitai" not in git(bare_repo, "config", "--get-all", "notes.rewriteRef", check=False).stdout
 
 

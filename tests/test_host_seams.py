@@ -10,12 +10,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import tomlkit
 from testing.commands import GITAI, git, gitai, gitai_json
 from testing.host_simulator import Agent, HostSimulator
 from testing.repos import commit, head, write
 
 from gitai.agents.hosts import BY_NAME
-from gitai.agents.install import install_host
+from gitai.agents.install import install_host, uninstall_host
 
 # Gemini CLI's shell: git config from the environment, with an empty core.hooksPath.
 GEMINI_GIT_CONFIG = {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "core.hooksPath", "GIT_CONFIG_VALUE_0": ""}
@@ -150,10 +151,12 @@ def test_the_model_comes_from_the_hosts_settings(repo: Path) -> None:
     assert entry["conversations"][0]["contributor"]["model_id"] == "google/gemini-2.5-pro"
 
 
-def test_a_host_that_rebuilds_path_gets_gitai_by_its_absolute_path(repo: Path) -> None:
+def test_a_host_whose_model_shell_rebuilds_path_tells_the_model_gitais_absolute_path(repo: Path) -> None:
+    """Codex runs its model's commands with `bash -lc` but its hooks with `bash -c` and its own PATH: the
+    committed hook command names gitai by name, the advice the model reads names it by its path."""
     install_host("codex", str(repo))
     config = (repo / ".codex" / "config.toml").read_text()
-    assert f'"{GITAI} hook codex"' in config
+    assert config.count('command = "gitai hook codex"') == 4 and GITAI not in config
     agent = Agent(HostSimulator("codex", repo, dict(os.environ)), "c1")
     outcome = agent.write("src/auth/token.py")
     assert outcome.decision == "deny"
@@ -167,6 +170,23 @@ def test_a_host_that_rebuilds_path_gets_gitai_by_its_absolute_path(repo: Path) -
     assert "INT-001" in gitai(repo, "status").stdout
     install_host("codex", str(repo))  # installing again changes nothing: gitai knows its own entry
     assert (repo / ".codex" / "config.toml").read_text() == config
+
+
+def test_an_install_that_named_gitai_by_a_machines_path_is_replaced(repo: Path) -> None:
+    """Older installs wrote the installing machine's path into the committed `.codex/config.toml`: gitai
+    still knows those entries as its own, so status calls them stale and install and uninstall replace them."""
+    install_host("codex", str(repo))
+    config = repo / ".codex" / "config.toml"
+    by_name = config.read_text()
+    config.write_text(by_name.replace('"gitai hook codex"', '"/home/someone/.venv/bin/gitai hook codex"'))
+    (row,) = gitai_json(repo, "agents", "status", "codex")
+    assert row["state"] == "stale"
+    install_host("codex", str(repo))
+    assert tomlkit.parse(config.read_text()).unwrap() == tomlkit.parse(by_name).unwrap()
+    assert [r["state"] for r in gitai_json(repo, "agents", "status", "codex")] == ["installed"]
+    config.write_text(by_name.replace('"gitai hook codex"', '"/home/someone/.venv/bin/gitai hook codex"'))
+    uninstall_host("codex", str(repo))
+    assert "hook codex" not in config.read_text()
 
 
 def test_the_installed_configs_can_be_committed_and_agents_still_cannot_edit_them(repo: Path) -> None:

@@ -154,8 +154,7 @@ def test_install_agrees(host: Host, tmp_path: Path) -> None:
             if events[event] == registry.POST_TOOL and host.read_tools:
                 assert named & set(host.read_tools)
         text = json.dumps(wanted[event])
-        program = f"{Path(sys.executable).parent / 'gitai'}" if host.login_shell else "gitai"  # PATH rebuilt
-        assert f'"{program} hook {host.name}' in text and f": {host.timeout}" in text
+        assert f'"gitai hook {host.name}' in text and f": {host.timeout}" in text
     assert config_path(host.name, str(tmp_path), False) == str(tmp_path / host.project_configs[0])
 
 

@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from testing.commands import git, gitai, gitai_json, gitai_ok
+from testing.commands import GITAI, git, gitai, gitai_json, gitai_ok
 from testing.host_simulator import Agent, HostSimulator
 from testing.repos import commit, head, write
 
@@ -163,6 +163,50 @@ def test_status_reads_copilot_and_claude_code(repo: Path) -> None:
     (home / ".claude.json").write_text(json.dumps({"projects": {str(repo): {"hasTrustDialogAccepted": True}}}))
     (row,) = gitai_json(repo, "agents", "status", "claude-code")
     assert row["trust"] == "trusted" and row["will_run"] is True
+
+
+def test_status_says_hooks_will_not_run_where_gitai_is_not_on_path(repo: Path) -> None:
+    """The installed hooks name gitai by name; started from a PATH without gitai (the real script run by its
+    path, PATH without its directory), the host cannot start them: `agents status` says they will not run."""
+    gitai_ok(repo, "agents", "install", "claude-code", "copilot")
+    home = Path(os.environ["HOME"])
+    (home / ".copilot").mkdir()
+    (home / ".copilot" / "config.json").write_text(json.dumps({"trustedFolders": [str(repo)]}))
+    bare = {**os.environ, "PATH": "/usr/bin:/bin"}
+    assert subprocess.run(["sh", "-c", "command -v gitai"], env=bare, capture_output=True).returncode != 0
+    out = subprocess.run([GITAI, "agents", "status", "--json", "claude-code", "copilot"], cwd=repo, env=bare,
+                         capture_output=True, text=True, check=True).stdout
+    for row in json.loads(out):
+        assert row["will_run"] is False and "`gitai` is not on PATH here" in row["trust_detail"], row
+        assert row["fix"][0].startswith("put gitai on PATH"), row
+    rows = {r["host"]: r for r in gitai_json(repo, "agents", "status", "claude-code", "copilot")}
+    assert rows["copilot"]["will_run"] is True and rows["claude-code"]["will_run"] is not False, rows
+
+
+def test_claude_codes_settings_are_read_where_claude_config_dir_moves_them(repo: Path, tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """CLAUDE_CONFIG_DIR moves ~/.claude: `agents status` reads `disableAllHooks` there, and the model a
+    session's payloads do not name is read from the settings there, not from ~/.claude."""
+    from gitai.agents.model import SETTINGS, find_model
+
+    home = Path(os.environ["HOME"])
+    moved = tmp_path / "claude-config"
+    moved.mkdir()
+    gitai_ok(repo, "agents", "install", "claude-code")
+    (home / ".claude").mkdir()
+    (home / ".claude" / "settings.json").write_text(json.dumps({"disableAllHooks": True, "model": "home-model"}))
+    env = {"CLAUDE_CONFIG_DIR": str(moved)}
+    (row,) = gitai_json(repo, "agents", "status", "claude-code", env=env)
+    assert row["trust"] != "disabled" and row["will_run"] is not False, row  # ~/.claude is not read
+    (moved / "settings.json").write_text(json.dumps({"disableAllHooks": True, "model": "moved-model"}))
+    (row,) = gitai_json(repo, "agents", "status", "claude-code", env=env)
+    assert row["trust"] == "disabled" and row["will_run"] is False, row
+    assert str(moved / "settings.json") in row["trust_detail"]
+    (row,) = gitai_json(repo, "agents", "status", "claude-code")
+    assert row["trust"] == "disabled" and "~/.claude/settings.json" in row["trust_detail"], row
+    assert find_model("claude-code", None, str(repo)) == ("home-model", SETTINGS)
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(moved))
+    assert find_model("claude-code", None, str(repo)) == ("moved-model", SETTINGS)
 
 
 def test_gemini_gets_its_instructions_file_and_plain_context(repo: Path) -> None:

@@ -20,7 +20,6 @@ from __future__ import annotations
 import os
 import stat
 import time
-import zlib
 
 from gitai.util import hookjson
 from gitai.util.files import is_binary
@@ -95,6 +94,8 @@ def blob_id(layout: Layout, data: bytes) -> str:
 
 def read_blob(layout: Layout, oid: str) -> bytes | None:
     """A blob `write_blob` stored (a loose object), or None."""
+    import zlib  # here, not at the top: a write to a file with no checkpoint needs none
+
     try:
         with open(os.path.join(layout.repo.common_dir, "objects", oid[:2], oid[2:]), "rb") as handle:
             header, _, data = zlib.decompress(handle.read()).partition(b"\0")
@@ -131,6 +132,8 @@ def write_blob(layout: Layout, data: bytes) -> str:
         from gitai.git.runner import run_git
 
         return run_git(["hash-object", "-w", "--stdin"], layout.root, input=data).decode().strip()
+    import zlib
+
     header = b"blob %d\0" % len(data)
     oid = sha1(header + data).hexdigest()
     directory = os.path.join(layout.repo.common_dir, "objects", oid[:2])

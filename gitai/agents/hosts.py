@@ -100,13 +100,16 @@ class Host:
     transcript_names_model: bool  # the transcript says which model answered
     trust: tuple[str, ...]  # what a person does for the hooks to run (trust, approval, restart), and CI: a line a step
     instructions: tuple[str, ...]  # the instructions files it reads, in the repository root
-    git_hooks_in_shell: bool  # git runs the repository's hooks in its shell (False: the hook checks commits)
+    # git runs the repository's hooks in its shell. False: its shell turns them off (an empty core.hooksPath),
+    # so the agent hook gates a commit before the command and records it after; inside the kernel domain
+    # git runs gitai's own trailer hook only (gitai/sandbox/enter.py)
+    git_hooks_in_shell: bool
     model_variables: tuple[str, ...]  # environment variables that choose its model (its hooks inherit them)
     # (settings file, key path) that name the default model: "~/" under the home directory, else in the
     # worktree; the first found wins, so the project's file comes before the user's where it overrides it
     model_settings: tuple[tuple[str, tuple[str, ...]], ...]
     executables: tuple[str, ...]  # its program's names: a process above a hook with one is the host itself
-    login_shell: bool  # runs commands in a login shell that rebuilds PATH: gitai is named by its absolute path
+    login_shell: bool  # runs the model's commands in a login shell that rebuilds PATH: the model is told gitai's path
     input_rewrite: str | None  # how its pre-tool hook can rewrite a tool's input (UPDATED_INPUT ...), or None
     exec_wrap: bool  # gitai's hook rewrites each shell command to run in `gitai exec` (the kernel domain)
     # its shell text puts the command inside its own `( ... )` (Gemini CLI): a command that closes it early
@@ -289,7 +292,7 @@ HOSTS = (
                "in CI: `codex exec --dangerously-bypass-hook-trust`"),
         instructions=("AGENTS.md",),
         executables=("codex",),
-        login_shell=True,  # `bash -lc COMMAND`
+        login_shell=True,  # the model's commands: `bash -lc COMMAND` (its hooks: `bash -c`, PATH kept)
         # Not used: "allow" would also skip Codex's own approval of the command.
         input_rewrite=UPDATED_INPUT_WITH_ALLOW,
         session_variables=("CODEX_THREAD_ID",),
@@ -396,6 +399,16 @@ def moved_homes(environ: Mapping[str, str]) -> dict[str, str]:
         if host.home_variable and environ.get(host.home_variable[0]):
             found[host.home_variable[1]] = environ[host.home_variable[0]].rstrip("/") or "/"
     return found
+
+
+def home_path(path: str, home: str, environ: Mapping[str, str]) -> str:
+    """`path` under the home directory ("~/" or not) where the host finds it: beneath the directory a
+    host's `home_variable` in `environ` moves (CLAUDE_CONFIG_DIR: ~/.claude/settings.json), else beneath `home`."""
+    relative = path[2:] if path.startswith("~/") else path
+    for directory, moved in moved_homes(environ).items():
+        if relative.startswith(directory + "/"):
+            return moved.rstrip("/") + "/" + relative[len(directory) + 1:]
+    return home.rstrip("/") + "/" + relative
 
 
 def user_controls(home: str, environ: Mapping[str, str]) -> list[str]:

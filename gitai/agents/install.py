@@ -12,13 +12,13 @@ from __future__ import annotations
 import functools
 import json
 import os
+import shutil
 from dataclasses import dataclass
 from typing import Any
 
 from gitai.agents.hosts import BY_NAME, FLAT, NAMED_GROUPS, NAMES, PER_EVENT, PRE_TOOL, Host
-from gitai.agents.trust import Trust, host_trust
+from gitai.agents.trust import Trust, host_trust, without_gitai_on_path
 from gitai.errors import GitaiError
-from gitai.util.program import gitai_program
 
 COMMAND = "gitai hook"
 
@@ -49,8 +49,9 @@ def is_ours(entry: Any) -> bool:
 
 
 def _as_by_name(command: str) -> str | None:
-    """`command` with gitai named by name where it is named by a path (install writes a path for
-    hosts that rebuild PATH, and the path moves with the virtualenv); None when it is not gitai's."""
+    """`command` with gitai named by name where it is named by a path (older installs wrote the path of
+    the gitai that installed them, for Codex), so that reinstalling and uninstalling replace them; None
+    when it is not gitai's."""
     import shlex
 
     try:
@@ -71,7 +72,9 @@ def _host(name: str) -> Host:
 
 def _entry(host: Host, event: str, matcher: str | None) -> dict[str, Any]:
     """gitai's entry for one event, in the host's configuration style."""
-    cmd = f"{gitai_program()} hook {host.name}" if host.login_shell else f"{COMMAND} {host.name}"
+    # By name, for every host: the file is committed and shared, and a machine's path is not a teammate's.
+    # Hosts run hooks with the PATH they were started with (Codex too: only its model's shell rebuilds it).
+    cmd = f"{COMMAND} {host.name}"
     if host.config_style == FLAT:
         entry: dict[str, Any] = {"command": cmd}
         if matcher is not None:
@@ -332,6 +335,8 @@ def host_status(host: str, root: str, user: bool = False) -> HostState:
         data, old = _read_json(path)
         state = "missing" if old is None else _json_state(data, desired(host))
     trust = host_trust(host, root, path) if state != "missing" else None
+    if trust is not None and trust.will_run is not False and shutil.which("gitai") is None:
+        trust = without_gitai_on_path(host, trust)
     return HostState(host, path, state, "; ".join(BY_NAME[host].trust), trust)
 
 

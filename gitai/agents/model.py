@@ -10,7 +10,7 @@ import json
 import os
 import re
 
-from gitai.agents.hosts import BY_NAME
+from gitai.agents.hosts import BY_NAME, home_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -43,7 +43,8 @@ def find_model(host: str, transcript_path: str | None, worktree: str) -> tuple[s
     if model:
         return model, COMMAND_LINE
     for path, keys in facts.model_settings:
-        full = os.path.expanduser(path) if path.startswith("~/") else os.path.join(worktree, path)
+        full = home_path(path, os.path.expanduser("~"), os.environ) if path.startswith("~/") \
+            else os.path.join(worktree, path)
         model = _from_settings(full, keys)
         if model:
             return model, SETTINGS

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import time
-import zlib
 
 from gitai.util import hookjson
 from gitai.util.files import remove_stale, write_atomic
@@ -92,7 +91,9 @@ def fingerprint(path: str) -> str:
         return "absent"
     except OSError:
         return "unreadable"
-    return f"{len(data)}:{zlib.crc32(data):08x}"
+    from zlib import crc32  # here, not at the top: most hook calls fingerprint nothing
+
+    return f"{len(data)}:{crc32(data):08x}"
 
 
 def live_sessions(layout: Layout) -> list[dict[str, Any]]:

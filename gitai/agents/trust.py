@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from gitai.agents.hosts import BY_NAME, FOLDER_LIST, FOLDER_RULES, HOOK_APPROVALS, TRUST_DIALOG, Host
+from gitai.agents.hosts import BY_NAME, FOLDER_LIST, FOLDER_RULES, HOOK_APPROVALS, TRUST_DIALOG, Host, home_path
 
 TRUSTED = "trusted"
 UNTRUSTED = "untrusted"  # the host was told not to trust the folder, or the hooks are not approved
@@ -39,7 +39,7 @@ def host_trust(name: str, root: str, config: str, home: str | None = None,
     host = BY_NAME[name]
     env = dict(os.environ) if environ is None else environ
     home = home if home is not None else os.path.expanduser("~")
-    switched_off = _hooks_switched_off(host, root, home)
+    switched_off = _hooks_switched_off(host, root, home, env)
     if switched_off:
         return Trust(DISABLED, False, switched_off, host.trust)
     store = trust_file(host, home, env)
@@ -52,6 +52,18 @@ def host_trust(name: str, root: str, config: str, home: str | None = None,
     if host.trust_kind == TRUST_DIALOG and store:
         return _dialog(host, root, store)
     return Trust(UNKNOWN, None, f"{host.title} keeps no trust state gitai can read", host.trust)
+
+
+def without_gitai_on_path(name: str, trust: Trust) -> Trust:
+    """`trust` where `gitai` is not on PATH: the installed hooks name gitai by name (a committed config must
+    not hold one machine's path), so a host started from here cannot start them, and a hook that cannot
+    start governs nothing (Claude Code and Codex, seen in the real hosts, then let the tool call through)."""
+    host = BY_NAME[name]
+    return Trust(trust.state, False,
+                 f"`gitai` is not on PATH here: {host.title} started from this shell cannot run its hooks' "
+                 f"command `gitai hook {name}`, and a hook that cannot start governs nothing",
+                 (f"put gitai on PATH before starting {host.title}: install it with `pipx install "
+                  "gitai-intent-trace`, or activate the virtualenv it is installed in", *trust.fix))
 
 
 def trust_file(host: Host, home: str, environ: dict[str, str]) -> str | None:
@@ -80,14 +92,14 @@ def _key(data: Any, keys: tuple[str, ...]) -> Any:
     return data
 
 
-def _settings_path(path: str, root: str, home: str) -> str:
-    return os.path.join(home, path[2:]) if path.startswith("~/") else os.path.join(root, path)
-
-
-def _hooks_switched_off(host: Host, root: str, home: str) -> str | None:
+def _hooks_switched_off(host: Host, root: str, home: str, environ: dict[str, str]) -> str | None:
+    """Which of the host's settings switches every hook off: a user-level one ("~/") read where the host's
+    `home_variable` moves it (CLAUDE_CONFIG_DIR), a project one in the worktree."""
     for path, keys in host.hooks_switch:
-        if _key(_read_json(_settings_path(path, root, home)), keys) is True:
-            return f"\"{'.'.join(keys)}\": true in {path} switches every hook off"
+        full = home_path(path, home, environ) if path.startswith("~/") else os.path.join(root, path)
+        if _key(_read_json(full), keys) is True:
+            moved = path.startswith("~/") and full != home_path(path, home, {})
+            return f"\"{'.'.join(keys)}\": true in {full if moved else path} switches every hook off"
     return None
 
 

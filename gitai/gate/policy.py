@@ -1,9 +1,10 @@
 """The scope policy: every intent's compiled scope plus `.intentignore`, cached for hooks.
 
-The cache lives in the worktree's git dir and is keyed by the size and CRC-32 of the
-catalogue and `.intentignore` bytes, so the pre-commit hook parses YAML (and imports
-pathspec) only after one of them changed. It also keeps each intent's whole catalogue entry
-(`Intent.to_json()`), so that the agent hooks' session-start context needs no YAML either.
+The cache lives in the worktree's git dir and keeps the catalogue and `.intentignore` bytes it
+was compiled from, so the pre-commit hook parses YAML (and imports pathspec) only after one of
+them changed (compared whole: no checksum, and no `zlib` loaded on every hook). It also keeps
+each intent's whole catalogue entry (`Intent.to_json()`), so that the agent hooks' session-start
+context needs no YAML either.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from __future__ import annotations
 import marshal
 import os
 import sys
-import zlib
 
 from gitai import __version__
 from gitai.errors import GitaiError
@@ -97,9 +97,10 @@ def _read(path: str) -> bytes | None:
         return None
 
 
-def _cache_key(*parts: bytes | None) -> str:
+def _cache_key(*parts: bytes | None) -> tuple[str, tuple[bytes | None, ...]]:
+    """What a cached policy must have been compiled from: this gitai and Python, and the files' bytes."""
     python = f"py{sys.version_info[0]}.{sys.version_info[1]}.m{marshal.version}"
-    return ":".join([__version__, python] + ["-" if p is None else f"{len(p)}.{zlib.crc32(p)}" for p in parts])
+    return f"{__version__}:{python}", parts
 
 
 def load_policy(layout: Layout) -> Policy:
@@ -137,7 +138,7 @@ def compile_policy(catalogue_path: str, root: str | None, ignore_bytes: bytes | 
     return Policy(intents, ignore, catalogue.agent_policy, list(catalogue.bot_authors))
 
 
-def _load_cache(path: str, key: str) -> Policy | None:
+def _load_cache(path: str, key: tuple[str, tuple[bytes | None, ...]]) -> Policy | None:
     data = _read(path)
     if data is None:
         return None
@@ -156,7 +157,7 @@ def _load_cache(path: str, key: str) -> Policy | None:
         return None
 
 
-def _store_cache(path: str, key: str, policy: Policy) -> None:
+def _store_cache(path: str, key: tuple[str, tuple[bytes | None, ...]], policy: Policy) -> None:
     data = {
         "key": key,
         "intents": [{"id": i.id, "name": i.name, "status": i.status, "patterns": i.patterns, "scope": i.scope,

@@ -12,6 +12,9 @@ import os
 
 from gitai.errors import GitaiError
 
+# gitai's own hooks, beneath the common dir (Layout.own_hooks_dir): where the kernel domain points git for
+# an agent host's shell that turns hooks off. Never the repository's hooks directory.
+OWN_HOOKS = ("gitai", "hooks")
 # Variables that change where git looks, or what it finds: with any of them set, git answers.
 LOCATION_VARIABLES = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_CEILING_DIRECTORIES",
                       "GIT_DISCOVERY_ACROSS_FILESYSTEM", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT")
@@ -49,7 +52,10 @@ class RepoPaths:
     def hooks_dir(self) -> str:
         """Where git runs hooks from (honours core.hooksPath)."""
         if self._hooks_dir is None:
-            self._hooks_dir = _rev_parse(["--git-path", "hooks"], self.worktree)[0]
+            found = _rev_parse(["--git-path", "hooks"], self.worktree)[0]
+            if found == os.path.join(self.common_dir, *OWN_HOOKS):  # set in an agent's shell: not the repository's
+                found = _rev_parse(["--git-path", "hooks"], self.worktree, overrides=False)[0]
+            self._hooks_dir = found
         return self._hooks_dir
 
 
@@ -62,15 +68,16 @@ def without_config_overrides() -> dict[str, str]:
             and not key.startswith(("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_"))}
 
 
-def _rev_parse(queries: list[str], cwd: str | None) -> list[str]:
+def _rev_parse(queries: list[str], cwd: str | None, overrides: bool = True) -> list[str]:
     """`git rev-parse --path-format=absolute QUERIES` (one line each). Under config from the
     environment that git cannot use for the hooks path (an empty core.hooksPath: "not a valid
-    path"), the repository's own config answers instead: its hooks are gitai's."""
+    path"), or without `overrides`, the repository's own config answers instead: its hooks are gitai's."""
     import subprocess
 
     args = ["git", "rev-parse", "--path-format=absolute", *queries]
-    proc = subprocess.run(args, cwd=cwd, capture_output=True)
-    if proc.returncode != 0 and ("GIT_CONFIG_COUNT" in os.environ or "GIT_CONFIG_PARAMETERS" in os.environ):
+    proc = subprocess.run(args, cwd=cwd, capture_output=True, env=None if overrides else without_config_overrides())
+    if proc.returncode != 0 and overrides and ("GIT_CONFIG_COUNT" in os.environ
+                                               or "GIT_CONFIG_PARAMETERS" in os.environ):
         proc = subprocess.run(args, cwd=cwd, capture_output=True, env=without_config_overrides())
     lines = proc.stdout.decode("utf-8", "surrogateescape").split("\n")
     answers = len(queries) - queries.count("--git-path")  # `--git-path NAME` answers once
@@ -94,7 +101,8 @@ def discover(cwd: str | None = None) -> RepoPaths:
         return found
     worktree, git_dir, common_dir, hooks_dir = _rev_parse(
         ["--show-toplevel", "--git-dir", "--git-common-dir", "--git-path", "hooks"], cwd)
-    return RepoPaths(worktree, git_dir, common_dir, hooks_dir)
+    own = hooks_dir == os.path.join(common_dir, *OWN_HOOKS)  # the repository's hooks are asked for when needed
+    return RepoPaths(worktree, git_dir, common_dir, None if own else hooks_dir)
 
 
 def _read(path: str) -> str | None:

@@ -28,6 +28,11 @@ from gitai.layout import NOTES_REF, Layout
 from gitai.util.files import write_atomic
 
 HOOK_NAMES = ("pre-commit", "commit-msg", "post-commit", "post-merge", "post-rewrite", "pre-push")
+# The hooks in gitai's own hooks directory (Layout.own_hooks_dir), which git runs inside the kernel domain
+# where an agent host's shell turns every hook off (gitai/sandbox/enter.py): the trailer only. The agent
+# hook already runs the scope gate before such a host's commit command and records the commit after it
+# (gitai/agents/commits.py); a pre-commit or post-commit here would gate or record it twice.
+OWN_HOOK_NAMES = ("commit-msg",)
 CHAINED = ".gitai-chained"
 REPLACED = ".gitai-replaced"
 
@@ -100,6 +105,10 @@ def install_hooks(layout: Layout, force: bool = False) -> list[HookState]:
         if name in foreign:
             os.replace(target, hooks_dir / (name + (REPLACED if force else CHAINED)))
         _write_executable(target, render_hook(name))
+    own = Path(layout.own_hooks_dir)
+    own.mkdir(parents=True, exist_ok=True)
+    for name in OWN_HOOK_NAMES:
+        _write_executable(own / name, render_hook(name))
     if NOTES_REF not in config_get("notes.rewriteRef", layout.root):
         run_git(["config", "--add", "notes.rewriteRef", NOTES_REF], layout.root)
     write_atomic(layout.installed_marker, "gitai hooks are installed for this repository\n")
@@ -144,6 +153,12 @@ def uninstall_hooks(layout: Layout) -> list[HookState]:
             kept = hooks_dir / (name + suffix)
             if kept.exists() and not target.exists():
                 os.replace(kept, target)
+    own = Path(layout.own_hooks_dir)
+    for name in OWN_HOOK_NAMES:
+        if (own / name).exists() and _is_ours(own / name):
+            (own / name).unlink()
+    if own.is_dir() and not any(own.iterdir()):
+        own.rmdir()
     if NOTES_REF in config_get("notes.rewriteRef", layout.root):
         run_git(["config", "--unset-all", "--fixed-value", "notes.rewriteRef", NOTES_REF], layout.root)
     from gitai.trace.travel import disable

@@ -185,11 +185,12 @@ def _git_parts(layout: Layout, mounts: bool, plan: DomainPlan) -> list[str]:
 
 def _state_entries(layout: Layout) -> set[str]:
     """Without mounts, gitai's state directories entry by entry, never the files the gates trust (the
-    compiled scopes, the installed marker): Landlock cannot take them back from a writable directory.
-    No new entries can be made directly in them then, so the selection file is made now (empty: none)."""
+    compiled scopes, the installed marker, gitai's own hooks): Landlock cannot take them back from a
+    writable directory. No new entries can be made directly in them then, so the selection file is made
+    now (empty: none)."""
     from gitai.gate.policy import CACHE_NAME
 
-    trusted = [os.path.join(layout.state_dir, CACHE_NAME), layout.installed_marker]
+    trusted = [os.path.join(layout.state_dir, CACHE_NAME), layout.installed_marker, layout.own_hooks_dir]
     if os.path.isdir(layout.state_dir) and not os.path.lexists(layout.active_file):
         with open(layout.active_file, "x", encoding="utf-8"):
             pass
@@ -207,7 +208,8 @@ def _git_controls(layout: Layout) -> list[str]:
     from gitai.gate.policy import CACHE_NAME, load_policy
     from gitai.intents.approval import approvals_path
 
-    controls = [repo.hooks_dir, os.path.join(repo.common_dir, "hooks"), os.path.join(repo.common_dir, "config"),
+    controls = [repo.hooks_dir, os.path.join(repo.common_dir, "hooks"), layout.own_hooks_dir,
+                os.path.join(repo.common_dir, "config"),
                 os.path.join(repo.git_dir, "config.worktree"), os.path.join(repo.common_dir, "info"),
                 os.path.join(layout.shared_state_dir, "installed"), approvals_path(layout),
                 # a linked worktree's pointers: another common dir would bring other hooks and config
@@ -216,6 +218,8 @@ def _git_controls(layout: Layout) -> list[str]:
     if not os.path.lexists(own):  # read when extensions.worktreeConfig is on: made empty, then read-only
         with open(own, "x", encoding="utf-8"):
             pass
+    # git runs what is in it where the host turns hooks off (gitai/sandbox/enter.py): made, then read-only
+    os.makedirs(layout.own_hooks_dir, exist_ok=True)
     controls += _nested_git_controls(repo.common_dir)
     try:
         load_policy(layout)  # the compiled scopes the pre-commit gate trusts: made now, then read-only
@@ -247,16 +251,19 @@ def _nested_git_controls(common_dir: str) -> list[str]:
     return [p for p in found if os.path.lexists(p)]
 
 
-def session_intent(layout: Layout, session_key: str) -> str | None:
-    """The intent the agent session `session_key` (its state file's name) has selected."""
+def session_state(layout: Layout, session_key: str) -> tuple[str | None, str | None]:
+    """(the intent the agent session `session_key` (its state file's name) has selected, its host's name)."""
     from gitai.agents.sessions import SAFE_ID_CHARS, sessions_dir
 
     if not session_key or not SAFE_ID_CHARS.issuperset(session_key):
-        return None
+        return None, None
     try:
         with open(os.path.join(sessions_dir(layout), session_key + ".json"), encoding="utf-8") as handle:
             data = json.load(handle)
     except (OSError, ValueError):
-        return None
-    value = data.get("intent_id") if isinstance(data, dict) else None
-    return value if isinstance(value, str) and value else None
+        return None, None
+    if not isinstance(data, dict):
+        return None, None
+    intent, host = data.get("intent_id"), data.get("host")
+    return (intent if isinstance(intent, str) and intent else None,
+            host if isinstance(host, str) and host else None)

@@ -13,6 +13,8 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping, MutableMapping
+
     from gitai.layout import Layout
 
 EXEC_USAGE = "usage: gitai exec --session KEY -- COMMAND [ARGS]..."
@@ -111,9 +113,9 @@ def exec_in_session(layout: Layout, session_key: str, command: list[str], progra
     hook finds it: the session's selection, else GITAI_INTENT, else the worktree's (none: no writes in
     the work tree)."""
     from gitai.intents.active import active_intent
-    from gitai.sandbox.domain import session_intent
+    from gitai.sandbox.domain import session_state
 
-    intent_id = session_intent(layout, session_key)
+    intent_id, host = session_state(layout, session_key)
     if intent_id is None:
         active = active_intent(layout)
         intent_id = active.id if active else None
@@ -121,7 +123,44 @@ def exec_in_session(layout: Layout, session_key: str, command: list[str], progra
     if why:
         sys.stderr.write(f"gitai: note: {why}: the domain allows no writes in the work tree\n")
     enter_domain(layout, scope, host_inside=False)
+    own_hooks_where_hooks_are_off(layout, host, os.environ)
     start(command, intent_id if not why else None, program)
+
+
+def hooks_turned_off(environ: Mapping[str, str]) -> int | None:
+    """GIT_CONFIG_COUNT where the git config given through the environment ends with an empty
+    core.hooksPath (git then runs no hook at all: Gemini CLI's shell), else None. Of the entries
+    `GIT_CONFIG_KEY_n`/`GIT_CONFIG_VALUE_n` the last one that names a key wins, and keys are
+    case-insensitive, as in git."""
+    try:
+        count = int(environ.get("GIT_CONFIG_COUNT", ""))
+    except ValueError:
+        return None
+    value = None
+    for index in range(count):
+        if environ.get(f"GIT_CONFIG_KEY_{index}", "").lower() == "core.hookspath":
+            value = environ.get(f"GIT_CONFIG_VALUE_{index}")
+    return count if value == "" else None
+
+
+def own_hooks_where_hooks_are_off(layout: Layout, host: str | None, environ: MutableMapping[str, str]) -> None:
+    """Where the session's host turns git's hooks off in its shell on purpose (a registry fact, and the
+    environment says so: Gemini CLI's empty core.hooksPath), point git at gitai's own hooks directory,
+    which holds the trailer hook only: the agent's commit gets its `Intent:` trailer, and the
+    repository's other hooks, which the host turns off, still do not run. One more entry after the
+    host's, so it wins; git reads `git -c` (GIT_CONFIG_PARAMETERS) after these, and the agent hook judges
+    that. Anywhere else the environment, and so a person's core.hooksPath, is left as it is."""
+    from gitai.agents.hosts import BY_NAME
+
+    spec = BY_NAME.get(host or "")
+    if spec is None or spec.git_hooks_in_shell or not os.path.isdir(layout.own_hooks_dir):
+        return
+    count = hooks_turned_off(environ)
+    if count is None:
+        return
+    environ[f"GIT_CONFIG_KEY_{count}"] = "core.hooksPath"
+    environ[f"GIT_CONFIG_VALUE_{count}"] = layout.own_hooks_dir
+    environ["GIT_CONFIG_COUNT"] = str(count + 1)
 
 
 def parse_exec_arguments(argv: list[str]) -> tuple[str, list[str]]:

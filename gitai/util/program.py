@@ -1,6 +1,6 @@
-"""Where the running gitai is: hosts that rebuild PATH (Codex runs commands with `bash -lc`) do
-not find a gitai installed in a virtualenv by name, so their hook commands and the commands their
-agents are told to run name it by its absolute path."""
+"""Where the running gitai is: a host that runs its model's commands in a login shell rebuilding PATH
+(Codex: `bash -lc`) does not find a gitai installed in a virtualenv by name there, so the commands its
+agent is told to run name gitai by its absolute path (its hooks keep the host's PATH and name it `gitai`)."""
 
 from __future__ import annotations
 

@@ -20,9 +20,8 @@ from .model_server import Step
 MakeSession = Callable[[str], Session]
 NEW_CODE = "def token():\n    return 'jwt'\n"
 
-# Seams the real hosts expose that gitai does not close yet: each test flips to a pass when it is fixed.
-GEMINI_GIT_CONFIG = ("Gemini's shell sets git config through GIT_CONFIG_COUNT/KEY/VALUE with an empty "
-                     "core.hooksPath: gitai cannot find the repository and git runs no hooks")
+# Seams the real hosts expose that gitai does not close yet go in `seam`/`hosts` as reasons by host
+# (none left): each test flips to a pass when it is fixed.
 
 
 def seam(host: str, **reasons: str) -> Any:
@@ -150,7 +149,7 @@ def committed(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
     return s
 
 
-@pytest.mark.parametrize("committed", hosts(gemini=GEMINI_GIT_CONFIG), indirect=True)
+@pytest.mark.parametrize("committed", hosts(), indirect=True)
 def test_an_agent_commit_is_recorded_with_its_intent_and_ai_lines(committed: Session) -> None:
     s = committed
     assert "Intent: INT-001" in s.git("log", "-1", "--format=%B")
@@ -160,6 +159,29 @@ def test_an_agent_commit_is_recorded_with_its_intent_and_ai_lines(committed: Ses
     (conv,) = entry["conversations"]
     assert conv["contributor"]["type"] == "ai"
     assert [(r["start_line"], r["end_line"]) for r in conv["ranges"]] == [(1, 2)]
+
+
+def test_gemini_turns_the_repositorys_hooks_off_and_still_gitais_trailer_is_written(session: MakeSession,
+                                                                                  tmp_path: Path) -> None:
+    """Gemini CLI's shell turns git's hooks off on purpose (an empty core.hooksPath); inside the kernel
+    domain git runs gitai's own commit-msg hook only. A person's hooks (chained behind gitai's) do not run
+    for the agent's commit, and the record is written once."""
+    s = session("gemini")
+    s.gitai("select", "INT-001")
+    ran = tmp_path / "ran"
+    ran.mkdir()
+    for name in ("pre-commit", "commit-msg", "post-commit"):
+        chained = s.repo / ".git" / "hooks" / f"{name}.gitai-chained"
+        chained.write_text(f"#!/bin/sh\ntouch {ran}/{name}\n")
+        chained.chmod(0o755)
+    result = s.run([s.host.write("src/auth/token.py", NEW_CODE),
+                    s.host.shell("git add src/auth/token.py && git commit -q -m 'Add the token helper'")])
+    assert s.git("log", "-1", "--format=%B").strip() == "Add the token helper\n\nIntent: INT-001", \
+        result.tool_results()
+    assert sorted(p.name for p in ran.iterdir()) == []
+    commit = s.head()
+    ledger = (s.repo / ".orchestration" / "agent_trace.jsonl").read_text().splitlines()
+    assert sum(commit in entry for entry in ledger) == 1
 
 
 @pytest.mark.parametrize("host", HOSTS)
