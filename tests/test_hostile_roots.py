@@ -1,13 +1,14 @@
 """The roots of the second adversarial round against the agent hooks, each move run for real: the
-verdict of the real `gitai hook HOST` on a real payload and, when it lets the move through, the
-move itself in real bash; then the effect must not be there (file untouched, hook still there,
-HEAD unmoved, notes still there). tests/test_hostile_table.py crosses these moves with wrappers,
-quoting and path forms."""
+verdict of `gitai hook HOST` (in the test's process, tests/testing/agent_hook.py) on a real payload
+and, when it lets the move through, the move itself in real bash; then the effect must not be there
+(file untouched, hook still there, HEAD unmoved, notes still there). tests/test_hostile_table.py
+crosses these moves with wrappers, quoting and path forms."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -26,9 +27,17 @@ from testing.hostile_moves import (
 from testing.repos import new_repo, write
 
 
+@pytest.fixture(scope="module")
+def governed_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The governed repository (hostile_moves.make_repo), built once; each test moves in its own copy."""
+    return make_repo(tmp_path_factory.mktemp("roots") / "repo")
+
+
 @pytest.fixture
-def governed(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "repo")
+def governed(governed_once: Path, tmp_path: Path) -> Path:
+    copy = tmp_path / "repo"
+    shutil.copytree(governed_once, copy, symlinks=True)
+    return copy
 
 
 def refused(decision: str) -> bool:

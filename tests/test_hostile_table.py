@@ -1,21 +1,21 @@
 """The hostile table: generated variants of the moves a determined agent makes against the agent
-hooks (wrapper x move x quoting x path form). Each verdict is computed in-process by the hook's own
-entry (`gitai.agents.hook_entry.run`, the code `gitai hook` runs) on a real payload against a real
-governed repository; a case the verdict lets through is then run for real, in real bash, in a fresh
-copy of that repository, and nothing it must not change may have changed (files, hooks, HEAD,
-notes, config). tests/test_hostile_roots.py runs the roots through the real `gitai hook` command."""
+hooks (wrapper x move x quoting x path form). Each verdict is computed in-process by `gitai hook`'s
+own entry (tests/testing/agent_hook.py) on a real payload against a real governed repository; a case
+the verdict lets through is then run for real, in real bash, in a fresh copy of that repository, and
+nothing it must not change may have changed (files, hooks, HEAD, notes, config).
+tests/test_hostile_roots.py runs the roots the same way, and tests/test_hook_in_process.py checks
+the in-process answers against the real `gitai hook` command's."""
 
 from __future__ import annotations
 
 import itertools
-import json
 import re
 import shlex
 import shutil
 from pathlib import Path
 
 import pytest
-from testing.hostile_moves import ALLOWED, make_repo, parse_answer, run_shell, shell_payload, snapshot
+from testing.hostile_moves import ALLOWED, make_repo, run_shell, shell_payload, snapshot, verdict
 
 # Where a move writes, and how the path is spelled ({R} is the repository's absolute path).
 TARGETS = ("docs/x.md", "docs/d.md", ".git/hooks/pre-commit", ".orchestration/active_intents.yaml",
@@ -117,10 +117,7 @@ def table_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def table_verdict(repo: Path, command: str) -> tuple[str, str]:
-    from gitai.agents.hook_entry import run
-
-    payload = shell_payload(command.replace("{R}", str(repo)), repo)
-    return parse_answer("claude-code", *run("claude-code", None, json.dumps(payload).encode()))
+    return verdict("claude-code", shell_payload(command.replace("{R}", str(repo)), repo))
 
 
 @pytest.mark.parametrize("command", [c for _, c in CASES], ids=[i for i, _ in CASES])

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import sys
 from pathlib import Path
 
 import pytest
 from testing.commands import GITAI, as_agent, as_person, git, gitai, gitai_ok
-from testing.repos import commit, write
+from testing.repos import CATALOGUE, commit, new_repo, write
 
 GUARDED = """\
   - id: INT-009
@@ -32,14 +33,24 @@ FORMS = {
 }
 
 
-@pytest.fixture
-def governed(repo: Path) -> Path:
-    text = (repo / ".orchestration/active_intents.yaml").read_text()
-    write(repo, ".orchestration/active_intents.yaml", text + GUARDED)
-    commit(repo, "guarded intent")
+@pytest.fixture(scope="module")
+def governed_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The test catalogue and a guarded intent, gitai's git hooks and Claude Code's hooks installed:
+    built once, and each test works in its own copy (`governed`)."""
+    repo = new_repo(tmp_path_factory.mktemp("governed") / "repo")
+    gitai_ok(repo, "init")
+    write(repo, ".orchestration/active_intents.yaml", CATALOGUE + GUARDED)
+    commit(repo, "catalogue with a guarded intent")
     gitai_ok(repo, "hooks", "install")
     gitai_ok(repo, "agents", "install", "claude-code")
     return repo
+
+
+@pytest.fixture
+def governed(governed_once: Path, tmp_path: Path) -> Path:
+    copy = tmp_path / "repo"
+    shutil.copytree(governed_once, copy, symlinks=True)
+    return copy
 
 
 def snapshot(repo: Path) -> dict[str, str]:
@@ -108,8 +119,9 @@ def test_a_pty_of_the_agents_own_cannot_approve_inside_the_domain(governed: Path
     except LandlockUnavailable as exc:
         pytest.skip(f"no Landlock here: {exc}")
     before = snapshot(governed)
+    # Answers enough for any question, typed in at once (an endless `yes` only floods the terminal).
     proc = as_agent(governed, command=[GITAI, "run", "INT-001", "--", "sh", "-c",
-                                       f"yes | script -qec '{GITAI} approve INT-009' /dev/null"])
+                                       f"yes | head -n 1000 | script -qec '{GITAI} approve INT-009' /dev/null"])
     assert "approved INT-009" not in proc.stdout
     after = snapshot(governed)
     assert after.pop(".orchestration/events.jsonl") in ("absent", hashlib.sha256(b"").hexdigest())  # made by the domain

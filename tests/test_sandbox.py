@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -45,9 +46,10 @@ pytestmark = pytest.mark.skipif(_landlock_reason() is not None and not os.enviro
                                 reason=f"no Landlock here: {_landlock_reason()}")
 
 
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    repo = tmp_path / "repo"
+@pytest.fixture(scope="module")
+def repo_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sandbox tests' repository, built once; each test works in its own copy (`repo`)."""
+    repo = tmp_path_factory.mktemp("sandbox") / "repo"
     repo.mkdir()
     git(repo, "init", "-q", "-b", "main")
     gitai_ok(repo, "init")
@@ -58,6 +60,13 @@ def repo(tmp_path: Path) -> Path:
     commit(repo, "start", extra=("--no-verify",))
     gitai_ok(repo, "hooks", "install")
     return repo
+
+
+@pytest.fixture
+def repo(repo_once: Path, tmp_path: Path) -> Path:
+    copy = tmp_path / "repo"
+    shutil.copytree(repo_once, copy, symlinks=True)
+    return copy
 
 
 def run_in(repo: Path, *command: str, intent: str | None = "INT-001",

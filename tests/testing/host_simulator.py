@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
+import shutil
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -34,6 +36,7 @@ from gitai.agents.hosts import (
     SESSION_START,
     Host,
 )
+from testing.agent_hook import hook_arguments, run_in_process
 
 RANK = {"allow": 0, "ask": 1, "deny": 2}
 SIMPLE_MATCHER = re.compile(r"^[A-Za-z0-9_|, -]*$")
@@ -57,10 +60,11 @@ TOOL_EVENTS = {name for host in BY_NAME.values() for name, kind in host.events
 
 
 class HostSimulator:
-    def __init__(self, host: str, root: Path, env: dict[str, str]) -> None:
+    def __init__(self, host: str, root: Path, env: dict[str, str], real_process: bool = False) -> None:
         self.host = host
         self.root = root
         self.env = env
+        self.real_process = real_process
 
     # -- configuration ------------------------------------------------------------------
     def hooks_for(self, event: str, tool: str | None) -> list[dict[str, Any]]:
@@ -113,9 +117,16 @@ class HostSimulator:
         body = json.dumps(payload)
         for hook in self.hooks_for(event, tool):
             outcome.runs += 1
+            cwd = self.root / hook.get("cwd", ".")
+            ours = None if self.real_process else hook_arguments(hook["command"])
+            if ours is not None:
+                program = shlex.split(hook["command"])[0]  # as the host's shell would find it
+                assert shutil.which(program, path=self.env.get("PATH")), f"not found: {program}"
+                self._interpret(event, run_in_process(ours, body.encode(), self.env, cwd), hook, outcome)
+                continue
             try:
                 proc = subprocess.run(hook["command"], shell=True, input=body, capture_output=True, text=True,
-                                      cwd=self.root / hook.get("cwd", "."), env=self.env, timeout=hook["timeout"])
+                                      cwd=cwd, env=self.env, timeout=hook["timeout"])
             except subprocess.TimeoutExpired:
                 outcome.notes.append("timeout")
                 if hook["fail_closed"]:

@@ -1,6 +1,7 @@
 """Hostile moves against the agent hooks, run for real: the verdict of `gitai hook HOST` on a real
-payload, then, when the verdict lets the move through, the move itself (real bash, a real file
-write), and a snapshot of everything the move must not change (files, hooks, HEAD, notes, config).
+payload (in the test's process: the verdict and the move's effect are what is tested), then, when
+the verdict lets the move through, the move itself (real bash, a real file write), and a snapshot of
+everything the move must not change (files, hooks, HEAD, notes, config).
 Shared by tests/test_hostile_roots.py and tests/test_hostile_table.py."""
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from testing.commands import GITAI, git, gitai_ok
+from testing.agent_hook import run_in_process
+from testing.commands import git, gitai_ok
 from testing.repos import CATALOGUE, commit, new_repo, write
 
 ALLOWED = "allow"
@@ -68,10 +70,9 @@ def _digest(path: Path) -> str:
 
 
 def verdict(host: str, payload: dict[str, Any], event: str | None = None) -> tuple[str, str]:
-    """(allow | ask | deny, reason) from the real `gitai hook HOST`."""
-    proc = subprocess.run([GITAI, "hook", host, *([event] if event else [])], input=json.dumps(payload).encode(),
-                          capture_output=True, timeout=60)
-    return parse_answer(host, proc.stdout.decode(), proc.stderr.decode(), proc.returncode)
+    """(allow | ask | deny, reason) from `gitai hook HOST`, run in this process (tests/testing/agent_hook.py)."""
+    proc = run_in_process([host, *([event] if event else [])], json.dumps(payload).encode())
+    return parse_answer(host, proc.stdout, proc.stderr, proc.returncode)
 
 
 def parse_answer(host: str, out: str, err: str, code: int) -> tuple[str, str]:
