@@ -16,12 +16,9 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" bash docs/demo.sh
 
-# compileall first: where PYTHONDONTWRITEBYTECODE is set, each `gitai` process of the suite would
-# otherwise compile every module no hook (run with -I, which ignores it) has compiled yet.
 # Bytecode is written (even where the environment sets PYTHONDONTWRITEBYTECODE): the suite starts over a
 # thousand gitai processes, and each would compile the modules it imports, and pytest its assertions, afresh.
 test: $(STAMP) provision realhosts lint-tools
-	$(PY) -m compileall -q gitai
 	env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest -n 2 tests
 
 # What ships is what is tested: the wheel, built and installed non-editable in a clean virtualenv,
