@@ -417,6 +417,25 @@ def test_a_gemini_commit_inside_the_wrap_gets_its_trailer_and_no_other_hook_runs
     assert "Intent: INT-001" in git(governed, "log", "-1", "--format=%B").stdout
 
 
+@pytest.mark.parametrize("commit", ["GITAI_INTENT=INT-002 git commit -q -m Add",
+                                    "git commit -q -m 'Add' -m 'Intent: INT-002'",
+                                    "GITAI_INTENT=INT-004 git commit -q -m Add"])
+def test_a_gemini_commit_cannot_name_an_intent_its_paths_never_passed_the_gate_under(
+        governed: Path, tmp_path: Path, commit: str) -> None:
+    """Inside the wrap the intent the trailer names may come from the agent's own command (GITAI_INTENT
+    or the message); gitai's own commit-msg hook runs the pre-commit gate under it: a commit of
+    src/auth/ under INT-002 (docs only) or INT-004 (DONE) is refused, HEAD stays, nothing is recorded."""
+    before, notes = head(governed), git(governed, "notes", "--ref", "gitai", "list").stdout
+    ledger = governed / ".orchestration" / "agent_trace.jsonl"
+    recorded = ledger.read_text() if ledger.exists() else ""
+    write(governed, "src/auth/token.py", "def token():\n    return 'jwt'\n")
+    line = gemini_call(governed, tmp_path, f"git add src/auth/token.py && {commit}; echo status=$? >&2")
+    assert unwrap(line)  # it ran inside the wrap
+    assert head(governed) == before
+    assert git(governed, "notes", "--ref", "gitai", "list").stdout == notes
+    assert (ledger.read_text() if ledger.exists() else "") == recorded
+
+
 def test_gitais_own_hooks_are_out_of_the_agents_reach_inside_the_domain(governed: Path, tmp_path: Path) -> None:
     """git runs what is in gitai's own hooks directory inside the domain: the agent can neither change
     its commit-msg hook nor add another hook there."""

@@ -21,7 +21,9 @@ def test_foreign_hook_is_chained_and_restored_byte_for_byte(bare_repo: Path) -> 
     assert gitai(bare_repo, "init").returncode == 0
     assert (hooks / "pre-commit.gitai-chained").read_text() == FOREIGN
     own = bare_repo / ".git" / "gitai" / "hooks"  # gitai's commit-msg alone, for hosts that turn hooks off
-    assert os.listdir(own) == ["commit-msg"] and (own / "commit-msg").read_text() == (hooks / "commit-msg").read_text()
+    assert os.listdir(own) == ["commit-msg"]  # the same hook, marked to run the pre-commit gate too
+    assert (own / "commit-msg").read_text() == (hooks / "commit-msg").read_text().replace(
+        "\nown_hooks=''\n", "\nown_hooks='1'\n")
     states = {h["hook"]: h for h in gitai_json(bare_repo, "hooks", "status")["hooks"]}
     assert states["pre-commit"]["state"] == "installed" and states["pre-commit"]["chained"] is True
     write(bare_repo, ".orchestration/active_intents.yaml",

@@ -10,6 +10,9 @@ GITAI_PYTHON='@GITAI_PYTHON@'
 GITAI_PATH='@GITAI_PATH@'
 GITAI_PACKAGE='@GITAI_PACKAGE@'
 hook='@GITAI_HOOK@'
+# Set in the copy in gitai's own hooks directory (Layout.own_hooks_dir), where git runs no pre-commit:
+# fixed when the hook is written, so nothing in the agent's environment turns it on or off.
+own_hooks='@GITAI_OWN_HOOKS@'
 case $0 in */*) chained=${0%/*}/$hook.gitai-chained ;; *) chained=./$hook.gitai-chained ;; esac  # no dirname process
 
 if [ ! -x "$GITAI_PYTHON" ] || [ ! -d "$GITAI_PACKAGE" ]; then
@@ -51,13 +54,18 @@ commit_msg() {
     index($0, c) == 1 { next }  /[^[:space:]]/ { text = 1 }  tolower($0) ~ /^intent *:/ { named = 1 }
     END { print (text ? "text" : "empty") (named ? "+named" : "") }' "$message")
   case "$shape" in empty*) return 0 ;; esac
+  written=
   if [ "$shape" = text+named ]; then
+    written=$(git interpret-trailers --parse "$message" | sed -n 's/^[Ii][Nn][Tt][Ee][Nn][Tt]: *//p' | head -n 1)
+  fi
+  if [ -n "$own_hooks" ]; then
+    # No pre-commit ran (the host turned git's hooks off), and the intent here may come from the
+    # agent's own GITAI_INTENT: the commit passes the gate under the intent it will be recorded under.
+    GITAI_INTENT=${written:-$intent} run_gitai pre-commit || return $?
+  elif [ -n "$written" ] && [ "$written" != "$intent" ]; then
     # A message naming another intent than the active one is recorded under that intent,
     # so the staged paths must fit its scope too.
-    written=$(git interpret-trailers --parse "$message" | sed -n 's/^[Ii][Nn][Tt][Ee][Nn][Tt]: *//p' | head -n 1)
-    if [ -n "$written" ] && [ "$written" != "$intent" ]; then
-      GITAI_INTENT=$written run_gitai pre-commit || return $?
-    fi
+    GITAI_INTENT=$written run_gitai pre-commit || return $?
   fi
   [ -n "$intent" ] || return 0
   # `git merge` writes its message without a final newline; without one the trailer would be

@@ -29,9 +29,9 @@ from gitai.util.files import write_atomic
 
 HOOK_NAMES = ("pre-commit", "commit-msg", "post-commit", "post-merge", "post-rewrite", "pre-push")
 # The hooks in gitai's own hooks directory (Layout.own_hooks_dir), which git runs inside the kernel domain
-# where an agent host's shell turns every hook off (gitai/sandbox/enter.py): the trailer only. The agent
-# hook already runs the scope gate before such a host's commit command and records the commit after it
-# (gitai/agents/commits.py); a pre-commit or post-commit here would gate or record it twice.
+# where an agent host's shell turns every hook off (gitai/sandbox/enter.py): the trailer, and the pre-commit
+# gate under the intent the trailer names (the agent may name any in its command). The agent hook records
+# the commit after the command (gitai/agents/commits.py); a post-commit here would record it twice.
 OWN_HOOK_NAMES = ("commit-msg",)
 CHAINED = ".gitai-chained"
 REPLACED = ".gitai-replaced"
@@ -52,8 +52,9 @@ class HookState:
                 "framework": self.framework}
 
 
-def render_hook(name: str) -> str:
-    """The hook script for `name`, bound to this Python and this gitai."""
+def render_hook(name: str, own: bool = False) -> str:
+    """The hook script for `name`, bound to this Python and this gitai (`own`: the copy for gitai's own
+    hooks directory, whose commit-msg also runs the pre-commit gate)."""
     template = resources.files("gitai.hooks").joinpath("gitai-hook.sh").read_text(encoding="utf-8")
     package = Path(gitai.__file__).resolve().parent
     import_path = [str(package.parent)] + [p for p in sys.path if p.endswith("-packages")]
@@ -62,6 +63,7 @@ def render_hook(name: str) -> str:
         .replace("@GITAI_PATH@", _shell_quoted("\n".join(dict.fromkeys(import_path))))
         .replace("@GITAI_PACKAGE@", _shell_quoted(str(package)))
         .replace("@GITAI_HOOK@", name)
+        .replace("@GITAI_OWN_HOOKS@", "1" if own else "")
     )
 
 
@@ -108,7 +110,7 @@ def install_hooks(layout: Layout, force: bool = False) -> list[HookState]:
     own = Path(layout.own_hooks_dir)
     own.mkdir(parents=True, exist_ok=True)
     for name in OWN_HOOK_NAMES:
-        _write_executable(own / name, render_hook(name))
+        _write_executable(own / name, render_hook(name, own=True))
     if NOTES_REF not in config_get("notes.rewriteRef", layout.root):
         run_git(["config", "--add", "notes.rewriteRef", NOTES_REF], layout.root)
     write_atomic(layout.installed_marker, "gitai hooks are installed for this repository\n")

@@ -146,7 +146,8 @@ def hooks_turned_off(environ: Mapping[str, str]) -> int | None:
 def own_hooks_where_hooks_are_off(layout: Layout, host: str | None, environ: MutableMapping[str, str]) -> None:
     """Where the session's host turns git's hooks off in its shell on purpose (a registry fact, and the
     environment says so: Gemini CLI's empty core.hooksPath), point git at gitai's own hooks directory,
-    which holds the trailer hook only: the agent's commit gets its `Intent:` trailer, and the
+    which holds the commit-msg hook only: the agent's commit gets its `Intent:` trailer (after the
+    pre-commit gate under the intent the trailer names), and the
     repository's other hooks, which the host turns off, still do not run. One more entry after the
     host's, so it wins; git reads `git -c` (GIT_CONFIG_PARAMETERS) after these, and the agent hook judges
     that. Anywhere else the environment, and so a person's core.hooksPath, is left as it is."""
