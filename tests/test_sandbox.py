@@ -283,6 +283,39 @@ def test_submodules_and_other_worktrees_git_controls_stay_out_of_reach(repo: Pat
     assert {t: t.read_bytes() if t.exists() else b"" for t in targets} == before
 
 
+def test_a_directory_that_holds_a_read_only_file_cannot_be_moved_away(repo: Path, tmp_path: Path) -> None:
+    """A mount point cannot be renamed, but a writable directory holding one could, taking the mount along:
+    `mv .git/gitai .git/gitai-x`, then a policy cache and a commit-msg hook of the agent's own making in a new
+    .git/gitai (likewise a linked worktree's git dir, `.git/worktrees`, Gemini's `~/.gemini/policies`). Each
+    such directory is a mount point too: every move fails, what the gates read is untouched, and an
+    out-of-scope commit outside the domain is still refused."""
+    home = tmp_path / "home"
+    (home / ".gemini" / "policies").mkdir(parents=True)
+    policy = home / ".gemini" / "policies" / "gitai.toml"
+    policy.write_text("# gitai's rules\n")
+    git(repo, "worktree", "add", "-q", "-b", "side", str(tmp_path / "linked"))
+    gitai_ok(repo, "select", "INT-001")
+    run_in(repo, "true")  # the compiled scopes, made as any domain makes them
+    trusted = [repo / ".git/gitai/policy-cache.marshal", repo / ".git/gitai/hooks/commit-msg",
+               repo / ".git/worktrees/linked/commondir", policy]
+    before = [path.read_bytes() for path in trusted]
+    moves = ("mv .git/gitai .git/gitai-x; mkdir -p .git/gitai/hooks; echo forged > .git/gitai/policy-cache.marshal; "
+             "printf '#!/bin/sh\\nexit 0\\n' > .git/gitai/hooks/commit-msg; "
+             "mv .git/worktrees/linked .git/worktrees/linked-x; mv .git/worktrees .git/worktrees-x; "
+             "mv ~/.gemini/policies ~/.gemini/policies-x; mkdir -p ~/.gemini/policies; "
+             "echo forged > ~/.gemini/policies/gitai.toml; true")
+    proc = run_in(repo, "sh", "-c", moves, env={"HOME": str(home)})
+    assert proc.returncode == 0, proc.stderr
+    assert [path.read_bytes() for path in trusted] == before, proc.stderr
+    assert not any(path.exists() for path in (repo / ".git/gitai-x", repo / ".git/worktrees/linked-x",
+                                              repo / ".git/worktrees-x", home / ".gemini/policies-x"))
+    head = git(repo, "rev-parse", "HEAD").stdout.strip()
+    write(repo, "docs/out.md", "out of scope\n")
+    git(repo, "add", "docs/out.md")
+    assert git(repo, "commit", "-q", "-m", "out", check=False).returncode != 0
+    assert git(repo, "rev-parse", "HEAD").stdout.strip() == head
+
+
 NO_MOUNTS = """
 import os, sys
 from gitai.layout import find_layout
@@ -307,12 +340,12 @@ def test_without_mounts_the_files_the_gates_trust_stay_out_of_reach(repo: Path) 
     before = (cache.read_bytes(), marker.read_bytes())
     moves = ("echo '{\"key\": \"forged\"}' > .git/gitai/policy-cache.marshal; "
              "rm -f .git/gitai/policy-cache.marshal; echo forged > .git/gitai/installed; "
-             "mv .git/gitai/installed .git/gitai/x; echo planted > .git/gitai/new-file; "
+             "mv .git/gitai/installed .git/gitai/x; echo planted > .git/gitai/new-file; mv .git/gitai .git/gitai-x; "
              f"{GITAI} select INT-002 && echo selected; echo x > src/in_scope.py; echo x > docs/out.md")
     proc = subprocess.run([sys.executable, "-c", NO_MOUNTS, moves], cwd=repo, capture_output=True, text=True,
                           stdin=subprocess.DEVNULL, start_new_session=True)
     assert (cache.read_bytes(), marker.read_bytes()) == before, proc.stderr
-    assert not (repo / ".git/gitai/x").exists() and not (repo / ".git/gitai/new-file").exists()
+    assert not any((repo / ".git" / name).exists() for name in ("gitai/x", "gitai/new-file", "gitai-x"))
     assert "selected" in proc.stdout, proc.stderr
     assert (repo / ".git/gitai/active").read_text() == "INT-002\n"
     assert (repo / "src/in_scope.py").read_text() == "x\n" and not (repo / "docs/out.md").exists()

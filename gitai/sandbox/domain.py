@@ -33,11 +33,12 @@ class DomainPlan:
     """What a domain allows: directories and files to write beneath, paths made read-only. (A plain
     class: the agent hook imports this module, and `dataclasses` is slow to import.)"""
 
-    __slots__ = ("writable", "readonly", "notes")
+    __slots__ = ("writable", "readonly", "pinned", "notes")
 
     def __init__(self, writable: list[str] | None = None) -> None:
         self.writable: list[str] = writable or []
         self.readonly: list[str] = []
+        self.pinned: list[str] = []  # directories that hold a read-only path: they must stay where they are
         self.notes: list[str] = []  # what the person should know (one line each)
 
 
@@ -138,7 +139,23 @@ def plan_domain(layout: Layout, scope: tuple[str, ...], home: str | None, mounts
     plan.writable += _git_parts(layout, mounts, plan)
     if mounts:
         plan.readonly += _user_hook_configs(user_configs, home or "")
+        plan.pinned = _holders(plan)
     return plan
+
+
+def _holders(plan: DomainPlan) -> list[str]:
+    """Each directory that holds a read-only path and could be renamed or removed inside the domain (its
+    parent is writable): moved away, it takes the read-only mount along, and a new directory of the
+    same name, with files of the agent's own making, takes its place (`mv .git/gitai .git/gitai-x`)."""
+    directories = [w for w in plan.writable if os.path.isdir(w)]
+    found: set[str] = set()
+    for path in plan.readonly:
+        held = os.path.dirname(path)
+        while held != os.path.dirname(held) and any(_contains(w, os.path.dirname(held)) for w in directories):
+            if not any(_contains(r, held) for r in plan.readonly):  # beneath a read-only mount: fixed already
+                found.add(held)
+            held = os.path.dirname(held)
+    return sorted(found)
 
 
 def _user_hook_configs(paths: list[str], home: str) -> list[str]:

@@ -57,7 +57,7 @@ def enter_domain(layout: Layout, scope: tuple[str, ...], host_inside: bool = Tru
         cache = _domain_cache()
         try:
             plan = plan_domain(layout, scope, home, mounts=True, host_inside=host_inside)
-            restrict(plan.writable, plan.readonly)
+            restrict(plan.writable, plan.readonly, plan.pinned)
         except MountsUnavailable:
             plan = plan_domain(layout, scope, home, mounts=False, host_inside=host_inside)
             restrict(plan.writable, [])

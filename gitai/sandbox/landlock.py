@@ -6,9 +6,11 @@ no rule can take a right back. Git's commit needs to create and rename files in 
 root (`index.lock` over `index`), which would grant the same rights over `hooks/` and `config`
 beneath it; so those (and any other path given as `readonly`) are bind-mounted read-only over
 themselves in a private mount namespace of a new user namespace first. The Landlock domain then
-forbids any further mount change, so the agent cannot undo them.
+forbids any further mount change, so the agent cannot undo them. A mount point cannot be renamed or
+removed, but a writable directory that holds one can, taking the mount along; so each such directory
+(`pinned`) is bind-mounted over itself too, writable as before, and stays where it is.
 
-Nothing here knows about gitai: `restrict(rules, readonly)` is the whole interface.
+Nothing here knows about gitai: `restrict(rules, readonly, pinned)` is the whole interface.
 """
 
 from __future__ import annotations
@@ -112,10 +114,11 @@ def _check(result: int, what: str) -> int:
     return result
 
 
-def _protect_readonly(paths: list[str]) -> None:
-    """Bind-mount each path read-only over itself in a private mount namespace (of a new user
-    namespace that maps this user to itself, so no privilege is needed or gained)."""
-    if not paths:
+def _protect_readonly(paths: list[str], pinned: list[str]) -> None:
+    """Bind-mount each pinned directory over itself, then each path read-only over itself, in a private
+    mount namespace (of a new user namespace that maps this user to itself, so no privilege is needed
+    or gained)."""
+    if not paths and not pinned:
         return
     libc = _libc()
     uid, gid = os.getuid(), os.getgid()
@@ -131,6 +134,10 @@ def _protect_readonly(paths: list[str]) -> None:
     mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_void_p]
     if mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None) < 0:
         raise MountsUnavailable(f"cannot make mounts private: {os.strerror(ctypes.get_errno())}")
+    for path in sorted(pinned):  # a directory before those beneath it, all before the read-only ones
+        target = os.fsencode(path)
+        if mount(target, target, None, _MS_BIND | _MS_REC, None) < 0:
+            raise MountsUnavailable(f"cannot bind-mount {path}: {os.strerror(ctypes.get_errno())}")
     for path in paths:
         target = os.fsencode(path)
         if mount(target, target, None, _MS_BIND | _MS_REC, None) < 0:
@@ -170,10 +177,11 @@ def mounts_available() -> bool:
     return os.waitstatus_to_exitcode(status) == 0
 
 
-def restrict(writable: list[str], readonly: list[str]) -> int:
+def restrict(writable: list[str], readonly: list[str], pinned: list[str] | None = None) -> int:
     """Confine this process (and everything it starts) for good: writes are allowed only beneath
-    the `writable` paths (every write right the ABI knows; on a file, those a file can carry), and
-    the `readonly` paths become read-only. Returns the ABI used.
+    the `writable` paths (every write right the ABI knows; on a file, those a file can carry), the
+    `readonly` paths become read-only, and the `pinned` directories cannot be renamed or removed.
+    Returns the ABI used.
 
     Raises LandlockUnavailable (MountsUnavailable for the mounts) before the domain is entered:
     the mounts only ever take rights away, so a failure leaves the process no less confined.
@@ -203,7 +211,7 @@ def restrict(writable: list[str], readonly: list[str]) -> int:
                        f"landlock_add_rule for {path}")
             finally:
                 os.close(fd)
-        _protect_readonly(readonly)
+        _protect_readonly(readonly, pinned or [])
         _check(libc.prctl(ctypes.c_int(_PR_SET_NO_NEW_PRIVS), ctypes.c_ulong(1), ctypes.c_ulong(0),
                           ctypes.c_ulong(0), ctypes.c_ulong(0)), "prctl(PR_SET_NO_NEW_PRIVS)")
         _check(libc.syscall(ctypes.c_long(_SYS_RESTRICT_SELF), ctypes.c_int(ruleset), ctypes.c_uint32(0)),
