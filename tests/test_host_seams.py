@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -299,6 +300,42 @@ def test_user_level_host_configs_are_protected_like_project_ones(repo: Path) -> 
         assert agent.shell(command).decision != "allow", command
     assert settings.read_text() == "{}\n"
     assert (home / ".codex" / "config.toml").read_text() == "[features]\nhooks = true\n"
+
+
+def test_a_gitai_the_hooks_would_run_is_out_of_the_agents_reach(repo: Path, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hooks run gitai by name: a `gitai` the agent makes in a PATH directory before the real one (or in
+    ~/.local/bin, which a login shell puts on PATH), or a file it plants in gitai's own installation (its
+    package, its virtualenv, a `.pth` in its site directory), would run at the next hook in gitai's place.
+    Written, replaced or deleted, through the write tool or the shell: refused, and nothing on disk changed."""
+    from testing.hostile_moves import shell_move, write_move
+
+    import gitai as package_module
+
+    early, late = tmp_path / "early-bin", tmp_path / "late-bin"
+    early.mkdir()
+    late.mkdir()
+    found = late / "gitai"
+    found.write_text("#!/bin/sh\nexit 0\n")
+    monkeypatch.setenv("PATH", os.pathsep.join([str(early), str(late), os.environ["PATH"]]))
+    package = Path(package_module.__file__ or "").resolve().parent
+    site = next(Path(p) for p in sys.path if p.endswith("-packages"))
+    planted = [early / "gitai", early / "gitai.exe", late / "gitai.exe",
+               Path(os.environ["HOME"]) / ".local" / "bin" / "gitai", package / "planted_by_an_agent.py",
+               site / "planted_by_an_agent.pth", Path(sys.prefix) / "bin" / "planted-by-an-agent"]
+    gitai(repo, "select", "INT-001")
+    try:
+        for target in planted + [found]:
+            decision, reason = write_move(repo, str(target), content="#!/bin/sh\nexit 0\n")
+            assert decision == "deny" and "gitai itself" in reason, (target, reason)
+        for command in (f"echo 'exit 0' > {found}", f"rm -f {found}", f"cp {found} {early}/gitai",
+                        f"echo 'import os' > {site}/planted_by_an_agent.pth"):
+            assert shell_move(repo, command)[0] != "allow", command
+        assert found.read_text() == "#!/bin/sh\nexit 0\n" and not any(p.exists() for p in planted)
+        assert write_move(repo, "src/auth/fine.py")[0] == "allow"  # the scope itself is as it was
+    finally:
+        for path in planted:  # only where a test that fails wrote them
+            path.unlink(missing_ok=True)
 
 
 def test_a_persons_commit_after_the_agents_command_is_the_persons(repo: Path) -> None:

@@ -316,6 +316,20 @@ def test_a_directory_that_holds_a_read_only_file_cannot_be_moved_away(repo: Path
     assert git(repo, "rev-parse", "HEAD").stdout.strip() == head
 
 
+def test_a_gitai_on_path_cannot_be_made_or_replaced_inside_the_domain(repo: Path, tmp_path: Path) -> None:
+    """The hooks run gitai by name: a `gitai` made in a writable PATH directory ahead of the real one would
+    run at the next hook, outside any domain. Neither a new one nor a replaced one gets there."""
+    early, late = tmp_path / "early-bin", tmp_path / "late-bin"
+    early.mkdir()
+    late.mkdir()
+    (late / "gitai").write_text("#!/bin/sh\n")
+    path = os.pathsep.join([str(early), str(late), os.environ["PATH"]])
+    moves = f"echo 'exit 0' > {early}/gitai; cp /bin/true {early}/gitai.exe; echo 'exit 0' > {late}/gitai; true"
+    proc = run_in(repo, "sh", "-c", moves, env={"PATH": path})
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(os.listdir(early)) == [] and (late / "gitai").read_text() == "#!/bin/sh\n"
+
+
 NO_MOUNTS = """
 import os, sys
 from gitai.layout import find_layout

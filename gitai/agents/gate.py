@@ -91,6 +91,7 @@ class Governor:
         self.layouts: dict[str, Layout | None] = {}
         self.intents: dict[str, str | None] = {}
         self._user_controls: frozenset[str] | None = None
+        self._gitai_itself: tuple[frozenset[str], tuple[str, ...]] | None = None
         if home is not None:
             self.layouts[home.root] = home
             self.intents[home.root] = home_intent
@@ -105,6 +106,19 @@ class Governor:
             paths = user_controls(home, os.environ) if home and home != "~" else []
             self._user_controls = frozenset(p for path in paths for p in (path, os.path.realpath(path)))
         return self._user_controls
+
+    def gitai_itself(self) -> tuple[frozenset[str], tuple[str, ...]]:
+        """What the hooks run when they run `gitai`, in every resolved form: (the programs, each `gitai`
+        on PATH and the directories that hold one; gitai's installation directories)."""
+        if self._gitai_itself is None:
+            from gitai.util.installation import PROGRAM_NAMES, gitai_programs, installation_dirs
+
+            programs = gitai_programs(os.environ)
+            files = {*programs, *(os.path.dirname(p) for p in programs if os.path.basename(p) in PROGRAM_NAMES)}
+            directories = installation_dirs()
+            self._gitai_itself = (frozenset({*files, *map(os.path.realpath, files)}),
+                                  tuple(dict.fromkeys([*directories, *map(os.path.realpath, directories)])))
+        return self._gitai_itself
 
     def layout_of(self, top: str) -> Layout | None:
         """The governed layout whose work tree is `top` (None: a repository gitai does not govern)."""
@@ -138,6 +152,10 @@ class Governor:
         if path in self.user_controls():
             return ("holds an agent host's user-level hooks or its trust in them (the next session would run "
                     "without gitai); only a person changes it")
+        programs, installation = self.gitai_itself()
+        if path in programs or any(path == d or path.startswith(d.rstrip(os.sep) + os.sep) for d in installation):
+            return ("is gitai itself or a `gitai` on PATH, which the hooks run by name (the next hook would run "
+                    "what the agent wrote); only a person changes it")
         home = self.home
         if home is not None:
             for directory in (home.repo.git_dir, home.repo.common_dir, home.repo.hooks_dir):

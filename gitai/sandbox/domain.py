@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 
 from gitai.agents.hosts import GIT_HOOK_FRAMEWORK_CONFIGS, HOSTS, PROJECT_MCP_CONFIGS, moved_homes, user_controls
 from gitai.layout import ORCHESTRATION, Layout
+from gitai.util.installation import gitai_programs, installation_dirs
 
 # Hook configs of the agent hosts (their hooks are the agent's gate): in a worktree, the whole
 # directory of each (`.claude/`, `.github/hooks/`); in HOME, the files themselves.
@@ -93,12 +93,6 @@ class _Planner:
                 self.allow_beneath(entry.path)
 
 
-def gitai_install_dirs() -> list[str]:
-    """gitai's own code and the environment it runs from: the hooks run them."""
-    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    return [package, sys.prefix]
-
-
 def plan_domain(layout: Layout, scope: tuple[str, ...], home: str | None, mounts: bool,
                 host_inside: bool = True) -> DomainPlan:
     """Where the agent may write. With `mounts` (read-only bind mounts available), git's own
@@ -111,7 +105,8 @@ def plan_domain(layout: Layout, scope: tuple[str, ...], home: str | None, mounts
     programs the host starts later outside any domain, and their transcripts are the session's record."""
     repo = layout.repo
     worktree_roots = {layout.root} | ({repo.main_worktree} if repo.main_worktree else set())
-    protected = [repo.git_dir, repo.common_dir, repo.hooks_dir, *gitai_install_dirs()]
+    # gitai itself, and each `gitai` on PATH (the hooks run it by name): a missing one cannot be made
+    protected = [repo.git_dir, repo.common_dir, repo.hooks_dir, *installation_dirs(), *gitai_programs(os.environ)]
     for root in worktree_roots:
         protected += [os.path.join(root, ".git"), os.path.join(root, ORCHESTRATION)]
         protected += [os.path.join(root, name) for name in HOOK_CONFIG_DIRS + GIT_HOOK_FRAMEWORK_CONFIGS
