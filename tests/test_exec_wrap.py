@@ -470,4 +470,9 @@ def test_only_a_host_that_turns_hooks_off_gets_gitais_own_hooks(governed: Path) 
         own_hooks_where_hooks_are_off(layout, host, env)
         assert env == environ, host
     assert hooks_turned_off({**persons, "GIT_CONFIG_VALUE_8": ""}) == 9
+    own = Path(layout.own_hooks_dir) / "commit-msg"
+    own.write_text(own.read_text().replace("\nown_hooks='1'\n", "\n"))  # an older gitai's: no gate in it
+    env = dict(gemini)
+    own_hooks_where_hooks_are_off(layout, "gemini", env)
+    assert env == gemini
     assert hooks_turned_off({"GIT_CONFIG_COUNT": "x"}) is None

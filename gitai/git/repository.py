@@ -15,6 +15,9 @@ from gitai.errors import GitaiError
 # gitai's own hooks, beneath the common dir (Layout.own_hooks_dir): where the kernel domain points git for
 # an agent host's shell that turns hooks off. Never the repository's hooks directory.
 OWN_HOOKS = ("gitai", "hooks")
+# The line that marks the commit-msg hook written there (gitai/hooks/gitai-hook.sh): it runs the pre-commit
+# gate too. One without it (an older gitai's) is never pointed at.
+OWN_HOOK_MARK = "\nown_hooks='1'\n"
 # Variables that change where git looks, or what it finds: with any of them set, git answers.
 LOCATION_VARIABLES = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_CEILING_DIRECTORIES",
                       "GIT_DISCOVERY_ACROSS_FILESYSTEM", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT")

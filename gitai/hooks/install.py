@@ -21,6 +21,7 @@ from pathlib import Path
 
 import gitai
 from gitai.errors import GitaiError
+from gitai.git.repository import OWN_HOOK_MARK
 from gitai.git.runner import config_get, run_git
 from gitai.hooks.markers import LEGACY, framework_of
 from gitai.hooks.markers import is_ours as _is_ours
@@ -63,7 +64,7 @@ def render_hook(name: str, own: bool = False) -> str:
         .replace("@GITAI_PATH@", _shell_quoted("\n".join(dict.fromkeys(import_path))))
         .replace("@GITAI_PACKAGE@", _shell_quoted(str(package)))
         .replace("@GITAI_HOOK@", name)
-        .replace("@GITAI_OWN_HOOKS@", "1" if own else "")
+        .replace("\nown_hooks='@GITAI_OWN_HOOKS@'\n", OWN_HOOK_MARK if own else "\nown_hooks=''\n")
     )
 
 

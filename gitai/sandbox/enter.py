@@ -152,9 +152,16 @@ def own_hooks_where_hooks_are_off(layout: Layout, host: str | None, environ: Mut
     host's, so it wins; git reads `git -c` (GIT_CONFIG_PARAMETERS) after these, and the agent hook judges
     that. Anywhere else the environment, and so a person's core.hooksPath, is left as it is."""
     from gitai.agents.hosts import BY_NAME
+    from gitai.git.repository import OWN_HOOK_MARK
 
     spec = BY_NAME.get(host or "")
-    if spec is None or spec.git_hooks_in_shell or not os.path.isdir(layout.own_hooks_dir):
+    if spec is None or spec.git_hooks_in_shell:
+        return
+    try:  # an older gitai's hook there adds the trailer without the gate: not pointed at (no trailer then)
+        with open(os.path.join(layout.own_hooks_dir, "commit-msg"), encoding="utf-8", errors="replace") as handle:
+            if OWN_HOOK_MARK not in handle.read():
+                return
+    except OSError:
         return
     count = hooks_turned_off(environ)
     if count is None:
