@@ -170,6 +170,47 @@ def test_incremental_parse_gives_the_tree_a_fresh_parse_gives(tmp_path: Path) ->
             assert cache.hash_source("python", text.encode()) == hash_source("python", text.encode())
 
 
+def test_hunks_git_never_emits_are_left_aside(tmp_path: Path) -> None:
+    """Hunks as real git gives them become edits; an empty hunk, or one past the end of a side, is
+    none of git's: no edits (the parse falls back to the common head and tail), never edits that
+    start past the end of the text."""
+    from gitai.git.diff import blob_hunks
+    from gitai.syntax.hash_cache import _line_edits, reparse
+    from gitai.syntax.normal_form import parse
+
+    git(tmp_path, "init", "-q", str(tmp_path / "repo"))
+    pairs = [(b"", b"\n"), (b"b", b"b\n"), (b"a\n", b"a\nb\n"), (b"a\nb\n", b"b\n"), (b"x = 1\n", b"")]
+    for old, new in pairs:
+        old_blob, new_blob = (subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=tmp_path / "repo",
+                                             input=side, capture_output=True, check=True).stdout.decode().strip()
+                              for side in (old, new))
+        edits = _line_edits(old, new, blob_hunks(str(tmp_path / "repo"), old_blob, new_blob))
+        assert edits, (old, new)
+        assert all(o_start <= o_end <= len(old) and n_start <= n_end <= len(new)
+                   for o_start, o_end, n_start, n_end in edits)
+    assert _line_edits(b"", b"\n", [(1, 0, 1, 1)]) is None  # git says (0, 0, 1, 1): the old side starts past b""
+    assert _line_edits(b"b", b"b", [(1, 0, 1, 0)]) is None  # empty, and past the end of both sides
+    assert _line_edits(b"a\n", b"a\n", [(1, 0, 1, 0)]) is None  # empty, within both sides
+    old, new = b"x = 1\n", b"x = 1\ny = 2\n"
+    again = reparse("python", old, parse("python", old), new, [(3, 0, 3, 1)])  # past the end of the old side
+    assert str(again.root_node) == str(parse("python", new).root_node)
+
+
+def test_a_tree_parsed_again_while_held_is_counted_once(tmp_path: Path) -> None:
+    """The bytes of held trees are those of the trees held, however often a text is parsed again
+    (here: out of the newest hashes, nothing kept on disk, so it is parsed while its tree is held)."""
+    from gitai.syntax.hash_cache import HashCache
+
+    state = tmp_path / "not-a-directory"
+    state.write_text("")  # nothing can be kept on disk beneath a file
+    cache = HashCache(str(state), recent=1)
+    texts = [b"def f():\n    return 1\n", b"def g():\n    return 2\n"]
+    for text in texts * 3:
+        cache.hash_source("python", text)
+        assert cache._tree_bytes == sum(len(data) for _, data in cache._trees)
+    assert sorted(data for _, data in cache._trees) == sorted(texts)
+
+
 def _edit_history(seed: int, steps: int) -> list[bytes]:
     """Versions of a Python file, each from the one before by a few random line edits: lines added,
     removed, re-indented and changed inside and between definitions, a definition copied or moved,

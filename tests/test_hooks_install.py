@@ -167,3 +167,29 @@ def test_shared_hooks_path_adds_no_trailer_elsewhere(tmp_path: Path) -> None:
     write(other, "a.txt", "a\n")
     commit(other, "plain", env={"GITAI_INTENT": "INT-009"})
     assert "Intent:" not in git(other, "log", "-1", "--format=%B").stdout
+
+
+def test_status_reports_gitais_own_commit_msg_hook(bare_repo: Path) -> None:
+    """The own hooks directory (git's hooks inside the kernel domain of a host that turns hooks off) is
+    reported: a repository installed before it existed has no commit-msg there, and status says so."""
+    assert gitai(bare_repo, "init").returncode == 0
+    own = bare_repo / ".git" / "gitai" / "hooks"
+    status = gitai_json(bare_repo, "hooks", "status")
+    assert status["own_hooks_dir"] == str(own)
+    assert [(h["hook"], h["path"], h["state"]) for h in status["own_hooks"]] == [
+        ("commit-msg", str(own / "commit-msg"), "installed")]
+    (own / "commit-msg").unlink()
+    assert gitai_json(bare_repo, "hooks", "status")["own_hooks"][0]["state"] == "missing"
+    text = gitai(bare_repo, "hooks", "status")
+    assert text.returncode == 0
+    assert f"commit-msg    missing    {own / 'commit-msg'} (gitai's own" in text.stdout
+    (own / "commit-msg").write_text((bare_repo / ".git" / "hooks" / "commit-msg").read_text().replace(
+        "commit-msg", "commit-msg ", 1))  # ours, written by another gitai
+    assert gitai_json(bare_repo, "hooks", "status")["own_hooks"][0]["state"] == "stale"
+    gitai_ok(bare_repo, "hooks", "install")
+    assert (own / "commit-msg").read_text() == (bare_repo / ".git" / "hooks" / "commit-msg").read_text().replace(
+        "\nown_hooks=''\n", "\nown_hooks='1'\n")
+    assert [h["state"] for h in gitai_json(bare_repo, "hooks", "status")["own_hooks"]] == ["installed"]
+    as_person(bare_repo, "hooks", "uninstall")
+    assert not own.exists()
+    assert [h["state"] for h in gitai_json(bare_repo, "hooks", "status")["own_hooks"]] == ["missing"]

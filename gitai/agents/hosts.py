@@ -415,14 +415,13 @@ def user_controls(home: str, environ: Mapping[str, str]) -> list[str]:
     """USER_CONTROLS as absolute paths under `home`, and where `environ` moves them: a trust file the
     variable names itself (GEMINI_CLI_TRUSTED_FOLDERS_PATH ...), and every control in a directory a host's
     `home_variable` moves (CLAUDE_CONFIG_DIR: settings.json and settings.local.json; CODEX_HOME; COPILOT_HOME)."""
-    found = [home.rstrip("/") + "/" + name for name in USER_CONTROLS]
+    at_home = [home_path(path, home, {}) for path in USER_CONTROLS]
+    found = list(at_home)
     for host in HOSTS:
         variable, name = host.trust_file_variable or ("", "")
         if variable and not name and environ.get(variable):
             found.append(environ[variable])
-    for directory, moved in moved_homes(environ).items():
-        found += [moved + "/" + path[len(directory) + 1:] for path in USER_CONTROLS
-                  if path.startswith(directory + "/")]
-    return found
+    where_found = [home_path(path, home, environ) for path in USER_CONTROLS]
+    return found + [path for path in where_found if path not in at_home]
 # The instructions files the hosts read; AGENTS.md is the one every project gets.
 INSTRUCTIONS = tuple(dict.fromkeys(["AGENTS.md", *(name for host in HOSTS for name in host.instructions)]))

@@ -12,6 +12,7 @@ from gitai.hooks.install import (
     hook_status,
     hooks_path_setting,
     install_hooks,
+    own_hook_status,
     shared_hooks_scope,
     uninstall_hooks,
 )
@@ -32,18 +33,24 @@ def warn_shared_hooks(lay: Layout) -> None:
 
 
 def _print_hooks(states: list[Any], as_json: bool, lay: Layout) -> None:
+    """The hooks git runs, then gitai's own (the ones git runs inside the kernel domain of a host that turns
+    hooks off)."""
     hooks_path = hooks_path_setting(lay)
+    own = own_hook_status(lay)
     if hooks_path:
         warn_shared_hooks(lay)
     if as_json:
         emit_json({"hooks_dir": str(lay.repo.hooks_dir), "core_hooks_path": hooks_path,
-                   "hooks": [s.to_json() for s in states]})
+                   "hooks": [s.to_json() for s in states],
+                   "own_hooks_dir": lay.own_hooks_dir, "own_hooks": [s.to_json() for s in own]})
         return
     if hooks_path:
         click.echo(f"core.hooksPath is set ({hooks_path}): hooks live in {lay.repo.hooks_dir}")
     for s in states:
         behind = f" (run by {s.framework})" if s.framework and s.state != "framework" else ""
         click.echo(f"{s.name:<13} {s.state:<9}{' chained' if s.chained else ''}  {s.path}{behind}")
+    for s in own:
+        click.echo(f"{s.name:<13} {s.state:<9}  {s.path} (gitai's own, for hosts that turn hooks off)")
 
 
 @hooks.command("install", epilog="Example: gitai hooks install")
@@ -60,7 +67,8 @@ def hooks_install(force: bool, server: bool, as_json: bool) -> int:
 
         state = install_server_hook(os.getcwd(), force)
         if as_json:
-            emit_json({"hooks_dir": str(state.path.parent), "core_hooks_path": None, "hooks": [state.to_json()]})
+            emit_json({"hooks_dir": str(state.path.parent), "core_hooks_path": None, "hooks": [state.to_json()],
+                       "own_hooks_dir": None, "own_hooks": []})
         else:
             click.echo(f"{state.name:<13} {state.state:<9}{' chained' if state.chained else ''}  {state.path}")
         return EXIT_OK

@@ -182,16 +182,29 @@ def hook_status(layout: Layout) -> list[HookState]:
         chained = (hooks_dir / (name + CHAINED)).exists()
         if framework and not _is_ours(path):
             path, state = hooks_dir / name, "framework"
-        elif not path.exists():
-            state = "missing"
-        elif not _is_ours(path):
-            state = "foreign"
-        elif path.read_text(encoding="utf-8", errors="replace") != render_hook(name):
-            state = "stale"
         else:
-            state = "installed"
+            state = _file_state(path, name)
         states.append(HookState(name, path, state, chained, framework))
     return states
+
+
+def own_hook_status(layout: Layout) -> list[HookState]:
+    """The state of each hook in gitai's own hooks directory: a repository installed before it existed has none,
+    and a host that turns git's hooks off then commits without the trailer."""
+    own = Path(layout.own_hooks_dir)
+    return [HookState(name, own / name, _file_state(own / name, name, own=True), False) for name in OWN_HOOK_NAMES]
+
+
+def _file_state(path: Path, name: str, own: bool = False) -> str:
+    """"missing", "foreign", "stale" or "installed" for the hook file `path` that should hold gitai's `name`
+    (`own`: its copy for gitai's own hooks directory)."""
+    if not path.exists():
+        return "missing"
+    if not _is_ours(path):
+        return "foreign"
+    if path.read_text(encoding="utf-8", errors="replace") != render_hook(name, own):
+        return "stale"
+    return "installed"
 
 
 def hooks_path_setting(layout: Layout) -> str | None:

@@ -83,6 +83,8 @@ class HashCache:
         previous = self._previous
         base = self._trees.get(previous) if previous and previous[0] == language else None
         tree = reparse(language, previous[1], base, data, hunks) if previous and base else parse(language, data)
+        if self._trees.pop((language, data), None) is not None:  # parsed again while still held: counted once
+            self._tree_bytes -= len(data)
         self._tree_bytes += len(data)
         while self._trees and self._tree_bytes > TREE_BYTES:
             oldest = next(iter(self._trees))
@@ -171,6 +173,8 @@ def _line_edits(old: bytes, new: bytes, hunks: Sequence[LineHunk]) -> list[Edit]
             return None
         old_start, old_end = _start(old_ends, old_first), min(_start(old_ends, old_first + old_count), len(old))
         new_start, new_end = _start(new_ends, new_first), min(_start(new_ends, new_first + new_count), len(new))
+        if not (old_count or new_count) or old_start > old_end or new_start > new_end:
+            return None  # git never emits an empty hunk, nor one past the end of a side
         if old_start < old_done or new_start < new_done or old[old_done:old_start] != new[new_done:new_start]:
             return None
         edits.append((old_start, old_end, new_start, new_end))
