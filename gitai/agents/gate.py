@@ -91,7 +91,8 @@ class Governor:
         self.layouts: dict[str, Layout | None] = {}
         self.intents: dict[str, str | None] = {}
         self._user_controls: frozenset[str] | None = None
-        self._gitai_itself: tuple[frozenset[str], tuple[str, ...]] | None = None
+        self._installation: tuple[frozenset[str], tuple[str, ...]] | None = None
+        self._on_path: frozenset[str] | None = None
         if home is not None:
             self.layouts[home.root] = home
             self.intents[home.root] = home_intent
@@ -107,18 +108,32 @@ class Governor:
             self._user_controls = frozenset(p for path in paths for p in (path, os.path.realpath(path)))
         return self._user_controls
 
-    def gitai_itself(self) -> tuple[frozenset[str], tuple[str, ...]]:
-        """What the hooks run when they run `gitai`, in every resolved form: (the programs, each `gitai`
-        on PATH and the directories that hold one; gitai's installation directories)."""
-        if self._gitai_itself is None:
-            from gitai.util.installation import PROGRAM_NAMES, gitai_programs, installation_dirs
+    def is_gitai_itself(self, path: str) -> bool:
+        """`path` (one resolved form) is what the hooks run when they run `gitai`: gitai's Python and script,
+        anything in its installation, a `gitai` on PATH (there or not yet) or a PATH directory itself."""
+        from gitai.util.installation import PROGRAM_NAMES
 
-            programs = gitai_programs(os.environ)
-            files = {*programs, *(os.path.dirname(p) for p in programs if os.path.basename(p) in PROGRAM_NAMES)}
-            directories = installation_dirs()
-            self._gitai_itself = (frozenset({*files, *map(os.path.realpath, files)}),
-                                  tuple(dict.fromkeys([*directories, *map(os.path.realpath, directories)])))
-        return self._gitai_itself
+        if self._installation is None:
+            from gitai.util.installation import installation_dirs, interpreter_programs
+
+            own, installed = interpreter_programs(), installation_dirs()
+            self._installation = (frozenset([*own, *map(os.path.realpath, own)]),
+                                  tuple(dict.fromkeys([*installed, *map(os.path.realpath, installed)])))
+        files, directories = self._installation
+        if path in files or any(path == d or path.startswith(d.rstrip(os.sep) + os.sep) for d in directories):
+            return True
+        if os.path.basename(path) not in PROGRAM_NAMES and not os.path.isdir(path):
+            return False  # the PATH is resolved only for a path it could hold
+        if self._on_path is None:
+            from gitai.util.installation import path_programs
+
+            on_path = path_programs(os.environ)
+            # each PATH directory resolved once for both names (path_forms gives a path's resolved directory)
+            resolved = {d: os.path.realpath(d) for d in dict.fromkeys(os.path.dirname(p) for p in on_path)}
+            self._on_path = frozenset([*on_path, *resolved, *resolved.values(),
+                                       *(os.path.join(resolved[os.path.dirname(p)], os.path.basename(p))
+                                         for p in on_path)])
+        return path in self._on_path
 
     def layout_of(self, top: str) -> Layout | None:
         """The governed layout whose work tree is `top` (None: a repository gitai does not govern)."""
@@ -152,8 +167,7 @@ class Governor:
         if path in self.user_controls():
             return ("holds an agent host's user-level hooks or its trust in them (the next session would run "
                     "without gitai); only a person changes it")
-        programs, installation = self.gitai_itself()
-        if path in programs or any(path == d or path.startswith(d.rstrip(os.sep) + os.sep) for d in installation):
+        if self.is_gitai_itself(path):
             return ("is gitai itself or a `gitai` on PATH, which the hooks run by name (the next hook would run "
                     "what the agent wrote); only a person changes it")
         home = self.home

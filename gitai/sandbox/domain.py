@@ -15,7 +15,7 @@ import os
 
 from gitai.agents.hosts import GIT_HOOK_FRAMEWORK_CONFIGS, HOSTS, PROJECT_MCP_CONFIGS, moved_homes, user_controls
 from gitai.layout import ORCHESTRATION, Layout
-from gitai.util.installation import gitai_programs, installation_dirs
+from gitai.util.installation import installation_dirs, interpreter_programs, path_programs
 
 # Hook configs of the agent hosts (their hooks are the agent's gate): in a worktree, the whole
 # directory of each (`.claude/`, `.github/hooks/`); in HOME, the files themselves.
@@ -106,7 +106,8 @@ def plan_domain(layout: Layout, scope: tuple[str, ...], home: str | None, mounts
     repo = layout.repo
     worktree_roots = {layout.root} | ({repo.main_worktree} if repo.main_worktree else set())
     # gitai itself, and each `gitai` on PATH (the hooks run it by name): a missing one cannot be made
-    protected = [repo.git_dir, repo.common_dir, repo.hooks_dir, *installation_dirs(), *gitai_programs(os.environ)]
+    protected = [repo.git_dir, repo.common_dir, repo.hooks_dir, *installation_dirs(),
+                 *interpreter_programs(), *path_programs(os.environ)]
     for root in worktree_roots:
         protected += [os.path.join(root, ".git"), os.path.join(root, ORCHESTRATION)]
         protected += [os.path.join(root, name) for name in HOOK_CONFIG_DIRS + GIT_HOOK_FRAMEWORK_CONFIGS

@@ -27,12 +27,16 @@ def installation_dirs() -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def gitai_programs(environ: Mapping[str, str]) -> list[str]:
-    """The programs a hook starts: the Python gitai runs on, the console script beside it, and each
-    place a `gitai` found by name could be: every PATH directory's `gitai` (and `gitai.exe`), whether
-    or not one is there yet (an empty entry is the current directory, as in the shell), and in the
-    two HOME directories a login shell's profile puts on PATH once they exist (Codex runs `bash -lc`)."""
-    found = [sys.executable, os.path.join(os.path.dirname(sys.executable), "gitai")]
+def interpreter_programs() -> list[str]:
+    """The Python gitai runs on and the console script beside it."""
+    return [sys.executable, os.path.join(os.path.dirname(sys.executable), "gitai")]
+
+
+def path_programs(environ: Mapping[str, str]) -> list[str]:
+    """Each place a `gitai` found by name could be: every PATH directory's `gitai` (and `gitai.exe`),
+    whether or not one is there yet (an empty entry is the current directory, as in the shell), and in
+    the two HOME directories a login shell's profile puts on PATH once they exist (Codex runs `bash -lc`)."""
+    found = []
     home = environ.get("HOME", "")
     login = [os.path.join(home, "bin"), os.path.join(home, ".local", "bin")] if home.startswith("/") else []
     for entry in [*environ.get("PATH", "").split(os.pathsep), *login]:
