@@ -10,17 +10,35 @@ from pathlib import Path
 import pytest
 from testing.commands import git, gitai, gitai_json, gitai_ok
 from testing.host_simulator import HostSimulator
-from testing.repos import commit, write
+from testing.repos import catalogued, commit, write
 from testing.sessions import agent_lines, agent_writes, line_counts, session
+from testing.templates import Templates
 from testing.traces import note, notes, validate
 
 
-@pytest.fixture
-def sim(repo: Path) -> HostSimulator:
+def with_claude_code(repo: Path) -> None:
+    catalogued(repo)
     gitai_ok(repo, "agents", "install", "claude-code")
     with open(repo / ".git/info/exclude", "a") as handle:
         handle.write(".claude/\n")
     commit(repo, "the agent hooks need no intent", ".orchestration/.intentignore")  # before the measured work
+
+
+@pytest.fixture
+def repo(tmp_path: Path, templates: Templates) -> Path:
+    """The test repository with Claude Code's hooks installed (what `sim` drives), built once per test
+    process and copied."""
+    return templates.make("attribution", tmp_path / "repo", with_claude_code)
+
+
+@pytest.fixture
+def plain_repo(tmp_path: Path, templates: Templates) -> Path:
+    """The test repository without an agent's hooks."""
+    return templates.make("repo", tmp_path / "repo", catalogued)
+
+
+@pytest.fixture
+def sim(repo: Path) -> HostSimulator:
     return HostSimulator("claude-code", repo, {**os.environ})
 
 
@@ -156,14 +174,14 @@ def test_cherry_pick_keeps_the_split(repo: Path, sim: HostSimulator) -> None:
     assert record["metadata"]["dev.gitai"]["attribution"] == "carried"
 
 
-def test_a_commit_without_hooks_is_unknown_not_human(repo: Path) -> None:
-    write(repo, "src/auth/z.py", "z = 1\nz = 2\n")
-    git(repo, "add", "-A")
-    git(repo, "-c", "core.hooksPath=/dev/null", "commit", "-m", "no hooks")
-    gitai_ok(repo, "backfill")
-    record = note(repo)
+def test_a_commit_without_hooks_is_unknown_not_human(plain_repo: Path) -> None:
+    write(plain_repo, "src/auth/z.py", "z = 1\nz = 2\n")
+    git(plain_repo, "add", "-A")
+    git(plain_repo, "-c", "core.hooksPath=/dev/null", "commit", "-m", "no hooks")
+    gitai_ok(plain_repo, "backfill")
+    record = note(plain_repo)
     assert line_counts(record) == {"unknown": 2}
-    assert gitai_json(repo, "stats", "HEAD")["totals"]["lines"]["unknown"] == 2
+    assert gitai_json(plain_repo, "stats", "HEAD")["totals"]["lines"]["unknown"] == 2
 
 
 def test_blame_intent_and_show_name_the_contributor(repo: Path, sim: HostSimulator) -> None:

@@ -9,28 +9,34 @@ from pathlib import Path
 import pytest
 import yaml
 from testing.commands import git, gitai, gitai_json
-from testing.repos import commit, head, write
+from testing.repos import catalogued, commit, head, write
+from testing.templates import Templates
 from testing.traces import note, notes, validate
 
 SERVER = ("-c", "core.hooksPath=/dev/null")  # a server runs none of gitai's hooks
 AI = {"GITAI_AGENT": "1", "GITAI_MODEL": "acme/coder-1"}
 
 
-@pytest.fixture
-def feature(repo: Path) -> tuple[Path, str, list[str]]:
+def feature_branch(repo: Path) -> None:
     """main with a base file; a branch `feature` with two commits of two intents in one file."""
+    catalogued(repo)
     write(repo, "src/auth/a.py", "def a():\n    return 0\n")
     commit(repo, "base", env={"GITAI_INTENT": "INT-001"})
-    base = head(repo)
     git(repo, "checkout", "-q", "-b", "feature")
     write(repo, "src/auth/a.py", "def a():\n    return 1\n\n\ndef login():\n    return 'token'\n")
     commit(repo, "login", env={"GITAI_INTENT": "INT-001", **AI})
-    first = head(repo)
     write(repo, "src/auth/a.py", (repo / "src/auth/a.py").read_text() + "\n\ndef charge():\n    return 10\n")
     write(repo, "src/billing/b.py", "RATE = 10\n")
     commit(repo, "charge", extra=("--no-verify",), env={"GITAI_INTENT": "INT-003"})  # no trailer: active
-    second = head(repo)
     git(repo, "checkout", "-q", "main")
+
+
+@pytest.fixture
+def feature(tmp_path: Path, templates: Templates) -> tuple[Path, str, list[str]]:
+    """`feature_branch`, built once per test process and copied: the repository, main's commit and
+    the branch's two."""
+    repo = templates.make("carry-feature", tmp_path / "repo", feature_branch)
+    base, first, second = git(repo, "rev-parse", "main", "feature~1", "feature").stdout.split()
     return repo, base, [first, second]
 
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 import copy
 import json
 import re
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 from testing.commands import git, gitai, gitai_json, gitai_ok
 from testing.repos import commit, write
+from testing.templates import copy_repository
 from testing.traces import note, notes, validate
 
 from gitai.syntax.reasons import definitions_reason
@@ -142,8 +142,7 @@ def test_an_old_verbose_record_reads_as_it_was_written() -> None:
 
 @pytest.fixture
 def history_copy(history: Path, tmp_path: Path) -> Path:
-    copy_path = tmp_path / "repo"
-    shutil.copytree(history, copy_path, symlinks=True)
+    copy_path = copy_repository(history, tmp_path / "repo")
     git(copy_path, "rm", "-q", "src/billing/refund.py")
     commit(copy_path, "drop refund", extra=("--no-verify",))
     return copy_path

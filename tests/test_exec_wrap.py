@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 from testing.commands import GITAI, git, gitai_ok
-from testing.repos import head, write
+from testing.repos import catalogued, head, write
+from testing.templates import Templates
 
 from gitai.sandbox.wrap import domain_available, unwrap, wrap
 
@@ -60,15 +61,21 @@ class Shell:
         return proc
 
 
-@pytest.fixture
-def governed(repo: Path) -> Path:
+def governed_repo(repo: Path) -> None:
+    catalogued(repo)
     gitai_ok(repo, "hooks", "install")
     write(repo, "src/auth/login.py", "x = 1\n")
     write(repo, "docs/guide.md", "# guide\n")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "--no-verify", "-m", "files")
     gitai_ok(repo, "select", "INT-001")
-    return repo
+
+
+@pytest.fixture
+def governed(tmp_path: Path, templates: Templates) -> Path:
+    """The test repository, gitai's hooks installed, two files committed, INT-001 selected: built once
+    per test process, each test working in its own copy."""
+    return templates.make("exec-wrap", tmp_path / "repo", governed_repo)
 
 
 def test_the_hook_wraps_allowed_shell_commands_only_where_a_domain_can_be_had(governed: Path) -> None:

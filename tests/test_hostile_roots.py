@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -25,19 +24,14 @@ from testing.hostile_moves import (
     write_payload,
 )
 from testing.repos import new_repo, write
-
-
-@pytest.fixture(scope="module")
-def governed_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The governed repository (hostile_moves.make_repo), built once; each test moves in its own copy."""
-    return make_repo(tmp_path_factory.mktemp("roots") / "repo")
+from testing.templates import Templates
 
 
 @pytest.fixture
-def governed(governed_once: Path, tmp_path: Path) -> Path:
-    copy = tmp_path / "repo"
-    shutil.copytree(governed_once, copy, symlinks=True)
-    return copy
+def governed(tmp_path: Path, templates: Templates) -> Path:
+    """The governed repository (hostile_moves.make_repo), built once per test process; each test
+    moves in its own copy."""
+    return templates.make("governed", tmp_path / "repo", make_repo)
 
 
 def refused(decision: str) -> bool:

@@ -13,7 +13,7 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
-from testing.commands import git, gitai, gitai_json, gitai_ok
+from testing.commands import git, gitai, gitai_json, gitai_ok, script
 from testing.repos import commit, head, new_repo, write
 from testing.templates import Templates
 
@@ -46,7 +46,13 @@ def origins_dir(repo: Path) -> Path:
 
 
 def blame(repo: Path, path: str, *args: str, env: dict[str, str] | None = None) -> list[dict]:
-    return gitai_json(repo, "blame-intent", path, *args, env=env)
+    """blame-intent's answer: from the script where the test traces its git processes (`env`: the
+    `git blame` the script starts ahead is part of what is checked), in this process otherwise."""
+    if env is None:
+        return gitai_json(repo, "blame-intent", path, *args)
+    proc = script(repo, "blame-intent", path, *args, "--json", env=env)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
 
 
 def cold_blame(repo: Path, path: str, *args: str) -> list[dict]:

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 import sys
 from pathlib import Path
 
 import pytest
 from testing.commands import GITAI, as_agent, as_person, git, gitai, gitai_ok
 from testing.repos import CATALOGUE, commit, new_repo, write
+from testing.templates import Templates
 
 GUARDED = """\
   - id: INT-009
@@ -33,11 +33,9 @@ FORMS = {
 }
 
 
-@pytest.fixture(scope="module")
-def governed_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The test catalogue and a guarded intent, gitai's git hooks and Claude Code's hooks installed:
-    built once, and each test works in its own copy (`governed`)."""
-    repo = new_repo(tmp_path_factory.mktemp("governed") / "repo")
+def governed_repo(path: Path) -> Path:
+    """The test catalogue and a guarded intent, gitai's git hooks and Claude Code's hooks installed."""
+    repo = new_repo(path)
     gitai_ok(repo, "init")
     write(repo, ".orchestration/active_intents.yaml", CATALOGUE + GUARDED)
     commit(repo, "catalogue with a guarded intent")
@@ -47,10 +45,9 @@ def governed_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def governed(governed_once: Path, tmp_path: Path) -> Path:
-    copy = tmp_path / "repo"
-    shutil.copytree(governed_once, copy, symlinks=True)
-    return copy
+def governed(tmp_path: Path, templates: Templates) -> Path:
+    """`governed_repo`, built once per test process; each test works in its own copy."""
+    return templates.make("person-only", tmp_path / "repo", governed_repo)
 
 
 def snapshot(repo: Path) -> dict[str, str]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +12,7 @@ from pathlib import Path
 import pytest
 from testing.commands import GITAI, git, gitai_ok
 from testing.repos import commit, write
+from testing.templates import Templates
 
 CATALOGUE = """\
 active_intents:
@@ -46,10 +46,8 @@ pytestmark = pytest.mark.skipif(_landlock_reason() is not None and not os.enviro
                                 reason=f"no Landlock here: {_landlock_reason()}")
 
 
-@pytest.fixture(scope="module")
-def repo_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The sandbox tests' repository, built once; each test works in its own copy (`repo`)."""
-    repo = tmp_path_factory.mktemp("sandbox") / "repo"
+def sandbox_repo(repo: Path) -> Path:
+    """The sandbox tests' repository."""
     repo.mkdir()
     git(repo, "init", "-q", "-b", "main")
     gitai_ok(repo, "init")
@@ -63,10 +61,9 @@ def repo_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def repo(repo_once: Path, tmp_path: Path) -> Path:
-    copy = tmp_path / "repo"
-    shutil.copytree(repo_once, copy, symlinks=True)
-    return copy
+def repo(tmp_path: Path, templates: Templates) -> Path:
+    """The sandbox tests' repository, built once per test process; each test works in its own copy."""
+    return templates.make("sandbox", tmp_path / "repo", sandbox_repo)
 
 
 def run_in(repo: Path, *command: str, intent: str | None = "INT-001",

@@ -14,8 +14,9 @@ from typing import Any
 import pytest
 from testing.commands import git, gitai_json, gitai_ok
 from testing.host_simulator import Agent, HostSimulator
-from testing.repos import commit, write
+from testing.repos import catalogued, commit, write
 from testing.sessions import agent_lines, agent_writes, line_counts, session
+from testing.templates import Templates
 from testing.traces import note, validate
 
 from gitai.agents.install import install_host
@@ -23,14 +24,31 @@ from gitai.agents.install import install_host
 CHECKPOINTS = Path(".git/gitai/checkpoints")
 
 
-@pytest.fixture
-def sim(repo: Path) -> HostSimulator:
+def with_claude_code(repo: Path) -> None:
+    catalogued(repo)
     gitai_ok(repo, "agents", "install", "claude-code")
     with open(repo / ".git/info/exclude", "a") as handle:
         handle.write(".claude/\n")
     commit(repo, "the agent hooks need no intent", ".orchestration/.intentignore")
     (repo / "src/auth").mkdir(parents=True)
     (repo / "docs").mkdir()
+
+
+@pytest.fixture
+def repo(tmp_path: Path, templates: Templates) -> Path:
+    """The test repository with Claude Code's hooks installed (what `sim` drives), built once per test
+    process and copied."""
+    return templates.make("shell-attribution", tmp_path / "repo", with_claude_code)
+
+
+@pytest.fixture
+def plain_repo(tmp_path: Path, templates: Templates) -> Path:
+    """The test repository without an agent's hooks."""
+    return templates.make("repo", tmp_path / "repo", catalogued)
+
+
+@pytest.fixture
+def sim(repo: Path) -> HostSimulator:
     return HostSimulator("claude-code", repo, {**os.environ})
 
 
@@ -266,24 +284,24 @@ def test_two_commits_in_one_command_each_get_the_agents_lines(repo: Path, sim: H
     assert line_counts(note(repo), "src/auth/y.py") == {"ai": 2}
 
 
-def test_a_persons_edit_committed_by_the_agent_in_another_worktree_stays_the_persons(repo: Path,
+def test_a_persons_edit_committed_by_the_agent_in_another_worktree_stays_the_persons(plain_repo: Path,
                                                                                    tmp_path: Path) -> None:
     """A session seen in the main worktree may now commit in another (`git -C ../wt commit`). Its own
     lines there are the agent's, and a person's uncommitted line in that worktree stays the person's, as
     it does when the same command commits in the session's own worktree."""
-    install_host("claude-code", str(repo))
-    with open(repo / ".git/info/exclude", "a") as handle:
+    install_host("claude-code", str(plain_repo))
+    with open(plain_repo / ".git/info/exclude", "a") as handle:
         handle.write(".claude/\n")
-    write(repo, "src/auth/y.py", "a = 1\n")
-    commit(repo, "base", env={"GITAI_INTENT": "INT-001"})
+    write(plain_repo, "src/auth/y.py", "a = 1\n")
+    commit(plain_repo, "base", env={"GITAI_INTENT": "INT-001"})
     other = tmp_path / "other"
-    git(repo, "worktree", "add", "-q", "-b", "other", str(other))
+    git(plain_repo, "worktree", "add", "-q", "-b", "other", str(other))
     gitai_ok(other, "select", "INT-001")
     write(other, "src/auth/y.py", "a = 1\np = 'a person'\n")  # a person's edit, not committed
-    agent = session(HostSimulator("claude-code", repo, dict(os.environ)), repo, "s-wt")
+    agent = session(HostSimulator("claude-code", plain_repo, dict(os.environ)), plain_repo, "s-wt")
     command = f"printf 'b = 2\\n' >> {other}/src/auth/y.py && git -C {other} commit -qam 'in the other worktree'"
     assert agent.shell(command).decision == "allow"
-    subprocess.run(["bash", "-c", command], cwd=repo, check=True, capture_output=True,
+    subprocess.run(["bash", "-c", command], cwd=plain_repo, check=True, capture_output=True,
                    env={**os.environ, "CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "s-wt"})
     agent.shell_done(command)
     record = note(other)

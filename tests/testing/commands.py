@@ -17,9 +17,10 @@ from testing.hermetic import tick
 
 GITAI = str(Path(sys.executable).parent / "gitai")
 
-OWN_PROCESS = frozenset({"hook", "exec", "run", "blame-intent", "backfill"})
+OWN_PROCESS = frozenset({"hook", "exec", "run", "backfill"})
 """The first words of the commands run as the script: `hook` and `exec` go past the CLI (gitai/entry.py),
-`blame-intent` starts its blame there, `backfill` forks workers, `run` replaces the process."""
+`backfill` forks workers, `run` replaces the process. `blame-intent` answers the same in process; the
+`git blame` the script starts ahead of the CLI (gitai/blame/early.py) is checked through `script()`."""
 
 
 def git(cwd: Path, *args: str, check: bool = True, env: dict[str, str] | None = None,
@@ -41,6 +42,13 @@ def gitai(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subproces
                           env={**os.environ, **(env or {})}, stdin=subprocess.DEVNULL)
 
 
+def script(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """gitai as the script, always (what it does before the CLI loads is part of what is checked)."""
+    tick()
+    return subprocess.run([GITAI, *args], cwd=cwd, capture_output=True, text=True,
+                          env={**os.environ, **(env or {})}, stdin=subprocess.DEVNULL)
+
+
 def in_process(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """gitai's `main` in this process, in `cwd` with `env` added, as the script would run it."""
     import click.formatting
@@ -58,6 +66,8 @@ def in_process(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subp
         except SystemExit as exc:
             code = exc.code
         finally:
+            sys.stdout.flush()  # what a command wrote with sys.stdout.write, as the script's exit flushes it
+            sys.stderr.flush()
             os.chdir(previous)
     returncode = code if isinstance(code, int) else (0 if code is None else 1)
     return subprocess.CompletedProcess([GITAI, *args], returncode, _text(stdout.getvalue()), _text(stderr.getvalue()))
