@@ -216,7 +216,10 @@ def test_an_agent_commit_names_the_model(committed: Session) -> None:
 ESCAPE = "import pathlib\npathlib.Path('docs/escape.md').write_text('out of scope')\n"
 
 
-@pytest.mark.parametrize("host", HOSTS)
+@pytest.mark.parametrize("host", hosts(copilot=(
+    "Copilot CLI cannot start inside `gitai run`: it makes ~/.copilot (HOME is closed in the domain), and where "
+    "that exists it rewrites ~/.copilot/config.json, its trusted folders, by renaming a file onto it (a "
+    "read-only mount there); it exits 1 before its first turn")))
 def test_inside_gitai_run_the_kernel_refuses_what_the_hooks_cannot_see(session: MakeSession, host: str) -> None:
     """The agent writes an in-scope script that writes out of scope, then runs it: the hooks see only
     `python3 src/auth/escape.py`; inside `gitai run`'s Landlock domain the write fails all the same,
