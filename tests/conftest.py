@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from testing.hermetic import restart_clock, seal
+from testing.host_simulator import HostSimulator
 from testing.repos import catalogued, new_repo
 from testing.templates import Templates, built_once
 
@@ -57,3 +59,15 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from testing.history import history_repo
 
     return built_once(tmp_path_factory, "history", history_repo)
+
+
+@pytest.fixture
+def plain_repo(tmp_path: Path, templates: Templates) -> Path:
+    """The plain test repository, for a module whose `repo` has an agent's hooks installed."""
+    return templates.make("repo", tmp_path / "repo", catalogued)
+
+
+@pytest.fixture
+def sim(repo: Path) -> HostSimulator:
+    """Claude Code, simulated, in the test's repository."""
+    return HostSimulator("claude-code", repo, {**os.environ})

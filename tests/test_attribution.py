@@ -3,7 +3,6 @@ edit them, and each committed line is attributed ai / mixed / human / unknown.""
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from pathlib import Path
 
@@ -29,17 +28,6 @@ def repo(tmp_path: Path, templates: Templates) -> Path:
     """The test repository with Claude Code's hooks installed (what `sim` drives), built once per test
     process and copied."""
     return templates.make("attribution", tmp_path / "repo", with_claude_code)
-
-
-@pytest.fixture
-def plain_repo(tmp_path: Path, templates: Templates) -> Path:
-    """The test repository without an agent's hooks."""
-    return templates.make("repo", tmp_path / "repo", catalogued)
-
-
-@pytest.fixture
-def sim(repo: Path) -> HostSimulator:
-    return HostSimulator("claude-code", repo, {**os.environ})
 
 
 def test_ai_mixed_human_split(repo: Path, sim: HostSimulator) -> None:

@@ -41,17 +41,6 @@ def repo(tmp_path: Path, templates: Templates) -> Path:
     return templates.make("shell-attribution", tmp_path / "repo", with_claude_code)
 
 
-@pytest.fixture
-def plain_repo(tmp_path: Path, templates: Templates) -> Path:
-    """The test repository without an agent's hooks."""
-    return templates.make("repo", tmp_path / "repo", catalogued)
-
-
-@pytest.fixture
-def sim(repo: Path) -> HostSimulator:
-    return HostSimulator("claude-code", repo, {**os.environ})
-
-
 def agent_runs(agent: Agent, repo: Path, command: str) -> int:
     """The host's sequence for one shell command: before-shell (allowed), the command, after-shell
     (the failure event when it exits non-zero)."""
