@@ -101,8 +101,8 @@ class Host:
     trust: tuple[str, ...]  # what a person does for the hooks to run (trust, approval, restart), and CI: a line a step
     instructions: tuple[str, ...]  # the instructions files it reads, in the repository root
     # git runs the repository's hooks in its shell. False: its shell turns them off (an empty core.hooksPath),
-    # so the agent hook gates a commit before the command and records it after; inside the kernel domain
-    # git runs gitai's own trailer hook only (gitai/sandbox/enter.py)
+    # so the agent hook gates a commit before the command and records it after; `gitai exec` and `gitai run`
+    # point git at gitai's own trailer hook only (gitai/sandbox/enter.py)
     git_hooks_in_shell: bool
     model_variables: tuple[str, ...]  # environment variables that choose its model (its hooks inherit them)
     # (settings file, key path) that name the default model: "~/" under the home directory, else in the
