@@ -431,5 +431,7 @@ def user_controls(home: str, environ: Mapping[str, str]) -> list[str]:
 def user_control_dirs(home: str) -> list[str]:
     """USER_CONTROL_DIRS as absolute paths under `home`."""
     return [home.rstrip("/") + "/" + path for path in USER_CONTROL_DIRS]
+
+
 # The instructions files the hosts read; AGENTS.md is the one every project gets.
 INSTRUCTIONS = tuple(dict.fromkeys(["AGENTS.md", *(name for host in HOSTS for name in host.instructions)]))

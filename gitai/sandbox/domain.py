@@ -280,19 +280,16 @@ def _nested_git_controls(common_dir: str) -> list[str]:
     return [p for p in found if os.path.lexists(p)]
 
 
-def session_state(layout: Layout, session_key: str) -> tuple[str | None, str | None]:
-    """(the intent the agent session `session_key` (its state file's name) has selected, its host's name)."""
+def session_state(layout: Layout, session_key: str) -> str | None:
+    """The intent the agent session `session_key` (its state file's name) has selected."""
     from gitai.agents.sessions import SAFE_ID_CHARS, sessions_dir
 
     if not session_key or not SAFE_ID_CHARS.issuperset(session_key):
-        return None, None
+        return None
     try:
         with open(os.path.join(sessions_dir(layout), session_key + ".json"), encoding="utf-8") as handle:
             data = json.load(handle)
     except (OSError, ValueError):
-        return None, None
-    if not isinstance(data, dict):
-        return None, None
-    intent, host = data.get("intent_id"), data.get("host")
-    return (intent if isinstance(intent, str) and intent else None,
-            host if isinstance(host, str) and host else None)
+        return None
+    intent = data.get("intent_id") if isinstance(data, dict) else None
+    return intent if isinstance(intent, str) and intent else None

@@ -115,7 +115,7 @@ def exec_in_session(layout: Layout, session_key: str, command: list[str], progra
     from gitai.intents.active import active_intent
     from gitai.sandbox.domain import session_state
 
-    intent_id, _ = session_state(layout, session_key)
+    intent_id = session_state(layout, session_key)
     if intent_id is None:
         active = active_intent(layout)
         intent_id = active.id if active else None
