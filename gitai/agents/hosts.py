@@ -101,8 +101,8 @@ class Host:
     trust: tuple[str, ...]  # what a person does for the hooks to run (trust, approval, restart), and CI: a line a step
     instructions: tuple[str, ...]  # the instructions files it reads, in the repository root
     # git runs the repository's hooks in its shell. False: its shell turns them off (an empty core.hooksPath),
-    # so the agent hook gates a commit before the command and records it after; inside the kernel domain
-    # git runs gitai's own trailer hook only (gitai/sandbox/enter.py)
+    # so the agent hook gates a commit before the command and records it after; `gitai exec` and `gitai run`
+    # point git at gitai's own trailer hook only (gitai/sandbox/enter.py)
     git_hooks_in_shell: bool
     model_variables: tuple[str, ...]  # environment variables that choose its model (its hooks inherit them)
     # (settings file, key path) that name the default model: "~/" under the home directory, else in the
@@ -388,7 +388,10 @@ TRUST_FILES = tuple(host.trust_file for host in HOSTS
                     if host.trust_file and host.trust_kind in (FOLDER_RULES, FOLDER_LIST))
 # (and the Gemini CLI policy that lets the line before each wrapped command run: gitai/agents/wrap_rules.py)
 USER_CONTROLS = tuple(sorted({path for host in HOSTS for path in (*host.user_configs, *host.project_configs)}
-                             | set(TRUST_FILES) | {".gemini/policies/gitai.toml"}))
+                             | set(TRUST_FILES)))
+# Directories in HOME every file of which is a user control, there or not yet: Gemini CLI reads each policy
+# in ~/.gemini/policies/ (gitai's allow rules for its wrap among them; one the agent made could allow more).
+USER_CONTROL_DIRS = (".gemini/policies",)
 
 
 def moved_homes(environ: Mapping[str, str]) -> dict[str, str]:
@@ -423,5 +426,12 @@ def user_controls(home: str, environ: Mapping[str, str]) -> list[str]:
             found.append(environ[variable])
     where_found = [home_path(path, home, environ) for path in USER_CONTROLS]
     return found + [path for path in where_found if path not in at_home]
+
+
+def user_control_dirs(home: str) -> list[str]:
+    """USER_CONTROL_DIRS as absolute paths under `home`."""
+    return [home.rstrip("/") + "/" + path for path in USER_CONTROL_DIRS]
+
+
 # The instructions files the hosts read; AGENTS.md is the one every project gets.
 INSTRUCTIONS = tuple(dict.fromkeys(["AGENTS.md", *(name for host in HOSTS for name in host.instructions)]))

@@ -113,8 +113,11 @@ def plan_domain(layout: Layout, scope: tuple[str, ...], home: str | None, mounts
         protected += [os.path.join(root, name) for name in HOOK_CONFIG_DIRS + GIT_HOOK_FRAMEWORK_CONFIGS
                                                      + PROJECT_MCP_CONFIGS]
     user_configs = user_controls(home, os.environ) if home else []
+    from gitai.agents.hosts import user_control_dirs
+
+    user_dirs = user_control_dirs(home) if home else []
     if not mounts:
-        protected += user_configs  # their directories then stay closed to new files, the host's state too
+        protected += user_configs + user_dirs  # their directories then stay closed to new files, the host's state too
     planner = _Planner(protected)
     for path in scope_roots(layout.root, scope):
         planner.allow_beneath(path)
@@ -134,7 +137,7 @@ def plan_domain(layout: Layout, scope: tuple[str, ...], home: str | None, mounts
     plan.writable += _recording_files(layout)
     plan.writable += _git_parts(layout, mounts, plan)
     if mounts:
-        plan.readonly += _user_hook_configs(user_configs, home or "")
+        plan.readonly += _user_hook_configs(user_configs, home or "") + _made_dirs(user_dirs)
         plan.pinned = _holders(plan)
     return plan
 
@@ -174,6 +177,19 @@ def _user_hook_configs(paths: list[str], home: str) -> list[str]:
         if os.path.lexists(path):
             found.append(path)
     return sorted(set(found))
+
+
+def _made_dirs(paths: list[str]) -> list[str]:
+    """The directories of user controls (~/.gemini/policies/), to be mounted read-only as a whole: one
+    missing where its parent (the host's state directory) exists is made empty first, so that the agent
+    cannot make it, and a file in it, inside the domain."""
+    for path in paths:
+        if not os.path.lexists(path) and os.path.isdir(os.path.dirname(path)):
+            try:
+                os.mkdir(path)
+            except OSError:
+                pass
+    return [path for path in paths if os.path.isdir(path)]
 
 
 def _recording_files(layout: Layout) -> list[str]:
@@ -264,19 +280,16 @@ def _nested_git_controls(common_dir: str) -> list[str]:
     return [p for p in found if os.path.lexists(p)]
 
 
-def session_state(layout: Layout, session_key: str) -> tuple[str | None, str | None]:
-    """(the intent the agent session `session_key` (its state file's name) has selected, its host's name)."""
+def session_state(layout: Layout, session_key: str) -> str | None:
+    """The intent the agent session `session_key` (its state file's name) has selected."""
     from gitai.agents.sessions import SAFE_ID_CHARS, sessions_dir
 
     if not session_key or not SAFE_ID_CHARS.issuperset(session_key):
-        return None, None
+        return None
     try:
         with open(os.path.join(sessions_dir(layout), session_key + ".json"), encoding="utf-8") as handle:
             data = json.load(handle)
     except (OSError, ValueError):
-        return None, None
-    if not isinstance(data, dict):
-        return None, None
-    intent, host = data.get("intent_id"), data.get("host")
-    return (intent if isinstance(intent, str) and intent else None,
-            host if isinstance(host, str) and host else None)
+        return None
+    intent = data.get("intent_id") if isinstance(data, dict) else None
+    return intent if isinstance(intent, str) and intent else None

@@ -184,6 +184,70 @@ def test_gemini_turns_the_repositorys_hooks_off_and_still_gitais_trailer_is_writ
     assert sum(commit in entry for entry in ledger) == 1
 
 
+def chain_persons_hooks(s: Session, ran: Path) -> None:
+    """A person's own pre-commit, commit-msg and post-commit hooks (chained behind gitai's), each
+    leaving a file in `ran` when it runs."""
+    ran.mkdir()
+    for name in ("pre-commit", "commit-msg", "post-commit"):
+        chained = s.repo / ".git" / "hooks" / f"{name}.gitai-chained"
+        chained.write_text(f"#!/bin/sh\ntouch {ran}/{name}\n")
+        chained.chmod(0o755)
+
+
+def test_gemini_inside_gitai_run_gets_gitais_trailer_and_its_commit_is_recorded_once(session: MakeSession,
+                                                                                     tmp_path: Path) -> None:
+    """Inside `gitai run` the host is in the kernel domain already: its shell commands are still wrapped
+    where git runs no hooks for them, and git runs gitai's own commit-msg hook only (no person's hook);
+    the after-shell hook records the commit once."""
+    from gitai.sandbox.wrap import domain_available
+
+    if not domain_available():
+        pytest.skip("no Landlock domain here: `gitai run` cannot hold one")
+    s = session("gemini")
+    ran = tmp_path / "ran"
+    chain_persons_hooks(s, ran)
+    result = s.run([s.host.write("src/auth/token.py", NEW_CODE),
+                    s.host.shell("git add src/auth/token.py && git commit -q -m 'Add the token helper'")],
+                   wrap=(GITAI, "run", "INT-001", "--"))
+    assert s.git("log", "-1", "--format=%B").strip() == "Add the token helper\n\nIntent: INT-001", \
+        result.tool_results()
+    assert sorted(p.name for p in ran.iterdir()) == []
+    commit = s.head()
+    ledger = (s.repo / ".orchestration" / "agent_trace.jsonl").read_text().splitlines()
+    assert sum(commit in entry for entry in ledger) == 1
+    assert record(s)["metadata"]["dev.gitai"]["intent_id"] == "INT-001"
+
+
+@pytest.mark.parametrize("host", ["claude-code", "codex"])
+def test_a_host_started_with_git_hooks_off_still_gates_and_records_its_agents_commit(session: MakeSession,
+                                                                                   tmp_path: Path, host: str) -> None:
+    """The host is started with an empty core.hooksPath in its environment (a person's or an agent's
+    `GIT_CONFIG_*` export), so git runs no hooks for its shell: the before-shell hook refuses the
+    out-of-scope commit itself (HEAD stays), the in-scope one is recorded by the after-shell hook, with
+    gitai's trailer where the host's commands are wrapped (Claude Code), and the person's hooks stay off."""
+    s = session(host)
+    s.gitai("select", "INT-001")
+    ran = tmp_path / "ran"
+    chain_persons_hooks(s, ran)
+    s.env |= {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "core.hooksPath", "GIT_CONFIG_VALUE_0": ""}
+    (s.repo / "docs" / "guide.md").write_text("# Guide\n\na person's change\n")
+    s.git("add", "docs/guide.md")  # staged by a person: out of INT-001's scope
+    before = s.head()
+    write = s.host.write("src/auth/token.py", NEW_CODE)
+    write.before = lambda: s.git("reset", "-q", "docs/guide.md")  # the person unstages it again
+    result = s.run([s.host.shell("git commit -q -m 'Out of scope'"), write,
+                    s.host.shell("git add src/auth/token.py && git commit -q -m 'Add the token helper'")])
+    told = result.tool_results()
+    assert s.git("rev-parse", "HEAD~1").strip() == before, told  # the out-of-scope commit never happened
+    message = s.git("log", "-1", "--format=%B").strip()
+    assert message == ("Add the token helper\n\nIntent: INT-001" if BY_NAME[host].exec_wrap
+                       else "Add the token helper"), told
+    assert sorted(p.name for p in ran.iterdir()) == []
+    (entry,) = [f for f in record(s)["files"] if f["path"] == "src/auth/token.py"]
+    assert [c["contributor"]["type"] for c in entry["conversations"]] == ["ai"], entry
+    assert record(s)["metadata"]["dev.gitai"]["intent_id"] == "INT-001"
+
+
 @pytest.mark.parametrize("host", HOSTS)
 def test_a_write_over_a_persons_edit_waits_for_a_fresh_read(session: MakeSession, host: str) -> None:
     s = session(host)
