@@ -97,7 +97,7 @@ def put_back(kept: Kept, own_keys: tuple[str, ...]) -> str | None:
         if data == kept.data:
             return None
         _replace(kept.path, kept.data)
-        return f"{kept.path} was changed into something gitai cannot read: put back as it was"
+        return f"{kept.path} was removed or replaced by something that is not a JSON object: put back as it was"
     merged = dict(value)
     changed = []
     for key in sorted(set(kept.value) | set(value)):
@@ -109,7 +109,7 @@ def put_back(kept: Kept, own_keys: tuple[str, ...]) -> str | None:
             if gone:
                 merged[key] = new + gone
                 changed.append(f"{key} ({', '.join(map(str, gone))})")
-            continue  # folders only added: trust the host gave (a person answering it, or --trust-folder)
+            continue  # folders only added: trust the host gave (a person's "remember" answer)
         if old is _MISSING:
             del merged[key]
         else:
