@@ -52,6 +52,7 @@ HOOK_APPROVALS = "hook-approvals"  # a trusted project, then each hook approved 
 FOLDER_RULES = "folder-rules"  # {"/path": "TRUST_FOLDER" | "TRUST_PARENT" | "DO_NOT_TRUST"}, the longest rule wins
 FOLDER_LIST = "folder-list"  # a list of trusted folders in a JSON config, each trusting what is under it
 TRUST_DIALOG = "trust-dialog"  # a per-project "trust this folder" answer; hooks may also be switched off in settings
+FOLDER_LIST_KEYS = ("trustedFolders", "trusted_folders")  # where FOLDER_LIST keeps its folders (and its older name)
 
 SECONDS = "seconds"
 MILLISECONDS = "milliseconds"
@@ -71,7 +72,7 @@ class Host:
                  "login_shell", "input_rewrite", "exec_wrap", "command_in_subshell", "session_variables", "trust_kind",
                  "trust_file",
                  "trust_file_variable", "home_variable", "folder_trust_switch",
-                 "hooks_switch", "escapes_tags")
+                 "hooks_switch", "escapes_tags", "trust_file_own_keys")
 
     name: str  # on the command line: `gitai hook NAME`, `gitai agents install NAME`
     title: str
@@ -127,6 +128,12 @@ class Host:
     # (settings file, key path) whose true value switches every hook off; "~/" under the home directory
     hooks_switch: tuple[tuple[str, tuple[str, ...]], ...]
     escapes_tags: bool  # shows hook context to the model with < and > escaped: gitai's context has no tags there
+    # The keys of its trust file it rewrites itself as it runs (Copilot CLI: its global state, in the file that
+    # also holds the trusted folders), by renaming a new file onto it. Not empty: inside `gitai run` that file
+    # cannot be a read-only mount, so gitai stays outside the domain as the session's parent and, when the
+    # host exits, keeps these keys as the host left them, trust it added too, and puts the rest back
+    # (gitai/sandbox/supervise.py).
+    trust_file_own_keys: tuple[str, ...]
 
     def __init__(self, *, name: str, title: str, project_configs: tuple[str, ...], user_configs: tuple[str, ...],
                  events: tuple[tuple[str, str], ...], write_tools: tuple[str, ...], edit_tools: tuple[str, ...],
@@ -145,7 +152,8 @@ class Host:
                  trust_file: str | None = None, trust_file_variable: tuple[str, str] | None = None,
                  home_variable: tuple[str, str] | None = None,
                  folder_trust_switch: tuple[str, tuple[str, ...], bool] | None = None,
-                 hooks_switch: tuple[tuple[str, tuple[str, ...]], ...] = (), escapes_tags: bool = False) -> None:
+                 hooks_switch: tuple[tuple[str, tuple[str, ...]], ...] = (), escapes_tags: bool = False,
+                 trust_file_own_keys: tuple[str, ...] = ()) -> None:
         values = {"name": name, "title": title, "project_configs": project_configs, "user_configs": user_configs,
                   "events": events, "write_tools": write_tools, "edit_tools": edit_tools, "patch_tools": patch_tools,
                   "delete_tools": delete_tools, "shell_tools": shell_tools, "read_tools": read_tools,
@@ -162,7 +170,7 @@ class Host:
                   "trust_file": trust_file, "trust_file_variable": trust_file_variable,
                   "home_variable": home_variable, "folder_trust_switch": folder_trust_switch,
                   "hooks_switch": hooks_switch,
-                  "escapes_tags": escapes_tags}
+                  "escapes_tags": escapes_tags, "trust_file_own_keys": trust_file_own_keys}
         for key, value in values.items():
             object.__setattr__(self, key, value)
 
@@ -328,6 +336,13 @@ HOSTS = (
         session_variables=("COPILOT_AGENT_SESSION_ID",),
         trust_kind=FOLDER_LIST, trust_file=".copilot/config.json", trust_file_variable=("COPILOT_HOME", "config.json"),
         home_variable=("COPILOT_HOME", ".copilot"),
+        # config.json is its global state too (CLI 1.0.102, under strace and in its bundle): `firstLaunchAt` on
+        # the first start (missing or not a date), then tips, recent models, plugins, sign-in; a folder trusted
+        # with "remember" is added to trustedFolders (`--trust-folder` and COPILOT_ALLOW_ALL=true write nothing)
+        trust_file_own_keys=("firstLaunchAt", "askedSetupTerminals", "installedPlugins", "recentModelIds",
+                             "appTipShown", "sandboxOnboardingShown", "autoFeedbackLastPromptedAt",
+                             "sandboxCredentialProxyCaDeclined", "lastLoggedInUser", "last_logged_in_user",
+                             "loggedInUsers", "logged_in_users", "copilotTokens", "copilot_tokens"),
     ),
     Host(
         name="qwen", title="Qwen Code",

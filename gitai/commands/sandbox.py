@@ -64,6 +64,11 @@ def run_cmd(words: tuple[str, ...]) -> int:
     scope, why = usable_scope(lay, intent_id)
     if why:
         raise GitaiError(f"{why}; gitai run needs a usable intent: gitai run INT-ID -- HOST")
+    from gitai.sandbox.supervise import host_rewriting_its_trust_file, run_supervised, trust_file_path
+
+    host, home = host_rewriting_its_trust_file(list(words)), os.environ.get("HOME")
+    if host and home:  # gitai stays outside as its parent, and puts the trust file back after it
+        return run_supervised(lay, scope, list(words), intent_id, host, trust_file_path(host, home, os.environ))
     enter_domain(lay, scope)
     own_hooks_for_the_host(lay, list(words), os.environ)
     os.environ[ENV_VAR] = intent_id or ""

@@ -13,7 +13,8 @@ from __future__ import annotations
 import json
 import os
 
-from gitai.agents.hosts import GIT_HOOK_FRAMEWORK_CONFIGS, HOSTS, PROJECT_MCP_CONFIGS, moved_homes, user_controls
+from gitai.agents.hosts import (GIT_HOOK_FRAMEWORK_CONFIGS, HOSTS, PROJECT_MCP_CONFIGS, moved_homes, user_control_dirs,
+                               user_controls)
 from gitai.layout import ORCHESTRATION, Layout
 from gitai.util.installation import installation_dirs, interpreter_programs, path_programs
 
@@ -94,7 +95,7 @@ class _Planner:
 
 
 def plan_domain(layout: Layout, scope: tuple[str, ...], home: str | None, mounts: bool,
-                host_inside: bool = True) -> DomainPlan:
+                host_inside: bool = True, supervised: tuple[str, ...] = ()) -> DomainPlan:
     """Where the agent may write. With `mounts` (read-only bind mounts available), git's own
     directory is writable but its hooks and config are mounted read-only; without, only the parts
     beneath it a commit needs that hold no hook (a commit then cannot write the index).
@@ -102,7 +103,11 @@ def plan_domain(layout: Layout, scope: tuple[str, ...], home: str | None, mounts
     `host_inside`: the agent host itself runs in the domain (`gitai run`), so its state in HOME stays
     writable. Otherwise (`gitai exec`: one command of an agent whose host runs outside) the hosts'
     state is closed too: their MCP server lists (`~/.claude.json`, `~/.codex/config.toml` ...) name
-    programs the host starts later outside any domain, and their transcripts are the session's record."""
+    programs the host starts later outside any domain, and their transcripts are the session's record.
+
+    `supervised`: user controls the host rewrites itself (its trust file: a registry fact), which gitai,
+    staying outside the domain as its parent, puts back after the session (gitai/sandbox/supervise.py):
+    neither mounted nor protected here, and their directory writable, as the host's state."""
     repo = layout.repo
     worktree_roots = {layout.root} | ({repo.main_worktree} if repo.main_worktree else set())
     # gitai itself, and each `gitai` on PATH (the hooks run it by name): a missing one cannot be made
@@ -112,9 +117,8 @@ def plan_domain(layout: Layout, scope: tuple[str, ...], home: str | None, mounts
         protected += [os.path.join(root, ".git"), os.path.join(root, ORCHESTRATION)]
         protected += [os.path.join(root, name) for name in HOOK_CONFIG_DIRS + GIT_HOOK_FRAMEWORK_CONFIGS
                                                      + PROJECT_MCP_CONFIGS]
-    user_configs = user_controls(home, os.environ) if home else []
-    from gitai.agents.hosts import user_control_dirs
-
+    kept = {os.path.realpath(path) for path in supervised}
+    user_configs = [p for p in (user_controls(home, os.environ) if home else []) if os.path.realpath(p) not in kept]
     user_dirs = user_control_dirs(home) if home else []
     if not mounts:
         protected += user_configs + user_dirs  # their directories then stay closed to new files, the host's state too
@@ -132,6 +136,10 @@ def plan_domain(layout: Layout, scope: tuple[str, ...], home: str | None, mounts
         for name in HOST_STATE_DIRS + HOST_STATE_FILES:
             if os.path.lexists(os.path.join(home, name)):
                 planner.allow_beneath(os.path.join(home, name))
+        for path in supervised:  # its directory, where a variable moved it (COPILOT_HOME), never HOME itself
+            state = os.path.dirname(os.path.realpath(path))
+            if os.path.isdir(state) and not _contains(state, os.path.realpath(home)):
+                planner.allow_beneath(state)
     plan = DomainPlan(writable=sorted(planner.allowed))
     plan.writable += [d for d in DEVICES if os.path.exists(d)]
     plan.writable += _recording_files(layout)

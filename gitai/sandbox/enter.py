@@ -43,11 +43,14 @@ def usable_scope(layout: Layout, intent_id: str | None) -> tuple[tuple[str, ...]
     return tuple(intent.scope), None
 
 
-def enter_domain(layout: Layout, scope: tuple[str, ...], host_inside: bool = True) -> None:
+def enter_domain(layout: Layout, scope: tuple[str, ...], host_inside: bool = True,
+                 supervised: tuple[str, ...] = ()) -> None:
     """Restrict this process to the domain, or say in one line why the kernel cannot hold it.
-    `host_inside`: an agent host runs in it (`gitai run`), not one command of one (`gitai exec`)."""
+    `host_inside`: an agent host runs in it (`gitai run`), not one command of one (`gitai exec`).
+    `supervised`: the user controls a gitai parent outside the domain puts back after the session
+    (gitai/sandbox/supervise.py); nothing in the domain can then signal a process outside it."""
     from gitai.sandbox.domain import plan_domain
-    from gitai.sandbox.landlock import LandlockUnavailable, MountsUnavailable, abi_version, restrict
+    from gitai.sandbox.landlock import SIGNAL_SCOPE_ABI, LandlockUnavailable, MountsUnavailable, abi_version, restrict
 
     home = os.environ.get("HOME") or None
     try:
@@ -56,15 +59,18 @@ def enter_domain(layout: Layout, scope: tuple[str, ...], host_inside: bool = Tru
         # its own, made before the plan so that the plan sees it
         cache = _domain_cache()
         try:
-            plan = plan_domain(layout, scope, home, mounts=True, host_inside=host_inside)
-            restrict(plan.writable, plan.readonly, plan.pinned)
+            plan = plan_domain(layout, scope, home, mounts=True, host_inside=host_inside, supervised=supervised)
+            abi = restrict(plan.writable, plan.readonly, plan.pinned, scope_signals=bool(supervised))
         except MountsUnavailable:
-            plan = plan_domain(layout, scope, home, mounts=False, host_inside=host_inside)
-            restrict(plan.writable, [])
+            plan = plan_domain(layout, scope, home, mounts=False, host_inside=host_inside, supervised=supervised)
+            abi = restrict(plan.writable, [], scope_signals=bool(supervised))
     except LandlockUnavailable as exc:
         sys.stderr.write(f"gitai: warning: no kernel domain ({exc}); only the agent hooks and git hooks hold "
                          "the scope\n")
         return
+    if supervised and abi < SIGNAL_SCOPE_ABI:
+        plan.notes.append(f"this kernel's Landlock (ABI {abi}) cannot keep the session from signalling gitai, "
+                          f"which puts {', '.join(supervised)} back after it")
     for note in plan.notes:
         sys.stderr.write(f"gitai: note: {note}\n")
     if cache:

@@ -280,10 +280,7 @@ def test_an_agent_commit_names_the_model(committed: Session) -> None:
 ESCAPE = "import pathlib\npathlib.Path('docs/escape.md').write_text('out of scope')\n"
 
 
-@pytest.mark.parametrize("host", hosts(copilot=(
-    "Copilot CLI cannot start inside `gitai run`: it makes ~/.copilot (HOME is closed in the domain), and where "
-    "that exists it rewrites ~/.copilot/config.json, its trusted folders, by renaming a file onto it (a "
-    "read-only mount there); it exits 1 before its first turn")))
+@pytest.mark.parametrize("host", HOSTS)
 def test_inside_gitai_run_the_kernel_refuses_what_the_hooks_cannot_see(session: MakeSession, host: str) -> None:
     """The agent writes an in-scope script that writes out of scope, then runs it: the hooks see only
     `python3 src/auth/escape.py`; inside `gitai run`'s Landlock domain the write fails all the same,
@@ -299,6 +296,42 @@ def test_inside_gitai_run_the_kernel_refuses_what_the_hooks_cannot_see(session: 
     assert (s.repo / "src" / "auth" / "escape.py").read_text() == ESCAPE, told
     assert s.git("log", "-1", "--format=%s").strip() == "add escape", told
     assert s.git("notes", "--ref", "gitai", "list", "HEAD").strip(), "the commit made inside the domain has a record"
+
+
+UNTRUST = ("import json, os, pathlib\n"
+           "cfg = pathlib.Path(os.environ['COPILOT_HOME']) / 'config.json'\n"
+           "text = ''.join(l for l in cfg.read_text().splitlines(True) if not l.startswith('//'))\n"
+           "data = json.loads(text)\n"
+           "data['trustedFolders'] = []\n"
+           "data['disableAllHooks'] = True\n"
+           "cfg.write_text(json.dumps(data))\n"
+           "print('untrusted')\n"
+           "pathlib.Path('docs/escape.md').write_text('out of scope')\n")
+
+
+def test_inside_gitai_run_copilot_cannot_take_its_own_trust_away_for_the_next_session(session: MakeSession) -> None:
+    """Copilot CLI rewrites ~/.copilot/config.json (its trusted folders and its own state) as it runs, so
+    inside `gitai run` the file stays writable; the agent's program empties the trusted folders and adds a
+    switch of its own, and writes out of scope. The kernel refuses the write; when Copilot exits gitai puts
+    the trust back (and says so), keeps what Copilot wrote there itself, and the next session is governed."""
+    from gitai.agents.trust import host_trust
+
+    s = session("copilot")
+    config = s.home / ".copilot" / "config.json"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(json.dumps({"trustedFolders": [str(s.repo)]}))  # no firstLaunchAt: Copilot writes it
+    result = s.run([s.host.write("src/auth/untrust.py", UNTRUST),
+                    s.host.shell("python3 src/auth/untrust.py")],
+                   wrap=(GITAI, "run", "INT-001", "--"))
+    told = result.tool_results()
+    assert result.returncode == 0 and "untrusted" in told[1] and "PermissionError" in told[1], told
+    assert not (s.repo / "docs" / "escape.md").exists(), told
+    after = json.loads("".join(line for line in config.read_text().splitlines(True) if not line.startswith("//")))
+    assert after["trustedFolders"] == [str(s.repo)] and "disableAllHooks" not in after, after
+    assert "firstLaunchAt" in after, after  # Copilot's own first-start write went through, and was kept
+    assert "gitai: put back in " in result.stderr and "trustedFolders" in result.stderr, result.stderr
+    assert host_trust("copilot", str(s.repo), str(s.repo / ".github/hooks/gitai.json"), str(s.home),
+                      {"COPILOT_HOME": str(config.parent)}).will_run is True
 
 
 @pytest.mark.parametrize("host", HOSTS)
