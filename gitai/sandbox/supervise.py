@@ -12,6 +12,7 @@ scopes ptrace) nor signal it (Landlock's signal scope, ABI 6).
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import sys
@@ -29,17 +30,17 @@ FORWARDED = (signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2)
 # SIGINT and SIGQUIT come from the terminal to the host too (one process group): the parent ignores them
 IGNORED = (signal.SIGINT, signal.SIGQUIT)
 LEFTOVER_GRACE = 2.0  # seconds a process the session left running has between SIGTERM and SIGKILL
+MAX_TRUST_FILE = 1 << 20  # a larger trust file is not read: before the session refused, after it put back whole
 _MISSING = object()
 
 
 def host_rewriting_its_trust_file(command: list[str]) -> Host | None:
-    """The host `command` starts, where the registry says it rewrites its own trust file, else None.
-    Known by its program's name: a host started through another program (`npx copilot`) is not, and its
-    trust file stays a read-only mount (the host then cannot start: closed, not open)."""
-    from gitai.agents.hosts import HOSTS
+    """The host `command` starts (the registry's one rule: gitai/agents/hosts.py, host_of_command), where
+    the registry says it rewrites its own trust file, else None (its trust file then stays a read-only mount)."""
+    from gitai.agents.hosts import host_of_command
 
-    name = os.path.basename(command[0]) if command else ""
-    return next((h for h in HOSTS if h.trust_file_own_keys and h.trust_file and name in h.executables), None)
+    host = host_of_command(command)
+    return host if host and host.trust_file_own_keys and host.trust_file else None
 
 
 def trust_file_path(host: Host, home: str, environ: Mapping[str, str]) -> str:
@@ -50,54 +51,140 @@ def trust_file_path(host: Host, home: str, environ: Mapping[str, str]) -> str:
     return home_path(host.trust_file, home, environ)
 
 
-class Kept:
-    """A trust file as it was before the session: its bytes (None: missing) and its JSON object (None:
-    not one gitai can read, so only the bytes count). (A plain class: see DomainPlan.)"""
+class NotAFile(Exception):
+    """The trust file is not a regular file of at most MAX_TRUST_FILE bytes gitai can read; says why."""
 
-    __slots__ = ("path", "data", "value")
+
+class Kept:
+    """A trust file as it was before the session, and its directory held open: the bytes (None: missing),
+    the JSON object (None: not one gitai can read, so only the bytes count), the file's mode, and the
+    directory's identity, so that gitai writes only into that directory, never through what took its
+    place. (A plain class: see DomainPlan.)"""
+
+    __slots__ = ("path", "name", "directory", "dir_fd", "identity", "dir_mode", "data", "value", "mode")
 
     def __init__(self, path: str) -> None:
-        self.path = path
-        self.data, self.value = _read(path)
+        """Raises GitaiError where the file is one gitai could not put back (a link, a directory, too
+        large, unreadable): refused before the session, in one line."""
+        import stat
+
+        from gitai.errors import GitaiError
+
+        self.path, self.name, self.directory = path, os.path.basename(path), os.path.dirname(path)
+        # HOME is closed in the domain: the host's state directory is made now (its own mode, as it makes it)
+        os.makedirs(self.directory, mode=0o700, exist_ok=True)
+        self.dir_fd = os.open(os.path.realpath(self.directory),
+                              os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        info = os.fstat(self.dir_fd)
+        self.identity, self.dir_mode = (info.st_dev, info.st_ino), stat.S_IMODE(info.st_mode)
+        try:
+            self.data, self.mode = read_entry(self.dir_fd, self.name)
+        except NotAFile as exc:
+            os.close(self.dir_fd)
+            raise GitaiError(f"{path} {exc}: gitai run could not put it back after the session; "
+                             "make it a regular file") from None
+        self.value = _object(self.data) if self.data is not None else {}
+
+    def close(self) -> None:
+        os.close(self.dir_fd)
 
 
-def _read(path: str) -> tuple[bytes | None, dict[str, object] | None]:
-    """(bytes, JSON object) of the file at `path`; (None, {}) where there is none; the object is None
-    where it is not a regular file or not a JSON object."""
+def read_entry(dir_fd: int, name: str) -> tuple[bytes | None, int]:
+    """(bytes, mode) of the file `name` in the directory `dir_fd`, never through a link; (None, 0o600)
+    where there is none. Raises NotAFile."""
     import stat
 
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dir_fd)
+    except FileNotFoundError:
+        return None, 0o600
+    except OSError as exc:  # ELOOP: a link
+        raise NotAFile("is a link" if exc.errno == errno.ELOOP else f"cannot be read ({exc.strerror})") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotAFile("is not a regular file")
+        chunks, size = [], 0
+        while size <= MAX_TRUST_FILE and info.st_size <= MAX_TRUST_FILE:
+            chunk = os.read(fd, MAX_TRUST_FILE + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > MAX_TRUST_FILE or info.st_size > MAX_TRUST_FILE:
+            raise NotAFile(f"is larger than {MAX_TRUST_FILE} bytes")
+        return b"".join(chunks), stat.S_IMODE(info.st_mode)
+    except OSError as exc:
+        raise NotAFile(f"cannot be read ({exc.strerror})") from None
+    finally:
+        os.close(fd)
+
+
+def _object(data: bytes) -> dict[str, object] | None:
     from gitai.agents.trust import json_config
 
     try:
-        info = os.lstat(path)
-    except FileNotFoundError:
-        return None, {}
-    if not stat.S_ISREG(info.st_mode):
-        return b"", None
-    with open(path, "rb") as handle:
-        data = handle.read()
-    try:
         value = json_config(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        return data, None
-    return data, value if isinstance(value, dict) else None
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
 
 
-def put_back(kept: Kept, own_keys: tuple[str, ...]) -> str | None:
+def _header(data: bytes) -> str:
+    """The `//` lines a host heads its JSON config with (Copilot CLI: two), kept above what gitai writes."""
+    lines = data.decode("utf-8", "replace").splitlines(keepends=True)
+    found = []
+    while lines and lines[0].lstrip().startswith("//"):
+        found.append(lines.pop(0))
+    return "".join(found)
+
+
+def put_back(kept: Kept, own_keys: tuple[str, ...], roots: tuple[str, ...]) -> str | None:
     """Put the trust file back as it was before the session, but for `own_keys` (as the host left them)
-    and folders added to its trusted folders; returns one line saying what was put back, or None."""
+    and the folders added to its trusted folders that are `roots` (the session's repository: what the
+    host trusts when the person says so); returns one line saying what was put back, or None. Whatever
+    fails here, the bytes kept before the session go back in place."""
+    if not _same_directory(kept):
+        return (f"{kept.directory} is not the directory it was before the session (moved, removed or replaced "
+                f"by a link): nothing was put back; look at {kept.path} before the next session")
+    try:
+        return _put_back(kept, own_keys, roots)
+    except Exception as exc:  # noqa: BLE001 - what the session left must never stop the put-back
+        why = f"{exc.__class__.__name__}: {exc}"
+    try:
+        _replace(kept, kept.data, kept.mode)
+    except OSError as exc:
+        return f"could not put {kept.path} back ({exc.strerror}); look at it before the next session"
+    return f"{kept.path} could not be read as the session left it ({why}): put back as it was"
+
+
+def _same_directory(kept: Kept) -> bool:
+    try:
+        info = os.stat(kept.directory)
+    except OSError:
+        return False
+    return (info.st_dev, info.st_ino) == kept.identity
+
+
+def _put_back(kept: Kept, own_keys: tuple[str, ...], roots: tuple[str, ...]) -> str | None:
     import json
 
     from gitai.agents.hosts import FOLDER_LIST_KEYS
-    from gitai.util.files import write_atomic
 
-    data, value = _read(kept.path)
-    if kept.value is None or value is None or (data is None and kept.data is not None):
+    replaced = f"{kept.path} was removed or replaced by something that is not a JSON object: put back as it was"
+    try:
+        data, mode = read_entry(kept.dir_fd, kept.name)
+    except NotAFile:  # a link, a directory, too large, unreadable
+        _replace(kept, kept.data, kept.mode)
+        return replaced
+    value = _object(data) if data is not None else {}
+    if kept.value is None or value is None or data is None:
         # one side is not a JSON object, or the file is gone: the bytes decide
         if data == kept.data:
             return None
-        _replace(kept.path, kept.data)
-        return f"{kept.path} was removed or replaced by something that is not a JSON object: put back as it was"
+        _replace(kept, kept.data, kept.mode)
+        return replaced
+    trusted = {os.path.realpath(root) for root in roots}
     merged = dict(value)
     changed = []
     for key in sorted(set(kept.value) | set(value)):
@@ -105,11 +192,16 @@ def put_back(kept: Kept, own_keys: tuple[str, ...]) -> str | None:
         if key in own_keys or old == new:
             continue
         if key in FOLDER_LIST_KEYS and isinstance(new, list):
-            gone = [f for f in (old if isinstance(old, list) else []) if f not in new]
-            if gone:
-                merged[key] = new + gone
-                changed.append(f"{key} ({', '.join(map(str, gone))})")
-            continue  # folders only added: trust the host gave (a person's "remember" answer)
+            before = old if isinstance(old, list) else []
+            gone = [f for f in before if f not in new]
+            taken = [f for f in new if f not in before
+                     and not (isinstance(f, str) and os.path.realpath(f) in trusted)]
+            if gone or taken:
+                merged[key] = [f for f in new if f not in taken] + gone
+                said = [f"put back: {', '.join(map(str, gone))}"] if gone else []
+                said += [f"taken out: {', '.join(map(str, taken))}"] if taken else []
+                changed.append(f"{key} ({'; '.join(said)})")
+            continue  # the repository's own folder added: trust the host gave (a person's "remember" answer)
         if old is _MISSING:
             del merged[key]
         else:
@@ -117,36 +209,76 @@ def put_back(kept: Kept, own_keys: tuple[str, ...]) -> str | None:
         changed.append(key)
     if not changed:
         return None
-    write_atomic(kept.path, json.dumps(merged, indent=2) + "\n", mode=0o600)
+    header = _header(data) or _header(kept.data or b"")
+    _replace(kept, (header + json.dumps(merged, indent=2) + "\n").encode("utf-8"), kept.mode if kept.data is not None
+             else mode)
     return f"put back in {kept.path} what the session changed there: {', '.join(changed)}"
 
 
-def _replace(path: str, data: bytes | None) -> None:
-    from gitai.util.files import write_atomic
+def _replace(kept: Kept, data: bytes | None, mode: int) -> None:
+    """Put `data` (None: nothing) in place of the trust file, in the directory held open: a new file
+    renamed onto it, whatever the session left there (a link is replaced, never written through)."""
+    import stat
 
-    if os.path.isdir(path) and not os.path.islink(path):
-        import shutil
-
-        shutil.rmtree(path)
+    fd = kept.dir_fd
+    if stat.S_IMODE(os.fstat(fd).st_mode) != kept.dir_mode:
+        os.fchmod(fd, kept.dir_mode)  # the session may have taken away gitai's right to write in it
+    try:
+        if stat.S_ISDIR(os.lstat(kept.name, dir_fd=fd).st_mode):
+            _remove_tree(kept.name, fd)
+    except FileNotFoundError:
+        pass
     if data is None:
-        if os.path.lexists(path):
-            os.unlink(path)
+        try:
+            os.unlink(kept.name, dir_fd=fd)
+        except FileNotFoundError:
+            pass
         return
-    write_atomic(path, data, mode=0o600)
+    temporary = f".{kept.name}.gitai-{os.getpid()}"
+    try:
+        os.unlink(temporary, dir_fd=fd)
+    except FileNotFoundError:
+        pass
+    handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, mode,
+                     dir_fd=fd)
+    try:
+        os.fchmod(handle, mode)  # as it was, whatever the umask
+        view = memoryview(data)
+        while view:
+            view = view[os.write(handle, view):]
+        os.fsync(handle)
+    finally:
+        os.close(handle)
+    os.rename(temporary, kept.name, src_dir_fd=fd, dst_dir_fd=fd)
+
+
+def _remove_tree(name: str, dir_fd: int) -> None:
+    """Remove the directory `name` in `dir_fd` and all beneath it, never through a link."""
+    fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
+    try:
+        os.fchmod(fd, 0o700)
+        for entry in os.listdir(fd):
+            try:
+                os.unlink(entry, dir_fd=fd)
+            except IsADirectoryError:
+                _remove_tree(entry, fd)
+    finally:
+        os.close(fd)
+    os.rmdir(name, dir_fd=dir_fd)
 
 
 def run_supervised(layout: Layout, scope: tuple[str, ...], command: list[str], intent_id: str | None,
                    host: Host, path: str) -> int:
     """Start `command` in the domain as this process's child, with `path` (the host's trust file) left
-    writable; when it exits, end what it left running, put the file back, and return its exit status."""
+    writable; when it exits, end what it left running, put the file back, and return its exit status.
+    Raises GitaiError, before anything starts, where that could not be done."""
     from gitai.errors import EXIT_INTERNAL, EXIT_USAGE, GitaiError
     from gitai.intents.active import ENV_VAR
-    from gitai.sandbox.enter import enter_domain, start
+    from gitai.sandbox.enter import enter_domain, own_hooks_for_the_host, start
 
-    kept = Kept(path)
-    # HOME is closed in the domain: the host's state directory is made now (its own mode, as it makes it)
-    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
     _become_subreaper()
+    kept = Kept(path)
+    roots = tuple(filter(None, (layout.root, layout.repo.main_worktree)))
     sys.stdout.flush()
     sys.stderr.flush()
     child = os.fork()
@@ -154,6 +286,7 @@ def run_supervised(layout: Layout, scope: tuple[str, ...], command: list[str], i
         code = EXIT_INTERNAL
         try:
             enter_domain(layout, scope, supervised=(path,))
+            own_hooks_for_the_host(layout, command, os.environ)
             os.environ[ENV_VAR] = intent_id or ""
             start(command, intent_id)
         except GitaiError as exc:
@@ -164,32 +297,53 @@ def run_supervised(layout: Layout, scope: tuple[str, ...], command: list[str], i
         finally:
             sys.stderr.flush()
             os._exit(code)
+    # signals go to the child through a pidfd: once it is reaped they reach nothing, never a recycled pid
+    handle = os.pidfd_open(child)
     for number in IGNORED:
         signal.signal(number, signal.SIG_IGN)
     for number in FORWARDED:
-        signal.signal(number, lambda received, _frame: _forward(child, received))
+        signal.signal(number, lambda received, _frame: _forward(handle, received))
     _, status = os.waitpid(child, 0)
     _end_leftovers()
-    said = put_back(kept, host.trust_file_own_keys)
+    said = put_back(kept, host.trust_file_own_keys, roots)
+    kept.close()
+    os.close(handle)
     if said:
         sys.stderr.write(f"gitai: {said}\n")
     return os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status)
 
 
-def _forward(child: int, number: int) -> None:
+def _forward(handle: int, number: int) -> None:
     try:
-        os.kill(child, number)
+        signal.pidfd_send_signal(handle, number)
+    except OSError:
+        pass
+
+
+def _signal(pid: int, number: int) -> None:
+    try:
+        os.kill(pid, number)
     except ProcessLookupError:
         pass
 
 
 def _become_subreaper() -> None:
     """Processes the session leaves behind (daemons, `nohup ... &`) become this process's children when
-    their parents exit, so that they can be ended before the file is put back."""
+    their parents exit, so that they can be ended before the file is put back.
+    Raises GitaiError where the kernel cannot make it their reaper or list its children (a leftover
+    would then go unseen)."""
     import ctypes
 
-    ctypes.CDLL(None, use_errno=True).prctl(ctypes.c_int(_PR_SET_CHILD_SUBREAPER), ctypes.c_ulong(1),
-                                            ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0))
+    from gitai.errors import GitaiError
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(ctypes.c_int(_PR_SET_CHILD_SUBREAPER), ctypes.c_ulong(1), ctypes.c_ulong(0), ctypes.c_ulong(0),
+                  ctypes.c_ulong(0)) < 0:
+        raise GitaiError(f"gitai cannot become the reaper of what the session leaves running "
+                         f"({os.strerror(ctypes.get_errno())}), so it could not put the host's trust file back")
+    if not os.path.exists(f"/proc/self/task/{os.getpid()}/children"):
+        raise GitaiError("this kernel does not list a process's children (/proc/PID/task/TID/children), so gitai "
+                         "could not end what the session leaves running before it puts the host's trust file back")
 
 
 def _children() -> list[int]:
@@ -224,5 +378,5 @@ def _end_leftovers() -> None:
         if time.monotonic() > deadline:
             number = signal.SIGKILL
         for pid in left:
-            _forward(pid, number)
+            _signal(pid, number)
         time.sleep(0.05)
