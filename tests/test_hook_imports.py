@@ -32,8 +32,9 @@ code = main(["pre-commit", "--staged-stdin"])
 print(code, ",".join(sorted({m.split(".")[0] for m in sys.modules} & set(sys.argv[2].split(",")))))
 """
 AGENT_PROBE = """
-import sys
+import os, sys
 from gitai.entry import main
+os._exit = sys.exit  # the hook leaves without the interpreter's shutdown: here the probe still reports
 sys.argv = ["gitai", "hook", "claude-code"]
 try:
     main()
