@@ -390,3 +390,163 @@ def test_a_wrapped_command_cannot_plant_an_mcp_server_for_the_hosts_next_start(
     assert (home / ".codex" / "config.toml").read_text() == "" and not (home / ".gemini").exists()
     hosted = run_in(repo, *py(plant))
     assert "wrote .claude.json" in hosted.stdout, hosted.stdout + hosted.stderr
+
+
+def fake_copilot(bin_dir: Path, body: str) -> dict[str, str]:
+    """A program named `copilot` (the name `gitai run` knows Copilot CLI by) running `body` as Python:
+    the environment that puts it first on PATH."""
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    program = bin_dir / "copilot"
+    program.write_text(f"#!{sys.executable}\nimport json, os, pathlib, signal, sys, time\n{body}")
+    program.chmod(0o755)
+    return {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+
+
+def copilot_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, config: str | None) -> Path:
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("COPILOT_HOME", raising=False)
+    if config is not None:
+        (home / ".copilot").mkdir(parents=True)
+        (home / ".copilot" / "config.json").write_text(config)
+    else:
+        home.mkdir()
+    return home / ".copilot" / "config.json"
+
+
+# What Copilot CLI does as it starts (seen under strace): a temporary file renamed onto config.json.
+COPILOT_FIRST_START = (
+    "cfg = pathlib.Path(os.environ['HOME']) / '.copilot' / 'config.json'\n"
+    "lines = cfg.read_text().splitlines(True) if cfg.exists() else ['{}']\n"
+    "data = json.loads(''.join(line for line in lines if not line.startswith('//')))\n"
+    "data['firstLaunchAt'] = '2026-01-01T00:00:00.000Z'\n"
+    "tmp = cfg.with_name('config.json.tmp.1')\n"
+    "tmp.write_text(json.dumps(data))\n"
+    "os.rename(tmp, cfg)\n")
+
+
+def test_copilot_starts_where_its_state_directory_is_missing_and_rewrites_its_config(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """HOME is closed in the domain and Copilot CLI makes ~/.copilot and renames a file onto config.json
+    as it starts: under `gitai run` gitai makes the directory first and leaves the file writable, and
+    what Copilot keeps there itself survives the session."""
+    config = copilot_home(tmp_path, monkeypatch, None)
+    done = run_in(repo, "copilot", env=fake_copilot(tmp_path / "bin", COPILOT_FIRST_START + "print('started')\n"))
+    assert done.returncode == 0 and "started" in done.stdout, done.stderr
+    assert json.loads(config.read_text()) == {"firstLaunchAt": "2026-01-01T00:00:00.000Z"}
+    assert "put back" not in done.stderr, done.stderr
+
+
+def test_an_agent_in_copilots_domain_cannot_leave_the_next_session_ungoverned(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Inside `gitai run`, the agent's program takes this repository out of Copilot's trusted folders and
+    adds a key of its own, and leaves a process running that would do it again after the session: when
+    Copilot exits, gitai ends that process and puts the trust back, says so, and keeps what Copilot itself
+    wrote there. An out-of-scope write is still refused by the kernel."""
+    before = {"firstLaunchAt": "2025-01-01T00:00:00.000Z", "trustedFolders": [str(repo), "/elsewhere"],
+              "banner": "never"}
+    config = copilot_home(tmp_path, monkeypatch, "// managed\n" + json.dumps(before))
+    pid_file = tmp_path / "tmp" / "leftover.pid"  # (the directory that holds the repository is closed)
+    pid_file.parent.mkdir()
+    body = COPILOT_FIRST_START.replace("'2026-01-01T00:00:00.000Z'", "'2026-02-02T00:00:00.000Z'") + (
+        "data = json.loads(cfg.read_text())\n"
+        "data['trustedFolders'] = ['/elsewhere', '/added-by-copilot']\n"
+        "data['disableAllHooks'] = True\n"
+        "del data['banner']\n"
+        "cfg.write_text(json.dumps(data))\n"
+        "try:\n"
+        "    pathlib.Path('docs/escape.md').write_text('out of scope')\n"
+        "except OSError as exc:\n"
+        "    print('refused', exc.errno)\n"
+        "if os.fork() == 0:\n"  # a daemon, out of its parent's reach: it would strike after the session
+        "    os.setsid()\n"
+        "    if os.fork() == 0:\n"
+        f"        pathlib.Path({str(pid_file)!r}).write_text(str(os.getpid()))\n"
+        "        os.dup2(os.open(os.devnull, os.O_RDWR), 1)\n"
+        "        os.dup2(1, 2)\n"
+        "        for _ in range(200):\n"
+        "            time.sleep(0.05)\n"
+        "            cfg.write_text('{}')\n"
+        "    os._exit(0)\n"
+        "for _ in range(500):\n"
+        f"    if pathlib.Path({str(pid_file)!r}).exists():\n"
+        "        break\n"
+        "    time.sleep(0.01)\n"
+        "sys.exit(5)\n")
+    done = run_in(repo, "copilot", env=fake_copilot(tmp_path / "bin", body))
+    assert done.returncode == 5, done.stderr  # the host's own exit status
+    assert "refused 13" in done.stdout and not (repo / "docs" / "escape.md").exists(), done.stdout + done.stderr
+    with pytest.raises(ProcessLookupError):  # the session's leftover was ended before the trust was put back
+        os.kill(int(pid_file.read_text()), 0)
+    after = json.loads(config.read_text())
+    assert after["trustedFolders"] == ["/elsewhere", "/added-by-copilot", str(repo)], after
+    assert "disableAllHooks" not in after and after["banner"] == "never", after
+    assert after["firstLaunchAt"] == "2026-02-02T00:00:00.000Z", after  # Copilot's own key, as it left it
+    (said,) = [line for line in done.stderr.splitlines() if "put back" in line]
+    assert said.startswith("gitai: put back in ") and "trustedFolders" in said and "disableAllHooks" in said, said
+    from gitai.agents.trust import host_trust
+
+    assert host_trust("copilot", str(repo), str(repo / ".github/hooks/gitai.json"), str(config.parent.parent),
+                      {}).will_run is True
+
+
+@pytest.mark.parametrize("move", ["garbage", "symlink", "directory", "removed"])
+def test_a_copilot_config_replaced_inside_the_domain_is_put_back_byte_for_byte(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, move: str) -> None:
+    original = f'// User settings belong in settings.json.\n{{"trustedFolders": ["{repo}"]}}\n'
+    config = copilot_home(tmp_path, monkeypatch, original)
+    decoy = tmp_path / "decoy.json"
+    decoy.write_text('{"trustedFolders": []}')
+    body = ("cfg = pathlib.Path(os.environ['HOME']) / '.copilot' / 'config.json'\n"
+            "cfg.unlink()\n"
+            + {"garbage": "cfg.write_text('not json')\n",
+               "symlink": f"cfg.symlink_to({str(decoy)!r})\n",
+               "directory": "cfg.mkdir()\n(cfg / 'x').write_text('x')\n",
+               "removed": ""}[move])
+    done = run_in(repo, "copilot", env=fake_copilot(tmp_path / "bin", body))
+    assert done.returncode == 0, done.stderr
+    assert not config.is_symlink() and config.read_text() == original, done.stderr
+    assert decoy.read_text() == '{"trustedFolders": []}'
+    assert "put back" in done.stderr, done.stderr
+
+
+def test_the_session_cannot_kill_the_gitai_that_puts_copilots_trust_back(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """gitai stays outside the domain as the host's parent: Landlock's signal scope (ABI 6) keeps the
+    session from killing it before it puts the trust back (and ptrace is scoped in every ABI)."""
+    from gitai.sandbox.landlock import SIGNAL_SCOPE_ABI, abi_version
+
+    if abi_version() < SIGNAL_SCOPE_ABI:
+        pytest.skip(f"Landlock ABI {abi_version()} cannot scope signals: gitai run says so in a note")
+    config = copilot_home(tmp_path, monkeypatch, json.dumps({"trustedFolders": [str(repo)]}))
+    body = ("cfg = pathlib.Path(os.environ['HOME']) / '.copilot' / 'config.json'\n"
+            "cfg.write_text('{}')\n"
+            "for attempt in (lambda: os.kill(os.getppid(), signal.SIGKILL),\n"
+            "                lambda: open(f'/proc/{os.getppid()}/mem', 'rb').read(1)):\n"
+            "    try:\n"
+            "        attempt()\n"
+            "        print('reached')\n"
+            "    except OSError as exc:\n"
+            "        print('refused', exc.errno)\n")
+    done = run_in(repo, "copilot", env=fake_copilot(tmp_path / "bin", body))
+    assert done.stdout.split() == ["refused", "1", "refused", "13"], done.stdout + done.stderr
+    assert json.loads(config.read_text()) == {"trustedFolders": [str(repo)]}
+    assert "put back" in done.stderr
+
+
+def test_other_hosts_keep_copilots_config_read_only(repo: Path, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the host that rewrites its own trust file runs under gitai's parent: any other command in
+    `gitai run` still meets ~/.copilot/config.json as a read-only mount."""
+    original = json.dumps({"trustedFolders": [str(repo)]})
+    config = copilot_home(tmp_path, monkeypatch, original)
+    done = run_in(repo, *py(
+        "import pathlib, os\n"
+        "cfg = pathlib.Path(os.environ['HOME']) / '.copilot' / 'config.json'\n"
+        "try:\n"
+        "    cfg.write_text('{}')\n"
+        "    print('wrote')\n"
+        "except OSError as exc:\n"
+        "    print('refused', exc.errno)\n"))
+    assert "refused" in done.stdout, done.stdout + done.stderr
+    assert config.read_text() == original

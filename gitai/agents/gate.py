@@ -90,6 +90,7 @@ class Governor:
         self.layouts: dict[str, Layout | None] = {}
         self.intents: dict[str, str | None] = {}
         self._user_controls: frozenset[str] | None = None
+        self._user_control_dirs: tuple[str, ...] = ()
         self._installation: tuple[frozenset[str], tuple[str, ...]] | None = None
         self._on_path: frozenset[str] | None = None
         if home is not None:
@@ -100,12 +101,22 @@ class Governor:
         """The files in HOME (or where a host's variable moves them) that decide whether the hosts run
         gitai's hooks, in every resolved form."""
         if self._user_controls is None:
-            from gitai.agents.hosts import user_controls
+            from gitai.agents.hosts import user_control_dirs, user_controls
 
             home = os.environ.get("HOME") or os.path.expanduser("~")
             paths = user_controls(home, os.environ) if home and home != "~" else []
             self._user_controls = frozenset(p for path in paths for p in (path, os.path.realpath(path)))
+            directories = user_control_dirs(home) if home and home != "~" else []
+            self._user_control_dirs = tuple(dict.fromkeys(
+                p for path in directories for p in (path, os.path.realpath(path))))
         return self._user_controls
+
+    def is_user_control(self, path: str) -> bool:
+        """`path` (one resolved form) is a user control: one of `user_controls`, or in (or is) a directory
+        of them (~/.gemini/policies/), there or not yet."""
+        if path in self.user_controls():
+            return True
+        return any(path == d or path.startswith(d.rstrip(os.sep) + os.sep) for d in self._user_control_dirs)
 
     def is_gitai_itself(self, path: str) -> bool:
         """`path` (one resolved form) is what the hooks run when they run `gitai`: gitai's Python and script,
@@ -163,9 +174,9 @@ class Governor:
         """Why `path` (one resolved form) is never for an agent, or None."""
         if inside_git_dir(path):
             return "is inside a git directory (hooks, refs and notes are not for agents)"
-        if path in self.user_controls():
-            return ("holds an agent host's user-level hooks or its trust in them (the next session would run "
-                    "without gitai); only a person changes it")
+        if self.is_user_control(path):
+            return ("holds an agent host's user-level hooks, its trust in them or its permission rules (the next "
+                    "session would run without gitai, or unasked); only a person changes it")
         if self.is_gitai_itself(path):
             return ("is gitai itself or a `gitai` on PATH, which the hooks run by name (the next hook would run "
                     "what the agent wrote); only a person changes it")

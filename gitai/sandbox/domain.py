@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import os
 
-from gitai.agents.hosts import GIT_HOOK_FRAMEWORK_CONFIGS, HOSTS, PROJECT_MCP_CONFIGS, moved_homes, user_controls
+from gitai.agents.hosts import (GIT_HOOK_FRAMEWORK_CONFIGS, HOSTS, PROJECT_MCP_CONFIGS, moved_homes, user_control_dirs,
+                               user_controls)
 from gitai.layout import ORCHESTRATION, Layout
 from gitai.util.installation import installation_dirs, interpreter_programs, path_programs
 
@@ -116,7 +117,7 @@ class _Planner:
 
 
 def plan_domain(layout: Layout, scope: tuple[str, ...], home: str | None, mounts: bool,
-                host_inside: bool = True) -> DomainPlan:
+                host_inside: bool = True, supervised: tuple[str, ...] = ()) -> DomainPlan:
     """Where the agent may write. With `mounts` (read-only bind mounts available), git's own
     directory is writable but its hooks and config are mounted read-only; without, only the parts
     beneath it a commit needs that hold no hook (a commit then cannot write the index).
@@ -124,7 +125,11 @@ def plan_domain(layout: Layout, scope: tuple[str, ...], home: str | None, mounts
     `host_inside`: the agent host itself runs in the domain (`gitai run`), so its state in HOME stays
     writable. Otherwise (`gitai exec`: one command of an agent whose host runs outside) the hosts'
     state is closed too: their MCP server lists (`~/.claude.json`, `~/.codex/config.toml` ...) name
-    programs the host starts later outside any domain, and their transcripts are the session's record."""
+    programs the host starts later outside any domain, and their transcripts are the session's record.
+
+    `supervised`: user controls the host rewrites itself (its trust file: a registry fact), which gitai,
+    staying outside the domain as its parent, puts back after the session (gitai/sandbox/supervise.py):
+    neither mounted nor protected here, and their directory writable, as the host's state."""
     repo = layout.repo
     worktree_roots = {layout.root} | ({repo.main_worktree} if repo.main_worktree else set())
     # gitai itself, and each `gitai` on PATH (the hooks run it by name): a missing one cannot be made
@@ -134,9 +139,11 @@ def plan_domain(layout: Layout, scope: tuple[str, ...], home: str | None, mounts
         protected += [os.path.join(root, ".git"), os.path.join(root, ORCHESTRATION)]
         protected += [os.path.join(root, name) for name in HOOK_CONFIG_DIRS + GIT_HOOK_FRAMEWORK_CONFIGS
                                                      + PROJECT_MCP_CONFIGS]
-    user_configs = user_controls(home, os.environ) if home else []
+    kept = {os.path.realpath(path) for path in supervised}
+    user_configs = [p for p in (user_controls(home, os.environ) if home else []) if os.path.realpath(p) not in kept]
+    user_dirs = user_control_dirs(home) if home else []
     if not mounts:
-        protected += user_configs  # their directories then stay closed to new files, the host's state too
+        protected += user_configs + user_dirs  # their directories then stay closed to new files, the host's state too
     planner = _Planner(protected)
     for path in scope_roots(layout.root, scope):
         planner.allow_beneath(path)
@@ -151,12 +158,16 @@ def plan_domain(layout: Layout, scope: tuple[str, ...], home: str | None, mounts
         for name in HOST_STATE_DIRS + HOST_STATE_FILES:
             if os.path.lexists(os.path.join(home, name)):
                 planner.allow_beneath(os.path.join(home, name))
+        for path in supervised:  # its directory, where a variable moved it (COPILOT_HOME), never HOME itself
+            state = os.path.dirname(os.path.realpath(path))
+            if os.path.isdir(state) and not _contains(state, os.path.realpath(home)):
+                planner.allow_beneath(state)
     plan = DomainPlan(writable=sorted(planner.allowed))
     plan.writable += [d for d in DEVICES if os.path.exists(d)]
     plan.writable += _recording_files(layout)
     plan.writable += _git_parts(layout, mounts, plan)
     if mounts:
-        plan.readonly += _user_hook_configs(user_configs, home or "")
+        plan.readonly += _user_hook_configs(user_configs, home or "") + _made_dirs(user_dirs)
         plan.pinned = _holders(plan)
     return plan
 
@@ -207,6 +218,19 @@ def _user_hook_configs(paths: list[str], home: str) -> list[str]:
         if os.path.lexists(path):
             found.append(path)
     return sorted(set(found))
+
+
+def _made_dirs(paths: list[str]) -> list[str]:
+    """The directories of user controls (~/.gemini/policies/), to be mounted read-only as a whole: one
+    missing where its parent (the host's state directory) exists is made empty first, so that the agent
+    cannot make it, and a file in it, inside the domain."""
+    for path in paths:
+        if not os.path.lexists(path) and os.path.isdir(os.path.dirname(path)):
+            try:
+                os.mkdir(path)
+            except OSError:
+                pass
+    return [path for path in paths if os.path.isdir(path)]
 
 
 def _recording_files(layout: Layout) -> list[str]:
@@ -297,20 +321,17 @@ def _nested_git_controls(common_dir: str) -> list[str]:
     return [p for p in found if os.path.lexists(p)]
 
 
-def session_state(layout: Layout, session_key: str) -> tuple[str | None, str | None]:
-    """(the intent the agent session `session_key` (its state file's name) has selected, its host's name)."""
+def session_state(layout: Layout, session_key: str) -> str | None:
+    """The intent the agent session `session_key` (its state file's name) has selected."""
     from gitai.agents.sessions import SAFE_ID_CHARS, sessions_dir
     from gitai.util import hookjson  # not `json`: `gitai exec --again` reads this before every wrapped command
 
     if not session_key or not SAFE_ID_CHARS.issuperset(session_key):
-        return None, None
+        return None
     try:
         with open(os.path.join(sessions_dir(layout), session_key + ".json"), encoding="utf-8") as handle:
             data = hookjson.loads(handle.read())
     except (OSError, ValueError):
-        return None, None
-    if not isinstance(data, dict):
-        return None, None
-    intent, host = data.get("intent_id"), data.get("host")
-    return (intent if isinstance(intent, str) and intent else None,
-            host if isinstance(host, str) and host else None)
+        return None
+    intent = data.get("intent_id") if isinstance(data, dict) else None
+    return intent if isinstance(intent, str) and intent else None

@@ -58,6 +58,10 @@ _WRITE_RIGHTS_BY_ABI = {
     | MAKE_BLOCK | MAKE_SYM,
     2: REFER, 3: TRUNCATE, 5: IOCTL_DEV,
 }
+# ABI 6: a scoped domain cannot signal a process outside it (ptrace is scoped in every ABI)
+SIGNAL_SCOPE_ABI = 6
+_SCOPE_SIGNAL = 1 << 1
+
 # ABI 1 denies every move between directories, which git needs (objects, refs): too old to use.
 MINIMUM_ABI = 2
 DISABLE_VARIABLE = "GITAI_NO_LANDLOCK"  # set to 1: behave as where the kernel has no Landlock
@@ -73,6 +77,11 @@ class MountsUnavailable(LandlockUnavailable):
 
 class _RulesetAttr(ctypes.Structure):
     _fields_ = [("handled_access_fs", ctypes.c_uint64)]
+
+
+class _ScopedRulesetAttr(ctypes.Structure):
+    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64),
+                ("scoped", ctypes.c_uint64)]
 
 
 class _PathBeneathAttr(ctypes.Structure):
@@ -177,11 +186,13 @@ def mounts_available() -> bool:
     return os.waitstatus_to_exitcode(status) == 0
 
 
-def restrict(writable: list[str], readonly: list[str], pinned: list[str] | None = None) -> int:
+def restrict(writable: list[str], readonly: list[str], pinned: list[str] | None = None,
+             scope_signals: bool = False) -> int:
     """Confine this process (and everything it starts) for good: writes are allowed only beneath
     the `writable` paths (every write right the ABI knows; on a file, those a file can carry), the
     `readonly` paths become read-only, and the `pinned` directories cannot be renamed or removed.
-    Returns the ABI used.
+    `scope_signals`: nothing in the domain can signal a process outside it, where the ABI can say so
+    (SIGNAL_SCOPE_ABI). Returns the ABI used.
 
     Raises LandlockUnavailable (MountsUnavailable for the mounts) before the domain is entered:
     the mounts only ever take rights away, so a failure leaves the process no less confined.
@@ -190,7 +201,9 @@ def restrict(writable: list[str], readonly: list[str], pinned: list[str] | None 
     handled = write_rights(abi)
     libc = _libc()
     libc.syscall.restype = ctypes.c_long
-    attr = _RulesetAttr(handled)
+    attr: ctypes.Structure = _RulesetAttr(handled)
+    if scope_signals and abi >= SIGNAL_SCOPE_ABI:
+        attr = _ScopedRulesetAttr(handled, 0, _SCOPE_SIGNAL)
     ruleset = _check(libc.syscall(ctypes.c_long(_SYS_CREATE_RULESET), ctypes.byref(attr),
                                   ctypes.c_size_t(ctypes.sizeof(attr)), ctypes.c_uint32(0)), "landlock_create_ruleset")
     try:
