@@ -12,8 +12,14 @@ from __future__ import annotations
 
 import os
 
-from gitai.agents.hosts import (GIT_HOOK_FRAMEWORK_CONFIGS, HOSTS, PROJECT_MCP_CONFIGS, moved_homes, user_control_dirs,
-                               user_controls)
+from gitai.agents.hosts import (
+    GIT_HOOK_FRAMEWORK_CONFIGS,
+    HOSTS,
+    PROJECT_MCP_CONFIGS,
+    moved_homes,
+    user_control_dirs,
+    user_controls,
+)
 from gitai.layout import ORCHESTRATION, Layout
 from gitai.util.installation import installation_dirs, interpreter_programs, path_programs
 
