@@ -432,7 +432,8 @@ def test_copilot_starts_where_its_state_directory_is_missing_and_rewrites_its_co
     as it starts: under `gitai run` gitai makes the directory first and leaves the file writable, and
     what Copilot keeps there itself survives the session (Copilot started through `env` too)."""
     config = copilot_home(tmp_path, monkeypatch, None)
-    done = run_in(repo, *launcher, "copilot", env=fake_copilot(tmp_path / "bin", COPILOT_FIRST_START + "print('started')\n"))
+    program = fake_copilot(tmp_path / "bin", COPILOT_FIRST_START + "print('started')\n")
+    done = run_in(repo, *launcher, "copilot", env=program)
     assert done.returncode == 0 and "started" in done.stdout, done.stderr
     assert json.loads(config.read_text()) == {"firstLaunchAt": "2026-01-01T00:00:00.000Z"}
     assert "put back" not in done.stderr, done.stderr
@@ -642,8 +643,9 @@ def test_copilot_is_not_supervised_where_its_trust_file_is_not_a_regular_file(
     ran = tmp_path / "ran"
     done = run_in(repo, "copilot", env=fake_copilot(tmp_path / "bin", f"pathlib.Path({str(ran)!r}).touch()\n"))
     assert done.returncode == 2 and not ran.exists(), done.stderr
-    assert done.stderr == (f"gitai: error: {config} {'is a link' if kind == 'link' else 'is not a regular file'}: "
-                           "gitai run could not put it back after the session; make it a regular file\n")
+    why = ("is a link (make it a copy of what it links to): the host would replace it with a file" if kind == "link"
+           else "is not a regular file")
+    assert done.stderr == f"gitai: error: {config} {why}, so gitai run could not put it back after the session\n"
     assert config.is_symlink() == (kind == "link") and dotfile.read_text() == '{"trustedFolders": []}\n'
 
 

@@ -131,8 +131,8 @@ class Host:
     # The keys of its trust file it rewrites itself as it runs (Copilot CLI: its global state, in the file that
     # also holds the trusted folders), by renaming a new file onto it. Not empty: inside `gitai run` that file
     # cannot be a read-only mount, so gitai stays outside the domain as the session's parent and, when the
-    # host exits, keeps these keys as the host left them, trust it added too, and puts the rest back
-    # (gitai/sandbox/supervise.py).
+    # host exits, keeps these keys as the host left them, the repository's own folder added to its trust too,
+    # and puts the rest back (gitai/sandbox/supervise.py).
     trust_file_own_keys: tuple[str, ...]
 
     def __init__(self, *, name: str, title: str, project_configs: tuple[str, ...], user_configs: tuple[str, ...],

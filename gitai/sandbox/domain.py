@@ -175,8 +175,8 @@ def plan_domain(layout: Layout, scope: tuple[str, ...], home: str | None, mounts
     if mounts:
         plan.readonly += _user_hook_configs(user_configs, home or "") + _made_dirs(user_dirs)
         # the supervised file's directory too: gitai puts the file back there, so it must stay where it is
-        plan.pinned = sorted(set(_holders(plan)) | {os.path.dirname(os.path.realpath(path)) for path in supervised
-                                                    if os.path.isdir(os.path.dirname(os.path.realpath(path)))})
+        plan.pinned = sorted(set(_holders(plan)) | {os.path.dirname(path) for path in kept
+                                                    if os.path.isdir(os.path.dirname(path))})
     return plan
 
 

@@ -3,11 +3,12 @@ global state in the config.json that holds its trusted folders, and renames a ne
 file cannot be a read-only mount in the domain (the rename fails and the host exits), and an agent in the
 domain must still not leave the next session ungoverned through it (docs/security.md, "The kernel domain").
 
-So gitai stays outside the domain as the session's parent: it reads the file, starts the host in the
-domain as its child, forwards the signals a parent gets, and when the host exits ends what the session
-left running, then puts the file back but for what the host keeps there itself (its own keys, and the
-folders it trusted), saying in one line what it put back. The child cannot trace its parent (Landlock
-scopes ptrace) nor signal it (Landlock's signal scope, ABI 6).
+So gitai stays outside the domain as the session's parent: it reads the file and holds its directory
+open, starts the host in the domain as its child, forwards the signals a parent gets, and when the host
+exits ends what the session left running, then puts the file back into that directory (never through
+what took its place) but for what the host keeps there itself (its own keys, and the repository's own
+folder trusted), saying in one line what it put back. The child cannot trace its parent (Landlock scopes
+ptrace) nor signal it (Landlock's signal scope, ABI 6: before it, the host is not started).
 """
 
 from __future__ import annotations
@@ -71,18 +72,21 @@ class Kept:
         from gitai.errors import GitaiError
 
         self.path, self.name, self.directory = path, os.path.basename(path), os.path.dirname(path)
-        # HOME is closed in the domain: the host's state directory is made now (its own mode, as it makes it)
-        os.makedirs(self.directory, mode=0o700, exist_ok=True)
-        self.dir_fd = os.open(os.path.realpath(self.directory),
-                              os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        try:
+            # HOME is closed in the domain: the host's state directory is made now (its own mode, as it makes it)
+            os.makedirs(self.directory, mode=0o700, exist_ok=True)
+            self.dir_fd = os.open(os.path.realpath(self.directory),
+                                  os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError as exc:
+            raise GitaiError(f"cannot open {self.directory} ({exc.strerror}), where the host keeps its trust file "
+                             "that gitai run puts back after the session") from None
         info = os.fstat(self.dir_fd)
         self.identity, self.dir_mode = (info.st_dev, info.st_ino), stat.S_IMODE(info.st_mode)
         try:
             self.data, self.mode = read_entry(self.dir_fd, self.name)
         except NotAFile as exc:
             os.close(self.dir_fd)
-            raise GitaiError(f"{path} {exc}: gitai run could not put it back after the session; "
-                             "make it a regular file") from None
+            raise GitaiError(f"{path} {exc}, so gitai run could not put it back after the session") from None
         self.value = _object(self.data) if self.data is not None else {}
 
     def close(self) -> None:
@@ -99,7 +103,8 @@ def read_entry(dir_fd: int, name: str) -> tuple[bytes | None, int]:
     except FileNotFoundError:
         return None, 0o600
     except OSError as exc:  # ELOOP: a link
-        raise NotAFile("is a link" if exc.errno == errno.ELOOP else f"cannot be read ({exc.strerror})") from None
+        raise NotAFile("is a link (make it a copy of what it links to): the host would replace it with a file"
+                       if exc.errno == errno.ELOOP else f"cannot be read ({exc.strerror})") from None
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
