@@ -695,6 +695,20 @@ def test_copilot_started_with_hooks_off_gets_gitais_own_hook_and_its_signals(
     assert out.strip() == f"'core.hooksPath={find_layout(str(repo)).own_hooks_dir}'", out + err
 
 
+def test_without_a_domain_copilot_runs_as_any_host_with_no_parent(repo: Path, tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the kernel gives no domain nothing is mounted read-only, so Copilot needs no parent: gitai says
+    so in its one warning line and Copilot replaces gitai, as any host (its pid is gitai's)."""
+    copilot_home(tmp_path, monkeypatch, json.dumps({"trustedFolders": []}))
+    words = [GITAI, "run", "INT-001", "--", "copilot"]
+    env = {**os.environ, **fake_copilot(tmp_path / "bin", "print(os.getpid())\n"), "GITAI_NO_LANDLOCK": "1"}
+    gitai = subprocess.Popen(words, cwd=repo, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             stdin=subprocess.DEVNULL)
+    out, err = gitai.communicate(timeout=60)
+    assert gitai.returncode == 0 and out.strip() == str(gitai.pid), out + err
+    assert err.startswith("gitai: warning: no kernel domain (GITAI_NO_LANDLOCK is set)") and err.count("\n") == 1
+
+
 def test_one_rule_says_which_host_a_command_starts() -> None:
     from gitai.agents.hosts import host_of_command
 

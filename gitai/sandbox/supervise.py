@@ -37,11 +37,19 @@ _MISSING = object()
 
 def host_rewriting_its_trust_file(command: list[str]) -> Host | None:
     """The host `command` starts (the registry's one rule: gitai/agents/hosts.py, host_of_command), where
-    the registry says it rewrites its own trust file, else None (its trust file then stays a read-only mount)."""
+    the registry says it rewrites its own trust file and the kernel gives a domain, else None: its trust
+    file then stays a read-only mount, or, with no domain, nothing is mounted and the hooks alone hold."""
     from gitai.agents.hosts import host_of_command
+    from gitai.sandbox.landlock import LandlockUnavailable, abi_version
 
     host = host_of_command(command)
-    return host if host and host.trust_file_own_keys and host.trust_file else None
+    if not (host and host.trust_file_own_keys and host.trust_file):
+        return None
+    try:
+        abi_version()
+    except LandlockUnavailable:
+        return None
+    return host
 
 
 def trust_file_path(host: Host, home: str, environ: Mapping[str, str]) -> str:
