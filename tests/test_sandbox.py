@@ -622,7 +622,18 @@ def test_a_trust_file_the_session_made_unreadable_is_still_put_back(
     from gitai.agents.trust import json_config
 
     assert config.stat().st_size < 1 << 20 and json_config(config.read_text()) == json.loads(original), done.stderr
-    assert "put back" in done.stderr
+    assert config.stat().st_mode & 0o777 == 0o644 and "put back" in done.stderr
+
+
+@pytest.mark.parametrize("original", ['{"trustedFolders": []}', "not json"])
+def test_a_trust_file_whose_mode_alone_the_session_changed_gets_it_back(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, original: str) -> None:
+    """chmod 000 leaves the bytes as they were but the next Copilot unable to read its trust: put back."""
+    config = copilot_home(tmp_path, monkeypatch, original)
+    done = run_in(repo, "copilot", env=fake_copilot(tmp_path / "bin", "(pathlib.Path(os.environ['HOME']) / "
+                                                                      "'.copilot' / 'config.json').chmod(0)\n"))
+    assert config.stat().st_mode & 0o777 == 0o644 and "put back" in done.stderr, done.stderr
+    assert config.read_text() == original
 
 
 @pytest.mark.parametrize("kind", ["link", "directory"])

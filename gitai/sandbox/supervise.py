@@ -33,6 +33,7 @@ IGNORED = (signal.SIGINT, signal.SIGQUIT)
 LEFTOVER_GRACE = 2.0  # seconds a process the session left running has between SIGTERM and SIGKILL
 MAX_TRUST_FILE = 1 << 20  # a larger trust file is not read: before the session refused, after it put back whole
 _MISSING = object()
+_OWNER_READS = 0o400  # a mode without it: the host cannot read its trust (the host's own rename may change the rest)
 
 
 def host_rewriting_its_trust_file(command: list[str]) -> Host | None:
@@ -192,11 +193,11 @@ def _put_back(kept: Kept, own_keys: tuple[str, ...], roots: tuple[str, ...]) -> 
         return replaced
     value = _object(data) if data is not None else {}
     if kept.value is None or value is None or data is None:
-        # one side is not a JSON object, or the file is gone: the bytes decide
-        if data == kept.data:
+        # one side is not a JSON object, or the file is gone: the bytes decide, and the mode
+        if data == kept.data and (data is None or mode & _OWNER_READS):
             return None
         _replace(kept, kept.data, kept.mode)
-        return replaced
+        return replaced if data != kept.data else f"{kept.path} had its mode changed: put back as it was"
     trusted = {os.path.realpath(root) for root in roots}
     merged = dict(value)
     changed = []
@@ -220,11 +221,14 @@ def _put_back(kept: Kept, own_keys: tuple[str, ...], roots: tuple[str, ...]) -> 
         else:
             merged[key] = old
         changed.append(key)
+    if changed:
+        data = (_header(data) or _header(kept.data or b"")).encode("utf-8") + json.dumps(merged, indent=2).encode(
+            "utf-8") + b"\n"
+    if kept.data is not None and not mode & _OWNER_READS:  # (chmod 000: the host could not read its trust)
+        changed.append(f"the file's mode ({mode:o})")
     if not changed:
         return None
-    header = _header(data) or _header(kept.data or b"")
-    _replace(kept, (header + json.dumps(merged, indent=2) + "\n").encode("utf-8"), kept.mode if kept.data is not None
-             else mode)
+    _replace(kept, data, kept.mode if kept.data is not None else mode)
     return f"put back in {kept.path} what the session changed there: {', '.join(changed)}"
 
 
