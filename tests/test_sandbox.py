@@ -497,7 +497,7 @@ def test_an_agent_in_copilots_domain_cannot_leave_the_next_session_ungoverned(
                       {}).will_run is True
 
 
-@pytest.mark.parametrize("move", ["garbage", "symlink", "directory", "removed"])
+@pytest.mark.parametrize("move", ["garbage", "symlink", "directory", "deep-directory", "removed"])
 def test_a_copilot_config_replaced_inside_the_domain_is_put_back_byte_for_byte(
         repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, move: str) -> None:
     original = f'// User settings belong in settings.json.\n{{"trustedFolders": ["{repo}"]}}\n'
@@ -509,6 +509,8 @@ def test_a_copilot_config_replaced_inside_the_domain_is_put_back_byte_for_byte(
             + {"garbage": "cfg.write_text('not json')\n",
                "symlink": f"cfg.symlink_to({str(decoy)!r})\n",
                "directory": "cfg.mkdir()\n(cfg / 'x').write_text('x')\n",
+               "deep-directory": "cfg.mkdir()\nos.chdir(cfg)\nfor _ in range(1200):\n    os.mkdir('a')\n"
+                                 "    os.chdir('a')\n",
                "removed": ""}[move])
     done = run_in(repo, "copilot", env=fake_copilot(tmp_path / "bin", body))
     assert done.returncode == 0, done.stderr

@@ -167,8 +167,8 @@ def put_back(kept: Kept, own_keys: tuple[str, ...], roots: tuple[str, ...]) -> s
         why = f"{exc.__class__.__name__}: {exc}"
     try:
         _replace(kept, kept.data, kept.mode)
-    except OSError as exc:
-        return f"could not put {kept.path} back ({exc.strerror}); look at it before the next session"
+    except Exception as exc:  # noqa: BLE001 - one line, never a traceback
+        return f"could not put {kept.path} back ({exc}); look at it before the next session"
     return f"{kept.path} could not be read as the session left it ({why}): put back as it was"
 
 
@@ -240,9 +240,11 @@ def _replace(kept: Kept, data: bytes | None, mode: int) -> None:
     fd = kept.dir_fd
     if stat.S_IMODE(os.fstat(fd).st_mode) != kept.dir_mode:
         os.fchmod(fd, kept.dir_mode)  # the session may have taken away gitai's right to write in it
+    aside = None
     try:
-        if stat.S_ISDIR(os.lstat(kept.name, dir_fd=fd).st_mode):
-            _remove_tree(kept.name, fd)
+        if stat.S_ISDIR(os.lstat(kept.name, dir_fd=fd).st_mode):  # moved aside first, removed once the file is back
+            aside = f".{kept.name}.gitai-gone-{os.urandom(8).hex()}"
+            os.rename(kept.name, aside, src_dir_fd=fd, dst_dir_fd=fd)
     except FileNotFoundError:
         pass
     if data is None:
@@ -250,23 +252,32 @@ def _replace(kept: Kept, data: bytes | None, mode: int) -> None:
             os.unlink(kept.name, dir_fd=fd)
         except FileNotFoundError:
             pass
-        return
-    temporary = f".{kept.name}.gitai-{os.getpid()}"
+    else:
+        _write_new(fd, kept.name, data, mode)
+    if aside:
+        try:
+            _remove_tree(aside, fd)
+        except (OSError, RecursionError):
+            pass  # what the session made there stays beside the file, under a name no host reads
+
+
+def _write_new(fd: int, name: str, data: bytes, mode: int) -> None:
+    """A new file with `data` and `mode` renamed onto `name` in the directory `fd`."""
+    temporary = f".{name}.gitai-{os.urandom(8).hex()}"  # a name the session could not have taken beforehand
+    handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, mode, dir_fd=fd)
     try:
+        try:
+            os.fchmod(handle, mode)  # as it was, whatever the umask
+            view = memoryview(data)
+            while view:
+                view = view[os.write(handle, view):]
+            os.fsync(handle)
+        finally:
+            os.close(handle)
+        os.rename(temporary, name, src_dir_fd=fd, dst_dir_fd=fd)
+    except BaseException:
         os.unlink(temporary, dir_fd=fd)
-    except FileNotFoundError:
-        pass
-    handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, mode,
-                     dir_fd=fd)
-    try:
-        os.fchmod(handle, mode)  # as it was, whatever the umask
-        view = memoryview(data)
-        while view:
-            view = view[os.write(handle, view):]
-        os.fsync(handle)
-    finally:
-        os.close(handle)
-    os.rename(temporary, kept.name, src_dir_fd=fd, dst_dir_fd=fd)
+        raise
 
 
 def _remove_tree(name: str, dir_fd: int) -> None:
