@@ -450,8 +450,9 @@ def test_an_agent_in_copilots_domain_cannot_leave_the_next_session_ungoverned(
               "banner": "never"}
     config = copilot_home(tmp_path, monkeypatch, "// managed\n" + json.dumps(before))
     config.chmod(0o640)
-    pid_file = tmp_path / "tmp" / "leftover.pid"  # (the directory that holds the repository is closed)
-    pid_file.parent.mkdir()
+    started = tmp_path / "tmp" / "leftover-started"  # (the directory that holds the repository is closed)
+    started.parent.mkdir()
+    alive, holder = os.pipe()  # the write end, inherited by the session: at EOF every process holding it has ended
     body = COPILOT_FIRST_START.replace("'2026-01-01T00:00:00.000Z'", "'2026-02-02T00:00:00.000Z'") + (
         "data = json.loads(cfg.read_text())\n"
         "data['trustedFolders'] = ['/elsewhere', '/']\n"
@@ -465,7 +466,7 @@ def test_an_agent_in_copilots_domain_cannot_leave_the_next_session_ungoverned(
         "if os.fork() == 0:\n"  # a daemon, out of its parent's reach: it would strike after the session
         "    os.setsid()\n"
         "    if os.fork() == 0:\n"
-        f"        pathlib.Path({str(pid_file)!r}).write_text(str(os.getpid()))\n"
+        f"        pathlib.Path({str(started)!r}).touch()\n"
         "        os.dup2(os.open(os.devnull, os.O_RDWR), 1)\n"
         "        os.dup2(1, 2)\n"
         "        for _ in range(200):\n"
@@ -473,15 +474,22 @@ def test_an_agent_in_copilots_domain_cannot_leave_the_next_session_ungoverned(
         "            cfg.write_text('{}')\n"
         "    os._exit(0)\n"
         "for _ in range(500):\n"
-        f"    if pathlib.Path({str(pid_file)!r}).exists():\n"
+        f"    if pathlib.Path({str(started)!r}).exists():\n"
         "        break\n"
         "    time.sleep(0.01)\n"
         "sys.exit(5)\n")
-    done = run_in(repo, "copilot", env=fake_copilot(tmp_path / "bin", body))
+    done = subprocess.run([GITAI, "run", "INT-001", "--", "copilot"], cwd=repo, capture_output=True, text=True,
+                          env={**os.environ, **fake_copilot(tmp_path / "bin", body)}, stdin=subprocess.DEVNULL,
+                          start_new_session=True, pass_fds=(holder,))
+    os.close(holder)
     assert done.returncode == 5, done.stderr  # the host's own exit status
     assert "refused 13" in done.stdout and not (repo / "docs" / "escape.md").exists(), done.stdout + done.stderr
-    with pytest.raises(ProcessLookupError):  # the session's leftover was ended before the trust was put back
-        os.kill(int(pid_file.read_text()), 0)
+    assert started.exists()
+    import select
+
+    # the session's leftover was ended before the trust was put back: the pipe is at its end already
+    assert select.select([alive], [], [], 0)[0] == [alive] and os.read(alive, 1) == b""
+    os.close(alive)
     from gitai.agents.trust import host_trust, json_config
 
     after = json_config(config.read_text())
@@ -513,6 +521,8 @@ def test_a_copilot_config_replaced_inside_the_domain_is_put_back_byte_for_byte(
                                  "    os.chdir('a')\n",
                "removed": ""}[move])
     done = run_in(repo, "copilot", env=fake_copilot(tmp_path / "bin", body))
+    for aside in config.parent.glob(".config.json.gitai-gone-*"):  # too deep for gitai to remove: moved aside
+        subprocess.run(["rm", "-rf", str(aside)], check=True)
     assert done.returncode == 0, done.stderr
     assert not config.is_symlink() and config.read_text() == original, done.stderr
     assert decoy.read_text() == '{"trustedFolders": []}'
@@ -543,18 +553,28 @@ def test_the_session_cannot_kill_the_gitai_that_puts_copilots_trust_back(
     assert "put back" in done.stderr
 
 
-def test_copilot_is_not_started_where_landlock_cannot_keep_the_session_from_killing_gitai(
+def test_before_landlocks_signal_scope_the_session_still_cannot_stop_the_gitai_that_puts_the_trust_back(
         repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Before Landlock's signal scope (ABI 6) the session could kill the gitai that puts the trust back: gitai
-    run refuses to start Copilot there, in one line, rather than run it with nothing put back."""
+    """Before Landlock's signal scope (ABI 6; here GITAI_LANDLOCK_ABI=5) a domain can signal any process of its
+    user. The session gets a PID namespace of its own, which the gitai that puts the trust back is outside: the
+    host's parent is the namespace's first process (a `kill -9` from inside does nothing to it), and the trust
+    is put back. Where no such namespace can be made, gitai run refuses to start Copilot, in one line."""
+    from gitai.sandbox.supervise import pid_namespace_available
+
     original = json.dumps({"trustedFolders": [str(repo)]})
     config = copilot_home(tmp_path, monkeypatch, original)
-    ran = tmp_path / "ran"
-    done = run_in(repo, "copilot", env={**fake_copilot(tmp_path / "bin", f"pathlib.Path({str(ran)!r}).touch()\n"),
-                                        "GITAI_LANDLOCK_ABI": "5"})
-    assert done.returncode == 2 and not ran.exists(), done.stderr
-    assert done.stderr.startswith("gitai: error: this kernel's Landlock (ABI 5") and done.stderr.count("\n") == 1
-    assert config.read_text() == original
+    body = ("cfg = pathlib.Path(os.environ['HOME']) / '.copilot' / 'config.json'\n"
+            "cfg.write_text('{}')\n"
+            "print(os.getpid(), os.getppid(), sorted(int(p) for p in os.listdir('/proc') if p.isdigit()))\n"
+            "os.kill(os.getppid(), signal.SIGKILL)\n")
+    done = run_in(repo, "copilot", env={**fake_copilot(tmp_path / "bin", body), "GITAI_LANDLOCK_ABI": "5"})
+    if not pid_namespace_available():
+        assert done.returncode == 2 and not done.stdout, done.stderr
+        assert done.stderr.startswith("gitai: error: this kernel's Landlock (ABI 5") and done.stderr.count("\n") == 1
+        assert config.read_text() == original
+        return
+    assert done.returncode == 0 and done.stdout == "2 1 [1, 2]\n", done.stdout + done.stderr  # its own namespace
+    assert json.loads(config.read_text()) == {"trustedFolders": [str(repo)]} and "put back" in done.stderr
 
 
 def test_the_supervisor_never_writes_through_a_state_directory_the_session_swapped_for_a_link(

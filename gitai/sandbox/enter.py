@@ -44,12 +44,13 @@ def usable_scope(layout: Layout, intent_id: str | None) -> tuple[tuple[str, ...]
 
 
 def enter_domain(layout: Layout, scope: tuple[str, ...], host_inside: bool = True,
-                 supervised: tuple[str, ...] = ()) -> None:
+                 supervised: tuple[str, ...] = (), unreachable: bool = False) -> None:
     """Restrict this process to the domain, or say in one line why the kernel cannot hold it.
     `host_inside`: an agent host runs in it (`gitai run`), not one command of one (`gitai exec`).
     `supervised`: the user controls a gitai parent outside the domain puts back after the session
     (gitai/sandbox/supervise.py); nothing in the domain can then signal a process outside it, and where
-    the kernel cannot say so (Landlock before SIGNAL_SCOPE_ABI) GitaiError is raised before the domain."""
+    the kernel cannot say so (Landlock before SIGNAL_SCOPE_ABI) GitaiError is raised before the domain,
+    unless that parent is `unreachable` already (outside the session's PID namespace)."""
     from gitai.errors import GitaiError
     from gitai.sandbox.domain import plan_domain
     from gitai.sandbox.landlock import SIGNAL_SCOPE_ABI, LandlockUnavailable, MountsUnavailable, abi_version, restrict
@@ -57,10 +58,11 @@ def enter_domain(layout: Layout, scope: tuple[str, ...], host_inside: bool = Tru
     home = os.environ.get("HOME") or None
     try:
         version = abi_version()
-        if supervised and version < SIGNAL_SCOPE_ABI:
+        if supervised and not unreachable and version < SIGNAL_SCOPE_ABI:
             raise GitaiError(f"this kernel's Landlock (ABI {version}, before {SIGNAL_SCOPE_ABI}: Linux 6.12) cannot "
                              f"keep the session from killing the gitai that puts {', '.join(supervised)} back "
-                             "after it, so gitai run does not start this host")
+                             "after it, nor can the session get a PID namespace of its own here (unprivileged user "
+                             "namespaces), so gitai run does not start this host")
         # ~/.cache is not writable in the domain (programs there run later outside it): a cache of
         # its own, made before the plan so that the plan sees it
         cache = _domain_cache()

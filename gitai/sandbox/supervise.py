@@ -7,8 +7,10 @@ So gitai stays outside the domain as the session's parent: it reads the file and
 open, starts the host in the domain as its child, forwards the signals a parent gets, and when the host
 exits ends what the session left running, then puts the file back into that directory (never through
 what took its place) but for what the host keeps there itself (its own keys, and the repository's own
-folder trusted), saying in one line what it put back. The child cannot trace its parent (Landlock scopes
-ptrace) nor signal it (Landlock's signal scope, ABI 6: before it, the host is not started).
+folder trusted), saying in one line what it put back. The session cannot trace gitai (Landlock scopes
+ptrace) nor signal it: it runs in a PID namespace of its own, which gitai is outside (and whose first
+process's end ends every process in it), or, where none can be made, in Landlock's signal scope (ABI 6;
+with neither, the host is not started).
 """
 
 from __future__ import annotations
@@ -21,12 +23,19 @@ import time
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import ctypes
     from collections.abc import Mapping
+    from typing import NoReturn
 
     from gitai.agents.hosts import Host
     from gitai.layout import Layout
 
 _PR_SET_CHILD_SUBREAPER = 36
+_PR_SET_PDEATHSIG = 1
+_CLONE_NEWNS = 0x00020000
+_CLONE_NEWUSER = 0x10000000
+_CLONE_NEWPID = 0x20000000
+_MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REC, _MS_PRIVATE = 2, 4, 8, 16384, 1 << 18
 FORWARDED = (signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2)
 # SIGINT and SIGQUIT come from the terminal to the host too (one process group): the parent ignores them
 IGNORED = (signal.SIGINT, signal.SIGQUIT)
@@ -300,44 +309,72 @@ def run_supervised(layout: Layout, scope: tuple[str, ...], command: list[str], i
     """Start `command` in the domain as this process's child, with `path` (the host's trust file) left
     writable; when it exits, end what it left running, put the file back, and return its exit status.
     Raises GitaiError, before anything starts, where that could not be done."""
-    from gitai.errors import EXIT_INTERNAL, EXIT_USAGE, GitaiError
-    from gitai.intents.active import ENV_VAR
-    from gitai.sandbox.enter import enter_domain, own_hooks_for_the_host, start
-
-    _become_subreaper()
+    own_namespace = pid_namespace_available()
+    _become_subreaper(lists_children=not own_namespace)
     kept = Kept(path)
     roots = tuple(filter(None, (layout.root, layout.repo.main_worktree)))
     sys.stdout.flush()
     sys.stderr.flush()
     child = os.fork()
     if child == 0:
-        code = EXIT_INTERNAL
-        try:
-            enter_domain(layout, scope, supervised=(path,))
-            own_hooks_for_the_host(layout, command, os.environ)
-            os.environ[ENV_VAR] = intent_id or ""
-            start(command, intent_id)
-        except GitaiError as exc:
-            sys.stderr.write(f"gitai: error: {exc}\n")
-            code = EXIT_USAGE
-        except BaseException as exc:  # noqa: BLE001 - one line; the parent still puts the file back
-            sys.stderr.write(f"gitai: internal error ({exc.__class__.__name__}: {exc})\n")
-        finally:
-            sys.stderr.flush()
-            os._exit(code)
-    # signals go to the child through a pidfd: once it is reaped they reach nothing, never a recycled pid
+        _session(layout, scope, command, intent_id, path, own_namespace)
+    status = _wait_forwarding(child)
+    _end_leftovers()
+    said = put_back(kept, host.trust_file_own_keys, roots)
+    kept.close()
+    if said:
+        sys.stderr.write(f"gitai: {said}\n")
+    return status
+
+
+def _session(layout: Layout, scope: tuple[str, ...], command: list[str], intent_id: str | None, path: str,
+             own_namespace: bool) -> NoReturn:
+    """The child: with `own_namespace`, the session gets a PID namespace of its own, whose first process
+    (a gitai outside the domain, which nothing inside can signal or trace) starts the host and, when it
+    exits, ends every other process there (the kernel ends the rest with it); then the host in the domain."""
+    from gitai.errors import EXIT_INTERNAL, EXIT_USAGE, GitaiError
+    from gitai.intents.active import ENV_VAR
+    from gitai.sandbox.enter import enter_domain, own_hooks_for_the_host, start
+
+    code = EXIT_INTERNAL
+    try:
+        if own_namespace:
+            _new_pid_namespace()
+            init = os.fork()
+            if init:  # this process stays outside the namespace and passes its first process's status on
+                os._exit(_wait_forwarding(init))
+            _die_with_parent()
+            _mount_proc()
+            host = os.fork()
+            if host:
+                code = _wait_forwarding(host)
+                _end_namespace()
+                os._exit(code)
+        enter_domain(layout, scope, supervised=(path,), unreachable=own_namespace)
+        own_hooks_for_the_host(layout, command, os.environ)
+        os.environ[ENV_VAR] = intent_id or ""
+        start(command, intent_id)
+    except GitaiError as exc:
+        sys.stderr.write(f"gitai: error: {exc}\n")
+        code = EXIT_USAGE
+    except BaseException as exc:  # noqa: BLE001 - one line; the parent still puts the file back
+        sys.stderr.write(f"gitai: internal error ({exc.__class__.__name__}: {exc})\n")
+    finally:
+        sys.stderr.flush()
+        os._exit(code)
+
+
+def _wait_forwarding(child: int) -> int:
+    """Wait for `child`, forwarding it the signals a parent gets (through a pidfd: once it is reaped they
+    reach nothing, never a recycled pid) and ignoring the terminal's (they reach it from the terminal);
+    its exit status, 128 + N where signal N ended it."""
     handle = os.pidfd_open(child)
     for number in IGNORED:
         signal.signal(number, signal.SIG_IGN)
     for number in FORWARDED:
         signal.signal(number, lambda received, _frame: _forward(handle, received))
     _, status = os.waitpid(child, 0)
-    _end_leftovers()
-    said = put_back(kept, host.trust_file_own_keys, roots)
-    kept.close()
     os.close(handle)
-    if said:
-        sys.stderr.write(f"gitai: {said}\n")
     return os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status)
 
 
@@ -348,6 +385,95 @@ def _forward(handle: int, number: int) -> None:
         pass
 
 
+def _libc() -> ctypes.CDLL:
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_void_p]
+    return libc
+
+
+def _failed(what: str) -> OSError:
+    import ctypes
+
+    error = ctypes.get_errno()
+    return OSError(error, f"{what}: {os.strerror(error)}")
+
+
+def _new_pid_namespace() -> None:
+    """Make this process's next child the first process of a new PID namespace, in a new user namespace
+    that maps this user to itself (no privilege is gained) and a private mount namespace; raises OSError."""
+    import ctypes
+
+    libc = _libc()
+    uid, gid = os.getuid(), os.getgid()
+    if libc.unshare(ctypes.c_int(_CLONE_NEWUSER | _CLONE_NEWPID | _CLONE_NEWNS)) < 0:
+        raise _failed("unshare")
+    for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
+        with open(f"/proc/self/{name}", "w", encoding="ascii") as handle:
+            handle.write(text)
+    if libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None) < 0:
+        raise _failed("private mounts")
+
+
+def _mount_proc() -> None:
+    """The namespace's own /proc: the hooks find the host above them by the pids they see."""
+    if _libc().mount(b"proc", b"/proc", b"proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, None) < 0:
+        raise _failed("mount /proc")
+
+
+def _die_with_parent() -> None:
+    """The namespace's first process ends (and the kernel every process in it) if its parent does."""
+    import ctypes
+
+    _libc().prctl(ctypes.c_int(_PR_SET_PDEATHSIG), ctypes.c_ulong(signal.SIGKILL), ctypes.c_ulong(0),
+                  ctypes.c_ulong(0), ctypes.c_ulong(0))
+
+
+def pid_namespace_available() -> bool:
+    """Whether the session can get a PID namespace of its own with its own /proc (unprivileged user
+    namespaces, and a /proc a new one may be mounted beside), tried in a child process."""
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            _new_pid_namespace()
+            init = os.fork()
+            if init == 0:
+                try:
+                    _mount_proc()
+                    os._exit(0)
+                except BaseException:  # noqa: BLE001 - any failure means no
+                    os._exit(1)
+            code = os.waitstatus_to_exitcode(os.waitpid(init, 0)[1])
+        except BaseException:  # noqa: BLE001 - any failure means no
+            code = 1
+        os._exit(code)
+    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
+
+
+def _end_namespace() -> None:
+    """In the namespace's first process, once the host exited: end every other process there (SIGTERM,
+    then SIGKILL after LEFTOVER_GRACE); the kernel ends any left when this process exits."""
+    if os.getpid() != 1:  # never outside one: there -1 is every process this user may signal
+        return
+    number = signal.SIGTERM
+    deadline = time.monotonic() + LEFTOVER_GRACE
+    while True:
+        try:
+            while os.waitpid(-1, os.WNOHANG)[0]:
+                pass
+        except ChildProcessError:
+            pass
+        if time.monotonic() > deadline:
+            number = signal.SIGKILL
+        try:
+            os.kill(-1, number)  # from the first process of a PID namespace: every other process in it
+        except ProcessLookupError:
+            return
+        time.sleep(0.05)
+
+
 def _signal(pid: int, number: int) -> None:
     try:
         os.kill(pid, number)
@@ -355,7 +481,7 @@ def _signal(pid: int, number: int) -> None:
         pass
 
 
-def _become_subreaper() -> None:
+def _become_subreaper(lists_children: bool) -> None:
     """Processes the session leaves behind (daemons, `nohup ... &`) become this process's children when
     their parents exit, so that they can be ended before the file is put back.
     Raises GitaiError where the kernel cannot make it their reaper or list its children (a leftover
@@ -369,7 +495,7 @@ def _become_subreaper() -> None:
                   ctypes.c_ulong(0)) < 0:
         raise GitaiError(f"gitai cannot become the reaper of what the session leaves running "
                          f"({os.strerror(ctypes.get_errno())}), so it could not put the host's trust file back")
-    if not os.path.exists(f"/proc/self/task/{os.getpid()}/children"):
+    if lists_children and not os.path.exists(f"/proc/self/task/{os.getpid()}/children"):
         raise GitaiError("this kernel does not list a process's children (/proc/PID/task/TID/children), so gitai "
                          "could not end what the session leaves running before it puts the host's trust file back")
 
