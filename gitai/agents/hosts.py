@@ -131,8 +131,8 @@ class Host:
     # The keys of its trust file it rewrites itself as it runs (Copilot CLI: its global state, in the file that
     # also holds the trusted folders), by renaming a new file onto it. Not empty: inside `gitai run` that file
     # cannot be a read-only mount, so gitai stays outside the domain as the session's parent and, when the
-    # host exits, keeps these keys as the host left them, trust it added too, and puts the rest back
-    # (gitai/sandbox/supervise.py).
+    # host exits, keeps these keys as the host left them, the repository's own folder added to its trust too,
+    # and puts the rest back (gitai/sandbox/supervise.py).
     trust_file_own_keys: tuple[str, ...]
 
     def __init__(self, *, name: str, title: str, project_configs: tuple[str, ...], user_configs: tuple[str, ...],
@@ -338,11 +338,12 @@ HOSTS = (
         home_variable=("COPILOT_HOME", ".copilot"),
         # config.json is its global state too (CLI 1.0.102, under strace and in its bundle): `firstLaunchAt` on
         # the first start (missing or not a date), then tips, recent models, plugins, sign-in; a folder trusted
-        # with "remember" is added to trustedFolders (`--trust-folder` and COPILOT_ALLOW_ALL=true write nothing)
-        trust_file_own_keys=("firstLaunchAt", "askedSetupTerminals", "installedPlugins", "recentModelIds",
-                             "appTipShown", "sandboxOnboardingShown", "autoFeedbackLastPromptedAt",
-                             "sandboxCredentialProxyCaDeclined", "lastLoggedInUser", "last_logged_in_user",
-                             "loggedInUsers", "logged_in_users", "copilotTokens", "copilot_tokens"),
+        # with "remember" is added to trustedFolders (`--trust-folder` and COPILOT_ALLOW_ALL=true write nothing).
+        # Not its own keys here: the plugins (a plugin brings hooks and MCP servers) and the sign-in (the account
+        # the next session runs as), which no start writes: a session's change to them is put back
+        trust_file_own_keys=("firstLaunchAt", "askedSetupTerminals", "recentModelIds", "appTipShown",
+                             "sandboxOnboardingShown", "autoFeedbackLastPromptedAt",
+                             "sandboxCredentialProxyCaDeclined"),
     ),
     Host(
         name="qwen", title="Qwen Code",
@@ -446,6 +447,23 @@ def user_controls(home: str, environ: Mapping[str, str]) -> list[str]:
 def user_control_dirs(home: str) -> list[str]:
     """USER_CONTROL_DIRS as absolute paths under `home`."""
     return [home.rstrip("/") + "/" + path for path in USER_CONTROL_DIRS]
+
+
+# Programs that start the program named after them (`env copilot`, `npx @github/copilot`, `node .../gemini`):
+# the host a command starts is then named by the first word after them that is not an option or a NAME=VALUE.
+LAUNCHERS = ("env", "node", "npx", "bunx", "pnpx", "nohup")
+
+
+def host_of_command(command: list[str]) -> Host | None:
+    """The host `command` starts, known by its program's name (`gitai run`: whether it rewrites its own trust
+    file, whether its shell runs git's hooks): the first word's, or past a launcher the next program's."""
+    words = list(command)
+    while words and words[0].rsplit("/", 1)[-1] in LAUNCHERS:
+        words = words[1:]
+        while words and (words[0].startswith("-") or "=" in words[0]):
+            words = words[1:]
+    name = words[0].rsplit("/", 1)[-1] if words else ""
+    return next((host for host in HOSTS if name in host.executables), None)
 
 
 # The instructions files the hosts read; AGENTS.md is the one every project gets.

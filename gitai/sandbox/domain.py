@@ -135,7 +135,7 @@ def plan_domain(layout: Layout, scope: tuple[str, ...], home: str | None, mounts
 
     `supervised`: user controls the host rewrites itself (its trust file: a registry fact), which gitai,
     staying outside the domain as its parent, puts back after the session (gitai/sandbox/supervise.py):
-    neither mounted nor protected here, and their directory writable, as the host's state."""
+    neither mounted nor protected here, and their directory writable, as the host's state, and pinned."""
     repo = layout.repo
     worktree_roots = {layout.root} | ({repo.main_worktree} if repo.main_worktree else set())
     # gitai itself, and each `gitai` on PATH (the hooks run it by name): a missing one cannot be made
@@ -174,7 +174,9 @@ def plan_domain(layout: Layout, scope: tuple[str, ...], home: str | None, mounts
     plan.writable += _git_parts(layout, mounts, plan)
     if mounts:
         plan.readonly += _user_hook_configs(user_configs, home or "") + _made_dirs(user_dirs)
-        plan.pinned = _holders(plan)
+        # the supervised file's directory too: gitai puts the file back there, so it must stay where it is
+        plan.pinned = sorted(set(_holders(plan)) | {os.path.dirname(path) for path in kept
+                                                    if os.path.isdir(os.path.dirname(path))})
     return plan
 
 

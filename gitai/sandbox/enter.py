@@ -44,33 +44,38 @@ def usable_scope(layout: Layout, intent_id: str | None) -> tuple[tuple[str, ...]
 
 
 def enter_domain(layout: Layout, scope: tuple[str, ...], host_inside: bool = True,
-                 supervised: tuple[str, ...] = ()) -> None:
+                 supervised: tuple[str, ...] = (), unreachable: bool = False) -> None:
     """Restrict this process to the domain, or say in one line why the kernel cannot hold it.
     `host_inside`: an agent host runs in it (`gitai run`), not one command of one (`gitai exec`).
     `supervised`: the user controls a gitai parent outside the domain puts back after the session
-    (gitai/sandbox/supervise.py); nothing in the domain can then signal a process outside it."""
+    (gitai/sandbox/supervise.py); nothing in the domain can then signal a process outside it, and where
+    the kernel cannot say so (Landlock before SIGNAL_SCOPE_ABI) GitaiError is raised before the domain,
+    unless that parent is `unreachable` already (outside the session's PID namespace)."""
+    from gitai.errors import GitaiError
     from gitai.sandbox.domain import plan_domain
     from gitai.sandbox.landlock import SIGNAL_SCOPE_ABI, LandlockUnavailable, MountsUnavailable, abi_version, restrict
 
     home = os.environ.get("HOME") or None
     try:
-        abi_version()
+        version = abi_version()
+        if supervised and not unreachable and version < SIGNAL_SCOPE_ABI:
+            raise GitaiError(f"this kernel's Landlock (ABI {version}, before {SIGNAL_SCOPE_ABI}: Linux 6.12) cannot "
+                             f"keep the session from killing the gitai that puts {', '.join(supervised)} back "
+                             "after it, nor can the session get a PID namespace of its own here (unprivileged user "
+                             "namespaces), so gitai run does not start this host")
         # ~/.cache is not writable in the domain (programs there run later outside it): a cache of
         # its own, made before the plan so that the plan sees it
         cache = _domain_cache()
         try:
             plan = plan_domain(layout, scope, home, mounts=True, host_inside=host_inside, supervised=supervised)
-            abi = restrict(plan.writable, plan.readonly, plan.pinned, scope_signals=bool(supervised))
+            restrict(plan.writable, plan.readonly, plan.pinned, scope_signals=bool(supervised))
         except MountsUnavailable:
             plan = plan_domain(layout, scope, home, mounts=False, host_inside=host_inside, supervised=supervised)
-            abi = restrict(plan.writable, [], scope_signals=bool(supervised))
+            restrict(plan.writable, [], scope_signals=bool(supervised))
     except LandlockUnavailable as exc:
         sys.stderr.write(f"gitai: warning: no kernel domain ({exc}); only the agent hooks and git hooks hold "
                          "the scope\n")
         return
-    if supervised and abi < SIGNAL_SCOPE_ABI:
-        plan.notes.append(f"this kernel's Landlock (ABI {abi}) cannot keep the session from signalling gitai, "
-                          f"which puts {', '.join(supervised)} back after it")
     for note in plan.notes:
         sys.stderr.write(f"gitai: note: {note}\n")
     if cache:
@@ -177,16 +182,15 @@ def own_hooks_where_hooks_are_off(layout: Layout, environ: MutableMapping[str, s
 
 def own_hooks_for_the_host(layout: Layout, command: list[str], environ: MutableMapping[str, str]) -> None:
     """`gitai run`: where git will run no hooks for the commits of the host's shell (the host, known by
-    its program's name, turns them off on purpose: Gemini CLI; or `environ` ends with an empty
+    its program's name (host_of_command), turns them off on purpose: Gemini CLI; or `environ` ends with an empty
     core.hooksPath), point git at gitai's own hooks directory for the whole session. Inside a domain the
     hook wraps no command in `gitai exec`, which would add it command by command; through
     GIT_CONFIG_PARAMETERS (`git -c`), which git reads after the GIT_CONFIG_COUNT entries a host adds for
     each shell command, so it wins there too. (Gemini CLI drops it for the git it runs itself.)"""
-    from gitai.agents.hosts import HOSTS
+    from gitai.agents.hosts import host_of_command
 
-    programs = {os.path.basename(word) for word in command[:2]}
-    host = next((h.name for h in HOSTS if programs & set(h.executables)), "")
-    if not git_hooks_off(host, environ) or not _own_hook_gates(layout):
+    host = host_of_command(command)
+    if not git_hooks_off(host.name if host else "", environ) or not _own_hook_gates(layout):
         return
     quoted = "'core.hooksPath=" + layout.own_hooks_dir.replace("'", "'\\''") + "'"
     environ["GIT_CONFIG_PARAMETERS"] = " ".join(filter(None, [environ.get("GIT_CONFIG_PARAMETERS"), quoted]))

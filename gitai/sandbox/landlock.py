@@ -65,6 +65,7 @@ _SCOPE_SIGNAL = 1 << 1
 # ABI 1 denies every move between directories, which git needs (objects, refs): too old to use.
 MINIMUM_ABI = 2
 DISABLE_VARIABLE = "GITAI_NO_LANDLOCK"  # set to 1: behave as where the kernel has no Landlock
+OLDER_ABI_VARIABLE = "GITAI_LANDLOCK_ABI"  # a number: use at most that ABI, as an older kernel would
 
 
 class LandlockUnavailable(Exception):
@@ -94,8 +95,8 @@ def _libc() -> ctypes.CDLL:
 
 
 def abi_version() -> int:
-    """The kernel's Landlock ABI version; raises LandlockUnavailable when there is none (or gitai
-    was told to act as if there were none)."""
+    """The kernel's Landlock ABI version (or the older one gitai was told to use); raises
+    LandlockUnavailable when there is none (or gitai was told to act as if there were none)."""
     if os.environ.get(DISABLE_VARIABLE, "").strip() not in ("", "0"):
         raise LandlockUnavailable(f"{DISABLE_VARIABLE} is set")
     if not os.uname().sysname == "Linux":
@@ -107,6 +108,10 @@ def abi_version() -> int:
     if version < 0:
         error = ctypes.get_errno()
         raise LandlockUnavailable(f"the kernel offers no Landlock ({os.strerror(error)})")
+    try:
+        version = min(version, int(os.environ.get(OLDER_ABI_VARIABLE) or version))
+    except ValueError:
+        pass
     if version < MINIMUM_ABI:
         raise LandlockUnavailable(f"the kernel's Landlock ABI {version} is older than {MINIMUM_ABI}")
     return int(version)
