@@ -70,20 +70,38 @@ def test_a_commit_where_git_runs_no_hooks_is_gated_before_it_runs(repo: Path) ->
     assert agent.shell("git commit -m 'token' docs/secret.md").decision == "deny"  # paths: every change counts
 
 
-def test_staging_the_gate_cannot_read_counts_every_change(repo: Path) -> None:
-    """Where git runs no hooks, a `git add` behind a wrapper, a variable or an option gitai does not
-    run for the agent is not read from the text: every change of the worktree is checked instead."""
+def test_a_commit_whose_staging_the_gate_cannot_read_is_refused_before_it_runs(repo: Path) -> None:
+    """Where git runs no hooks, a command that may stage in a way gitai does not read (a `git add` behind
+    a wrapper, a variable or an option gitai does not run for the agent, index-only staging, a script,
+    a word the shell expands, paths or an unknown option on `git commit`) cannot be checked before it
+    runs, and nothing checks it after: refused, with the way forward (stage, then commit alone)."""
     agent, _ = gemini_session(repo)
     write(repo, "docs/other.md", "out of scope\n")
+    (repo / "src" / "auth").mkdir(parents=True, exist_ok=True)
+    (repo / "src/auth/a#").write_text("")
+    (repo / "src/auth/a").write_text("")
     fifo = repo.parent / "paths.fifo"
     os.mkfifo(fifo)
+    (repo.parent / "paths.txt").write_text("docs/other.md\n")
+    before = head(repo)
     for command in ("A=1 git add docs/other.md && git commit -m x", "command git add docs/other.md && git commit -m x",
                     "timeout 5 git add docs/other.md && git commit -m x", "git stage docs/other.md && git commit -m x",
                     "bash -c 'git add docs/other.md' && git commit -m x", "python3 stage.py && git commit -m x",
-                    f"git add --pathspec-from-file={fifo} && git commit -m x"):  # a FIFO would hang git add
+                    f"git add --pathspec-from-file={fifo} && git commit -m x",  # a FIFO would hang git add
+                    "git read-tree --empty && git commit -m x", "git update-index --force-remove README.md && "
+                    "git commit -m x", "git add \"src/auth/$(git read-tree --empty)\" && git commit -m x",
+                    "git add src/auth/a#; git read-tree --empty; git commit -m x",
+                    "git add src/auth/{a,b} && git commit -m x",
+                    f"git commit --pathspec-from-file={repo.parent / 'paths.txt'} -m x", "git commit --al -m x",
+                    "git commit -m x docs/other.md"):
         outcome = agent.shell(command)
-        assert outcome.decision == "deny" and "docs/other.md" in outcome.reason, (command, outcome.reason)
+        assert outcome.decision == "deny", (command, outcome.reason)
+        assert "stage in one command (`git add PATHS`), then commit in the next" in outcome.reason, outcome.reason
     assert git(repo, "diff", "--cached", "--name-only").stdout == ""  # nothing was staged on the agent's behalf
+    assert head(repo) == before
+    git(repo, "add", "src/auth/a")  # staged in one call, committed alone in the next: the index is checked
+    assert agent.shell("git commit -m x").decision == "allow"
+    assert agent.shell("GITAI_INTENT=INT-001 git commit -q -m 'x' || echo refused").decision == "allow"
 
 
 def test_a_commit_where_git_runs_no_hooks_is_recorded_after_it(repo: Path) -> None:
