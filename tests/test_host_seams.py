@@ -397,6 +397,52 @@ def test_gemini_policies_are_out_of_the_agents_reach_whether_their_directory_is_
     assert not (home / ".gemini/policies-x").exists()
 
 
+def test_gemini_cli_home_moves_its_user_controls_and_they_are_protected_there(repo: Path, tmp_path: Path) -> None:
+    """GEMINI_CLI_HOME stands for the home directory Gemini CLI keeps ~/.gemini in: its settings, trusted
+    folders and every policy in $GEMINI_CLI_HOME/.gemini/policies/ are refused to the agent there (there
+    or not yet), the moves run for real leave them as they were, and gitai's own policy for its wrap is
+    written where Gemini reads it; inside `gitai run` that policies directory is held read-only too."""
+    from gitai.agents.hosts import user_control_dirs, user_controls
+    from gitai.sandbox.wrap import domain_available
+
+    moved = tmp_path / "gemini-home"
+    gemini_dir = moved / ".gemini"
+    gemini_dir.mkdir(parents=True)
+    env = {**os.environ, "GEMINI_CLI_HOME": str(moved)}
+    home = os.environ["HOME"]
+    assert user_control_dirs(home, env) == [f"{home}/.gemini/policies", f"{gemini_dir}/policies"]
+    assert f"{gemini_dir}/settings.json" in user_controls(home, env)
+    assert f"{gemini_dir}/trustedFolders.json" in user_controls(home, env)
+    settings = gemini_dir / "settings.json"
+    settings.write_text("{}\n")
+    policies = gemini_dir / "policies"
+    forged = policies / "allow-all.toml"
+    gitai(repo, "select", "INT-001")
+    installed = subprocess.run([GITAI, "agents", "install", "gemini"], cwd=repo, env=env, capture_output=True,
+                               text=True)
+    assert installed.returncode == 0, installed.stderr
+    assert (policies / "gitai.toml").is_file() and not (Path(home) / ".gemini/policies/gitai.toml").exists()
+    ours = (policies / "gitai.toml").read_text()
+    agent = Agent(HostSimulator("gemini", repo, env), "s-gemini-home")
+    agent.start()
+    for path in (settings, forged, gemini_dir / "trustedFolders.json"):
+        outcome = agent.write(str(path))
+        assert outcome.decision == "deny", (path, outcome.reason)
+    for command in (f"printf x > {forged}", "printf '{}' > $GEMINI_CLI_HOME/.gemini/settings.json",
+                    f"rm {policies}/gitai.toml", f"printf x > {settings}"):
+        if agent.shell(command).decision == "allow":  # as the host would: run what the hook let through
+            subprocess.run(["bash", "-c", command], cwd=repo, env=env, capture_output=True)
+    assert not forged.exists() and settings.read_text() == "{}\n" and (policies / "gitai.toml").read_text() == ours
+    if not domain_available():
+        return
+    moves = f"printf x > {forged}; printf x > {policies}/gitai.toml; mv {policies} {policies}-x; true"
+    proc = subprocess.run([GITAI, "run", "INT-001", "--", "sh", "-c", moves], cwd=repo, env=env, capture_output=True,
+                          text=True, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stderr
+    assert not forged.exists() and (policies / "gitai.toml").read_text() == ours
+    assert not (gemini_dir / "policies-x").exists()
+
+
 def test_a_persons_commit_after_the_agents_command_is_the_persons(repo: Path) -> None:
     """The agent's announced commit command makes a commit the agent's only while it runs: once its
     after-shell hook came, a person's commit in the same worktree is recorded as theirs."""
