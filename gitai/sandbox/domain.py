@@ -10,13 +10,22 @@ other entries are allowed one by one (new entries directly in it cannot be made)
 
 from __future__ import annotations
 
-import json
 import os
 
-from gitai.agents.hosts import (GIT_HOOK_FRAMEWORK_CONFIGS, HOSTS, PROJECT_MCP_CONFIGS, moved_homes, user_control_dirs,
-                               user_controls)
+from gitai.agents.hosts import (
+    GIT_HOOK_FRAMEWORK_CONFIGS,
+    HOSTS,
+    PROJECT_MCP_CONFIGS,
+    moved_homes,
+    user_control_dirs,
+    user_controls,
+)
 from gitai.layout import ORCHESTRATION, Layout
 from gitai.util.installation import installation_dirs, interpreter_programs, path_programs
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 # Hook configs of the agent hosts (their hooks are the agent's gate): in a worktree, the whole
 # directory of each (`.claude/`, `.github/hooks/`); in HOME, the files themselves.
@@ -68,21 +77,40 @@ def _contains(directory: str, path: str) -> bool:
 
 
 class _Planner:
+    """The protected paths (real) and every directory above one, as sets: `gitai exec` plans a domain
+    before each wrapped command, and a walk of /tmp meets hundreds of entries."""
+
     def __init__(self, protected: list[str]) -> None:
-        self.protected = sorted({os.path.realpath(p) for p in protected})
+        self.protected: set[str] = set()
+        self.holding: set[str] = set()  # the directories that hold a protected path
         self.allowed: set[str] = set()
+        self.protect(set(protected))
 
     def protect(self, paths: set[str]) -> None:
-        self.protected = sorted(set(self.protected) | {os.path.realpath(p) for p in paths})
+        for path in paths:
+            above = os.path.realpath(path)
+            self.protected.add(above)
+            while above != (above := os.path.dirname(above)) and above not in self.holding:
+                self.holding.add(above)
+
+    def _inside_protected(self, path: str) -> bool:
+        """Whether `path` (real) is protected, or beneath a protected directory."""
+        while path not in self.protected:
+            if path == (path := os.path.dirname(path)):
+                return False
+        return True
 
     def allow_beneath(self, path: str) -> None:
         """Allow `path` (real), or, when it holds a protected path, each of its other entries."""
         path = os.path.realpath(path)
         while not os.path.lexists(path):  # a scope not made yet: its nearest existing directory
             path = os.path.dirname(path)
-        if any(_contains(p, path) for p in self.protected):
+        self._allow_real(path)
+
+    def _allow_real(self, path: str) -> None:
+        if self._inside_protected(path):
             return  # protected itself, or inside a protected directory
-        if not any(_contains(path, p) for p in self.protected) or not os.path.isdir(path):
+        if path not in self.holding or not os.path.isdir(path):
             self.allowed.add(path)
             return
         try:
@@ -91,7 +119,7 @@ class _Planner:
             return
         for entry in entries:
             if not entry.is_symlink():  # a link is allowed where its target is, never through itself
-                self.allow_beneath(entry.path)
+                self._allow_real(entry.path)  # real: in a real directory, and no link
 
 
 def plan_domain(layout: Layout, scope: tuple[str, ...], home: str | None, mounts: bool,
@@ -154,15 +182,26 @@ def _holders(plan: DomainPlan) -> list[str]:
     """Each directory that holds a read-only path and could be renamed or removed inside the domain (its
     parent is writable): moved away, it takes the read-only mount along, and a new directory of the
     same name, with files of the agent's own making, takes its place (`mv .git/gitai .git/gitai-x`)."""
-    directories = [w for w in plan.writable if os.path.isdir(w)]
+    writable = {w.rstrip(os.sep) or os.sep for w in plan.writable}
+    readonly = {r.rstrip(os.sep) or os.sep for r in plan.readonly}
     found: set[str] = set()
     for path in plan.readonly:
         held = os.path.dirname(path)
-        while held != os.path.dirname(held) and any(_contains(w, os.path.dirname(held)) for w in directories):
-            if not any(_contains(r, held) for r in plan.readonly):  # beneath a read-only mount: fixed already
+        while held != os.path.dirname(held) and _beneath(os.path.dirname(held), writable, os.path.isdir):
+            if not _beneath(held, readonly):  # beneath a read-only mount: fixed already
                 found.add(held)
             held = os.path.dirname(held)
     return sorted(found)
+
+
+def _beneath(path: str, directories: set[str], check: Callable[[str], bool] = bool) -> bool:
+    """Whether `path` is one of `directories` (each passing `check`) or beneath one: `_contains` by
+    walking up from `path` (a plan holds hundreds of paths where a walk of /tmp made them)."""
+    while True:
+        if path in directories and check(path):
+            return True
+        if path == (path := os.path.dirname(path)):
+            return False
 
 
 def _user_hook_configs(paths: list[str], home: str) -> list[str]:
@@ -291,12 +330,13 @@ def _nested_git_controls(common_dir: str) -> list[str]:
 def session_state(layout: Layout, session_key: str) -> str | None:
     """The intent the agent session `session_key` (its state file's name) has selected."""
     from gitai.agents.sessions import SAFE_ID_CHARS, sessions_dir
+    from gitai.util import hookjson  # not `json`: `gitai exec --again` reads this before every wrapped command
 
     if not session_key or not SAFE_ID_CHARS.issuperset(session_key):
         return None
     try:
         with open(os.path.join(sessions_dir(layout), session_key + ".json"), encoding="utf-8") as handle:
-            data = json.load(handle)
+            data = hookjson.loads(handle.read())
     except (OSError, ValueError):
         return None
     intent = data.get("intent_id") if isinstance(data, dict) else None
