@@ -93,7 +93,8 @@ def test_a_commit_whose_staging_the_gate_cannot_read_is_refused_before_it_runs(r
                     "git add src/auth/a#; git read-tree --empty; git commit -m x",
                     "git add src/auth/{a,b} && git commit -m x",
                     f"git commit --pathspec-from-file={repo.parent / 'paths.txt'} -m x", "git commit --al -m x",
-                    "git commit -m x docs/other.md"):
+                    "git commit -m x docs/other.md", "env -u GIT_INDEX_FILE git commit -m x",
+                    "env -u GEMINI_CLI git add docs/other.md && git commit -m x"):
         outcome = agent.shell(command)
         assert outcome.decision == "deny", (command, outcome.reason)
         assert "stage in one command (`git add PATHS`), then commit in the next" in outcome.reason, outcome.reason
@@ -102,6 +103,7 @@ def test_a_commit_whose_staging_the_gate_cannot_read_is_refused_before_it_runs(r
     git(repo, "add", "src/auth/a")  # staged in one call, committed alone in the next: the index is checked
     assert agent.shell("git commit -m x").decision == "allow"
     assert agent.shell("GITAI_INTENT=INT-001 git commit -q -m 'x' || echo refused").decision == "allow"
+    assert agent.shell("env -u GEMINI_CLI -u GITAI_AGENT git commit -q -m x").decision == "allow"  # the agent's marks
 
 
 def test_a_commit_where_git_runs_no_hooks_is_recorded_after_it(repo: Path) -> None:

@@ -70,6 +70,8 @@ def _staged_by(layout: Layout, command: str, cwd: str) -> list[str] | None:
             return None  # expanded by the shell, not by git: the words git gets are not these
         while words and words[0].partition("=")[0] in WITH_VARIABLES and "=" in words[0]:
             words = words[1:]
+        if words and words[0] == "env":
+            words = _without_unsets(words[1:])
         if not words:
             return None
         if words[0] == "cd" and len(words) == 2:
@@ -100,6 +102,22 @@ def _staged_by(layout: Layout, command: str, cwd: str) -> list[str] | None:
                                   check=False)
                 found.extend(split_z(changed))
     return found
+
+
+def _without_unsets(args: list[str]) -> list[str]:
+    """`env -u NAME ... git commit ...` -> the `git commit` words where each NAME is none of git's own
+    variables (dropping the agent's marks changes nothing git commits); else [] (unknown)."""
+    index = 0
+    while index < len(args) and args[index].startswith("-"):
+        arg = args[index]
+        name = arg[2:] if arg.startswith("-u") else arg.partition("=")[2] if arg.startswith("--unset=") else None
+        if arg in ("-u", "--unset") and index + 1 < len(args):
+            name, index = args[index + 1], index + 1
+        if not name or name.startswith("GIT_"):
+            return []
+        index += 1
+    rest = args[index:]
+    return rest if rest[:2] == ["git", "commit"] else []
 
 
 def _dry_run_add(args: list[str], cwd: str) -> list[str] | None:
