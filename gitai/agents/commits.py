@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from gitai.gate.policy import Policy
     from gitai.layout import Layout
 
-READ_ONLY = ("status", "diff", "log", "show", "rev-parse", "ls-files", "push")  # stage nothing
+STAGE_NOTHING = ("status", "diff", "log", "show", "rev-parse", "ls-files", "push")  # git subcommands
 ADD_OPTIONS = ("-A", "--all", "-u", "--update", "--", "-N", "--intent-to-add", "-f", "--force", "-v", "--verbose")
 COMMIT_VALUE_LETTERS = ("m", "F", "C", "c", "t")  # `-amMSG`, `-am MSG`: the rest of the cluster, or the next word
 COMMIT_VALUE_OPTIONS = ("-m", "-F", "-C", "-c", "-t", "--message", "--file", "--author", "--date", "--template",
@@ -82,7 +82,7 @@ def _staged_by(layout: Layout, command: str, cwd: str) -> list[str] | None:
         if words[0] != "git" or len(words) < 2:
             return None  # any other program (`A=1 git add`, `timeout 5 git add`, a script) may stage: unknown
         sub, args = words[1], words[2:]
-        if sub in READ_ONLY:
+        if sub in STAGE_NOTHING:
             continue
         if sub not in ("add", "commit"):
             return None  # `git -C DIR ...`, `git stage`, `git read-tree`, `git update-index` ...: not read here
@@ -177,8 +177,9 @@ def commit_refusal(layout: Layout, policy: Policy, intent_id: str | None, comman
 
     paths = paths_to_commit(layout, command, cwd)
     if paths is None:
-        return Refusal("commit refused: this command may stage in a way gitai cannot read before it runs, and "
-                       "this host's shell runs git without gitai's hooks, so what it would commit cannot be checked.",
+        return Refusal("commit refused: this command may change what is staged in a way gitai cannot read before "
+                       "it runs (another program, a git command other than add, a word the shell expands), and this "
+                       "host's shell runs git without its hooks, so what it would commit cannot be checked.",
                        hints=["stage in one command (`git add PATHS`), then commit in the next with `git commit -m "
                               "MESSAGE` alone: that commit is checked against what is staged"]).for_agent()
     result = check_paths(policy, intent_id, paths)
