@@ -374,15 +374,23 @@ def gemini_shell_env() -> dict[str, str]:
     return env
 
 
+class GeminiRefused(Exception):
+    """BeforeTool denied the command: Gemini CLI runs nothing and tells the model the reason."""
+
+
 def gemini_call(repo: Path, tmp: Path, command: str, env: dict[str, str | None] | None = None,
                 inside: tuple[str, ...] = ()) -> str:
     """One Gemini CLI shell call: BeforeTool, the (wrapped) command run in Gemini's shell text and
     environment, AfterTool. `inside`: the words that start the host (`gitai run INT -- gemini`), which
-    starts each hook and each shell with Gemini's variables added. Returns the command line that ran."""
+    starts each hook and each shell with Gemini's variables added. Returns the command line that ran;
+    raises GeminiRefused (nothing run) where BeforeTool denies it, as the host does."""
     def gemini(event: str, line: str, **extra: object) -> dict[str, object]:
         return hook(repo, event, line, host="gemini", tool_name="run_shell_command", env=env, inside=inside, **extra)
 
-    specific = gemini("BeforeTool", command).get("hookSpecificOutput")
+    answer = gemini("BeforeTool", command)
+    if answer.get("decision") == "deny":
+        raise GeminiRefused(str(answer.get("reason", "")))
+    specific = answer.get("hookSpecificOutput")
     line = specific["tool_input"]["command"] if isinstance(specific, dict) else command  # type: ignore[index]
     (tmp / "host-tmp").mkdir(exist_ok=True)
     text = gemini_text(line, tmp / "host-tmp")
@@ -443,7 +451,8 @@ def test_a_gemini_commit_cannot_name_an_intent_its_paths_never_passed_the_gate_u
     ledger = governed / ".orchestration" / "agent_trace.jsonl"
     recorded = ledger.read_text() if ledger.exists() else ""
     write(governed, "src/auth/token.py", "def token():\n    return 'jwt'\n")
-    line = gemini_call(governed, tmp_path, f"git add src/auth/token.py && {commit}; echo status=$? >&2")
+    gemini_call(governed, tmp_path, "git add src/auth/token.py")
+    line = gemini_call(governed, tmp_path, f"{commit} || echo refused")
     assert unwrap(line)  # it ran inside the wrap
     assert head(governed) == before
     assert git(governed, "notes", "--ref", "gitai", "list").stdout == notes
@@ -541,6 +550,60 @@ def test_inside_gitai_run_a_gemini_commit_gets_its_trailer_and_the_gate_and_no_o
     claude = (GITAI, "run", "INT-001", "--", fake_host(tmp_path, "claude"))
     shown = subprocess.run([*claude, "env"], cwd=governed, capture_output=True, text=True).stdout
     assert "GIT_CONFIG_PARAMETERS" not in shown and "GITAI_DOMAIN=INT-001" in shown
+
+
+STAGING = ["git update-index --force-remove docs/guide.md", "git read-tree --empty", "git rm -q --cached docs/guide.md",
+           "sh -c 'git read-tree --empty'", "git add src/auth/x#; git read-tree --empty"]
+DROPS = ["", "env -u GIT_CONFIG_PARAMETERS ", "unset GIT_CONFIG_PARAMETERS; ", "env -i PATH=/usr/bin:/bin HOME=/tmp "]
+
+
+@pytest.mark.parametrize("drop", DROPS, ids=["as-is", "env-u", "unset", "env-i"])
+@pytest.mark.parametrize("stage", STAGING, ids=["update-index", "read-tree", "rm-cached", "sh-c", "comment"])
+def test_inside_gitai_run_gemini_cannot_stage_and_commit_out_of_scope_deletions_in_one_command(
+        governed: Path, tmp_path: Path, stage: str, drop: str) -> None:
+    """Inside `gitai run` gitai's own commit-msg hook reaches Gemini's commits through
+    GIT_CONFIG_PARAMETERS, which the agent's command can drop (git then runs no hook at all), and the
+    before-shell hook cannot see staging the same command makes in the index only: staging and
+    committing in one command is refused before it runs, dropping the variable is refused as
+    circumvention; HEAD, the index and the files stay. Staged in one call and committed in the next,
+    the commit is judged against the real index, and refused there too."""
+    inside = (GITAI, "run", "INT-001", "--", fake_host(tmp_path, "gemini"))
+    write(governed, "src/auth/x#", "")
+    write(governed, "src/auth/x", "")
+    before, tracked = head(governed), git(governed, "ls-files").stdout
+    with pytest.raises(GeminiRefused) as refused:
+        gemini_call(governed, tmp_path, f"{stage} && {drop}git commit -q -m 'drop the guide'", inside=inside)
+    why = str(refused.value)
+    assert ("circumvention" in why if drop else "stage in one command" in why or "docs/guide.md" in why), why
+    assert head(governed) == before and git(governed, "ls-files").stdout == tracked
+    assert (governed / "docs" / "guide.md").read_text() == "# guide\n"
+
+    gemini_call(governed, tmp_path, "git update-index --force-remove docs/guide.md", inside=inside)
+    with pytest.raises(GeminiRefused) as refused:
+        gemini_call(governed, tmp_path, f"{drop}git commit -q -m 'drop the guide'", inside=inside)
+    assert "docs/guide.md" in str(refused.value) or "circumvention" in str(refused.value), refused.value
+    assert head(governed) == before
+
+
+def test_inside_gitai_run_gemini_stages_what_a_command_makes_in_the_next(governed: Path, tmp_path: Path) -> None:
+    """A command that makes a file and stages and commits it in one go stages what the before-shell
+    hook cannot read before it runs: refused, with the way forward the model reads; `git add` then
+    `git commit` alone, or `git add PATHS && git commit` of files already there, commit under gitai."""
+    inside = (GITAI, "run", "INT-001", "--", fake_host(tmp_path, "gemini"))
+    before = head(governed)
+    make = "printf 'x = 2\\n' > src/auth/token.py && git add src/auth/token.py && git commit -q -m 'Add the token'"
+    with pytest.raises(GeminiRefused) as refused:
+        gemini_call(governed, tmp_path, make, inside=inside)
+    assert "stage in one command (`git add PATHS`), then commit in the next" in str(refused.value)
+    assert head(governed) == before and not (governed / "src/auth/token.py").exists()
+    gemini_call(governed, tmp_path, "printf 'x = 2\\n' > src/auth/token.py && git add src/auth/token.py",
+                inside=inside)
+    gemini_call(governed, tmp_path, "git commit -q -m 'Add the token'", inside=inside)
+    assert git(governed, "log", "-1", "--format=%B").stdout.strip() == "Add the token\n\nIntent: INT-001"
+    write(governed, "src/auth/login.py", "x = 3\n")
+    gemini_call(governed, tmp_path, "git status && git add src/auth/login.py && git commit -q -m 'Three'",
+                inside=inside)
+    assert git(governed, "log", "-1", "--format=%s").stdout.strip() == "Three"
 
 
 def test_gitai_run_points_git_at_its_own_hooks_only_where_the_hosts_shell_runs_none(governed: Path) -> None:

@@ -70,20 +70,40 @@ def test_a_commit_where_git_runs_no_hooks_is_gated_before_it_runs(repo: Path) ->
     assert agent.shell("git commit -m 'token' docs/secret.md").decision == "deny"  # paths: every change counts
 
 
-def test_staging_the_gate_cannot_read_counts_every_change(repo: Path) -> None:
-    """Where git runs no hooks, a `git add` behind a wrapper, a variable or an option gitai does not
-    run for the agent is not read from the text: every change of the worktree is checked instead."""
+def test_a_commit_whose_staging_the_gate_cannot_read_is_refused_before_it_runs(repo: Path) -> None:
+    """Where git runs no hooks, a command that may stage in a way gitai does not read (a `git add` behind
+    a wrapper, a variable or an option gitai does not run for the agent, index-only staging, a script,
+    a word the shell expands, paths or an unknown option on `git commit`) cannot be checked before it
+    runs, and nothing checks it after: refused, with the way forward (stage, then commit alone)."""
     agent, _ = gemini_session(repo)
     write(repo, "docs/other.md", "out of scope\n")
+    (repo / "src" / "auth").mkdir(parents=True, exist_ok=True)
+    (repo / "src/auth/a#").write_text("")
+    (repo / "src/auth/a").write_text("")
     fifo = repo.parent / "paths.fifo"
     os.mkfifo(fifo)
+    (repo.parent / "paths.txt").write_text("docs/other.md\n")
+    before = head(repo)
     for command in ("A=1 git add docs/other.md && git commit -m x", "command git add docs/other.md && git commit -m x",
                     "timeout 5 git add docs/other.md && git commit -m x", "git stage docs/other.md && git commit -m x",
                     "bash -c 'git add docs/other.md' && git commit -m x", "python3 stage.py && git commit -m x",
-                    f"git add --pathspec-from-file={fifo} && git commit -m x"):  # a FIFO would hang git add
+                    f"git add --pathspec-from-file={fifo} && git commit -m x",  # a FIFO would hang git add
+                    "git read-tree --empty && git commit -m x", "git update-index --force-remove README.md && "
+                    "git commit -m x", "git add \"src/auth/$(git read-tree --empty)\" && git commit -m x",
+                    "git add src/auth/a#; git read-tree --empty; git commit -m x",
+                    "git add src/auth/{a,b} && git commit -m x",
+                    f"git commit --pathspec-from-file={repo.parent / 'paths.txt'} -m x", "git commit --al -m x",
+                    "git commit -m x docs/other.md", "env -u GIT_INDEX_FILE git commit -m x",
+                    "env -u GEMINI_CLI git add docs/other.md && git commit -m x"):
         outcome = agent.shell(command)
-        assert outcome.decision == "deny" and "docs/other.md" in outcome.reason, (command, outcome.reason)
+        assert outcome.decision == "deny", (command, outcome.reason)
+        assert "stage in one command (`git add PATHS`), then commit in the next" in outcome.reason, outcome.reason
     assert git(repo, "diff", "--cached", "--name-only").stdout == ""  # nothing was staged on the agent's behalf
+    assert head(repo) == before
+    git(repo, "add", "src/auth/a")  # staged in one call, committed alone in the next: the index is checked
+    assert agent.shell("git commit -m x").decision == "allow"
+    assert agent.shell("GITAI_INTENT=INT-001 git commit -q -m 'x' || echo refused").decision == "allow"
+    assert agent.shell("env -u GEMINI_CLI -u GITAI_AGENT git commit -q -m x").decision == "allow"  # the agent's marks
 
 
 def test_a_commit_where_git_runs_no_hooks_is_recorded_after_it(repo: Path) -> None:
@@ -377,6 +397,52 @@ def test_gemini_policies_are_out_of_the_agents_reach_whether_their_directory_is_
     assert proc.returncode == 0, proc.stderr
     assert sorted(p.name for p in policies.iterdir()) == ["mine.toml"] and (policies / "mine.toml").read_text() == rule
     assert not (home / ".gemini/policies-x").exists()
+
+
+def test_gemini_cli_home_moves_its_user_controls_and_they_are_protected_there(repo: Path, tmp_path: Path) -> None:
+    """GEMINI_CLI_HOME stands for the home directory Gemini CLI keeps ~/.gemini in: its settings, trusted
+    folders and every policy in $GEMINI_CLI_HOME/.gemini/policies/ are refused to the agent there (there
+    or not yet), the moves run for real leave them as they were, and gitai's own policy for its wrap is
+    written where Gemini reads it; inside `gitai run` that policies directory is held read-only too."""
+    from gitai.agents.hosts import user_control_dirs, user_controls
+    from gitai.sandbox.wrap import domain_available
+
+    moved = tmp_path / "gemini-home"
+    gemini_dir = moved / ".gemini"
+    gemini_dir.mkdir(parents=True)
+    env = {**os.environ, "GEMINI_CLI_HOME": str(moved)}
+    home = os.environ["HOME"]
+    assert user_control_dirs(home, env) == [f"{home}/.gemini/policies", f"{gemini_dir}/policies"]
+    assert f"{gemini_dir}/settings.json" in user_controls(home, env)
+    assert f"{gemini_dir}/trustedFolders.json" in user_controls(home, env)
+    settings = gemini_dir / "settings.json"
+    settings.write_text("{}\n")
+    policies = gemini_dir / "policies"
+    forged = policies / "allow-all.toml"
+    gitai(repo, "select", "INT-001")
+    installed = subprocess.run([GITAI, "agents", "install", "gemini"], cwd=repo, env=env, capture_output=True,
+                               text=True)
+    assert installed.returncode == 0, installed.stderr
+    assert (policies / "gitai.toml").is_file() and not (Path(home) / ".gemini/policies/gitai.toml").exists()
+    ours = (policies / "gitai.toml").read_text()
+    agent = Agent(HostSimulator("gemini", repo, env), "s-gemini-home")
+    agent.start()
+    for path in (settings, forged, gemini_dir / "trustedFolders.json"):
+        outcome = agent.write(str(path))
+        assert outcome.decision == "deny", (path, outcome.reason)
+    for command in (f"printf x > {forged}", "printf '{}' > $GEMINI_CLI_HOME/.gemini/settings.json",
+                    f"rm {policies}/gitai.toml", f"printf x > {settings}"):
+        if agent.shell(command).decision == "allow":  # as the host would: run what the hook let through
+            subprocess.run(["bash", "-c", command], cwd=repo, env=env, capture_output=True)
+    assert not forged.exists() and settings.read_text() == "{}\n" and (policies / "gitai.toml").read_text() == ours
+    if not domain_available():
+        return
+    moves = f"printf x > {forged}; printf x > {policies}/gitai.toml; mv {policies} {policies}-x; true"
+    proc = subprocess.run([GITAI, "run", "INT-001", "--", "sh", "-c", moves], cwd=repo, env=env, capture_output=True,
+                          text=True, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stderr
+    assert not forged.exists() and (policies / "gitai.toml").read_text() == ours
+    assert not (gemini_dir / "policies-x").exists()
 
 
 def test_a_persons_commit_after_the_agents_command_is_the_persons(repo: Path) -> None:

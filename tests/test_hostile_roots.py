@@ -390,6 +390,33 @@ def test_wrappers_variables_and_git_configuration_channels(governed: Path) -> No
     assert snapshot(repo) == before
 
 
+DROPS_GIT_CONFIG = [
+    "env -u GIT_CONFIG_PARAMETERS git commit -qm x", "env --unset=GIT_CONFIG_COUNT git commit -qm x",
+    "env -uGIT_CONFIG_PARAMETERS git commit -qm x", "unset GIT_CONFIG_PARAMETERS; git commit -qm x",
+    "unset -v GIT_CONFIG_KEY_8 && git commit -qm x", "export -n GIT_CONFIG_PARAMETERS; git commit -qm x",
+    "printf -v GIT_CONFIG_PARAMETERS '' && git commit -qm x",
+    "read GIT_CONFIG_PARAMETERS < /dev/null; git commit -qm x",
+    "env -i PATH=/usr/bin:/bin git commit -qm x", "env - git commit -qm x", "env -i sh -c 'git commit -qm x'",
+    "timeout 5 env --ignore-environment git commit -qm x",
+]
+
+
+def test_dropping_gits_configuration_from_the_environment_is_circumvention(governed: Path) -> None:
+    """gitai's own hooks reach a host whose shell turns git's hooks off through GIT_CONFIG_* (`gitai run`:
+    GIT_CONFIG_PARAMETERS; `gitai exec`: one more GIT_CONFIG_COUNT entry): unsetting them, or running git
+    with an emptied environment, is refused as setting them is, on every host. Run for real where not."""
+    repo = governed
+    write(repo, "src/auth/dropped.py", "x = 1\n")
+    git(repo, "add", "src/auth/dropped.py")
+    before = snapshot(repo)
+    for command in DROPS_GIT_CONFIG:
+        decision, reason = shell_move(repo, command)
+        assert decision == "deny" and "circumvention" in reason, (command, reason)
+    assert snapshot(repo) == before
+    for command in ("env -u CLAUDECODE -u HOME git status", "unset FOO; git status", "env -i make --version"):
+        assert shell_move(repo, command)[0] == ALLOWED, command
+
+
 def test_an_existing_alias_that_skips_hooks_is_circumvention(governed: Path) -> None:
     repo = governed
     git(repo, "config", "alias.ci", "commit --no-verify")  # a person's (or an earlier session's) alias

@@ -106,7 +106,7 @@ class Governor:
             home = os.environ.get("HOME") or os.path.expanduser("~")
             paths = user_controls(home, os.environ) if home and home != "~" else []
             self._user_controls = frozenset(p for path in paths for p in (path, os.path.realpath(path)))
-            directories = user_control_dirs(home) if home and home != "~" else []
+            directories = user_control_dirs(home, os.environ) if home and home != "~" else []
             self._user_control_dirs = tuple(dict.fromkeys(
                 p for path in directories for p in (path, os.path.realpath(path))))
         return self._user_controls

@@ -121,8 +121,9 @@ class Host:
     trust_file: str | None  # where it keeps that trust, relative to the home directory
     # (variable, file name in it) that moves `trust_file`; "" when the variable names the file itself
     trust_file_variable: tuple[str, str] | None
-    # (variable, directory under HOME) where the variable moves that directory, every control in it too
-    home_variable: tuple[str, str] | None
+    # (variable, directory under HOME, where that directory is beneath the variable's value: "" where the
+    # variable names it) where the variable moves that directory, every control in it too
+    home_variable: tuple[str, str, str] | None
     # (user settings file, key path, default): folder trust is on, so an untrusted folder's hooks do not run
     folder_trust_switch: tuple[str, tuple[str, ...], bool] | None
     # (settings file, key path) whose true value switches every hook off; "~/" under the home directory
@@ -150,7 +151,7 @@ class Host:
                  exec_wrap: bool = False, command_in_subshell: bool = False,
                  session_variables: tuple[str, ...] = (), trust_kind: str | None = None,
                  trust_file: str | None = None, trust_file_variable: tuple[str, str] | None = None,
-                 home_variable: tuple[str, str] | None = None,
+                 home_variable: tuple[str, str, str] | None = None,
                  folder_trust_switch: tuple[str, tuple[str, ...], bool] | None = None,
                  hooks_switch: tuple[tuple[str, tuple[str, ...]], ...] = (), escapes_tags: bool = False,
                  trust_file_own_keys: tuple[str, ...] = ()) -> None:
@@ -221,7 +222,7 @@ HOSTS = (
         input_rewrite=UPDATED_INPUT, exec_wrap=True,
         session_variables=("CLAUDE_CODE_SESSION_ID",),
         trust_kind=TRUST_DIALOG, trust_file=".claude.json", trust_file_variable=("CLAUDE_CONFIG_DIR", ".claude.json"),
-        home_variable=("CLAUDE_CONFIG_DIR", ".claude"),
+        home_variable=("CLAUDE_CONFIG_DIR", ".claude", ""),
         hooks_switch=(("~/.claude/settings.json", ("disableAllHooks",)),
                       (".claude/settings.json", ("disableAllHooks",)),
                       (".claude/settings.local.json", ("disableAllHooks",))),
@@ -276,6 +277,9 @@ HOSTS = (
         input_rewrite=TOOL_INPUT, exec_wrap=True, command_in_subshell=True,
         trust_kind=FOLDER_RULES, trust_file=".gemini/trustedFolders.json",
         trust_file_variable=("GEMINI_CLI_TRUSTED_FOLDERS_PATH", ""),
+        # GEMINI_CLI_HOME stands for the whole home directory (Gemini CLI 0.61's `homedir()`, and its
+        # docs/reference/configuration.md): its ~/.gemini is $GEMINI_CLI_HOME/.gemini
+        home_variable=("GEMINI_CLI_HOME", ".gemini", ".gemini"),
         folder_trust_switch=(".gemini/settings.json", ("security", "folderTrust", "enabled"), True),
         escapes_tags=True,  # `&lt;gitai_context&gt;` inside its own <hook_context>
     ),
@@ -305,7 +309,7 @@ HOSTS = (
         input_rewrite=UPDATED_INPUT_WITH_ALLOW,
         session_variables=("CODEX_THREAD_ID",),
         trust_kind=HOOK_APPROVALS, trust_file=".codex/config.toml", trust_file_variable=("CODEX_HOME", "config.toml"),
-        home_variable=("CODEX_HOME", ".codex"),
+        home_variable=("CODEX_HOME", ".codex", ""),
     ),
     Host(
         name="copilot", title="Copilot CLI",
@@ -335,7 +339,7 @@ HOSTS = (
         # input_rewrite None: its command hooks cannot (only the Copilot SDK's modifiedArgs can; CLI 1.0.102)
         session_variables=("COPILOT_AGENT_SESSION_ID",),
         trust_kind=FOLDER_LIST, trust_file=".copilot/config.json", trust_file_variable=("COPILOT_HOME", "config.json"),
-        home_variable=("COPILOT_HOME", ".copilot"),
+        home_variable=("COPILOT_HOME", ".copilot", ""),
         # config.json is its global state too (CLI 1.0.102, under strace and in its bundle): `firstLaunchAt` on
         # the first start (missing or not a date), then tips, recent models, plugins, sign-in; a folder trusted
         # with "remember" is added to trustedFolders (`--trust-folder` and COPILOT_ALLOW_ALL=true write nothing).
@@ -412,11 +416,14 @@ USER_CONTROL_DIRS = (".gemini/policies",)
 
 def moved_homes(environ: Mapping[str, str]) -> dict[str, str]:
     """Each directory under HOME that a host's `home_variable` in `environ` moves -> where it is now
-    (CLAUDE_CONFIG_DIR: ~/.claude; CODEX_HOME: ~/.codex; COPILOT_HOME: ~/.copilot)."""
+    (CLAUDE_CONFIG_DIR: ~/.claude; CODEX_HOME: ~/.codex; COPILOT_HOME: ~/.copilot; GEMINI_CLI_HOME:
+    ~/.gemini, as $GEMINI_CLI_HOME/.gemini)."""
     found = {}
     for host in HOSTS:
         if host.home_variable and environ.get(host.home_variable[0]):
-            found[host.home_variable[1]] = environ[host.home_variable[0]].rstrip("/") or "/"
+            variable, directory, beneath = host.home_variable
+            moved = environ[variable].rstrip("/")
+            found[directory] = f"{moved}/{beneath}" if beneath else moved or "/"
     return found
 
 
@@ -444,9 +451,12 @@ def user_controls(home: str, environ: Mapping[str, str]) -> list[str]:
     return found + [path for path in where_found if path not in at_home]
 
 
-def user_control_dirs(home: str) -> list[str]:
-    """USER_CONTROL_DIRS as absolute paths under `home`."""
-    return [home.rstrip("/") + "/" + path for path in USER_CONTROL_DIRS]
+def user_control_dirs(home: str, environ: Mapping[str, str]) -> list[str]:
+    """USER_CONTROL_DIRS as absolute paths under `home`, and where a host's `home_variable` in `environ`
+    moves them (GEMINI_CLI_HOME: $GEMINI_CLI_HOME/.gemini/policies)."""
+    at_home = [home_path(path, home, {}) for path in USER_CONTROL_DIRS]
+    where_found = [home_path(path, home, environ) for path in USER_CONTROL_DIRS]
+    return at_home + [path for path in where_found if path not in at_home]
 
 
 # Programs that start the program named after them (`env copilot`, `npx @github/copilot`, `node .../gemini`):

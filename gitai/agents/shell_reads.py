@@ -15,13 +15,16 @@ WHOLE_READERS = ("cat", "nl", "bat", "batcat", "less", "more")
 SEPARATORS = ";&|()<>"
 
 
-def _split(command: str) -> list[tuple[list[str], str]] | None:
+def _split(command: str, comments: bool = True) -> list[tuple[list[str], str]] | None:
     """Each simple command's words with the separator that follows it ("" at the end); None when the
-    line cannot be read as plain words."""
+    line cannot be read as plain words. `comments=False`: a `#` is a word's character, never the start
+    of a comment (shlex would end `a#b` at the `#`, where the shell reads on)."""
     import shlex  # imports `re`: only for a command that may read a file whole, or may write
 
     lexer = shlex.shlex(command.replace("\n", ";"), posix=True, punctuation_chars=SEPARATORS)
     lexer.whitespace_split = True
+    if not comments:
+        lexer.commenters = ""
     try:
         words = list(lexer)
     except ValueError:
@@ -36,9 +39,9 @@ def _split(command: str) -> list[tuple[list[str], str]] | None:
     return [(w, after) for w, after in found if w]
 
 
-def segments(command: str) -> list[list[str]] | None:
+def segments(command: str, comments: bool = True) -> list[list[str]] | None:
     """The simple commands of a command line, as words (None: not read as plain words)."""
-    split = _split(command)
+    split = _split(command, comments)
     return None if split is None else [words for words, _ in split]
 
 

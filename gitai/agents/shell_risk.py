@@ -309,6 +309,8 @@ class _Walker:
             self._redirect(node)
         elif kind == "declaration_command":
             self._declaration(node)
+        elif kind == "unset_command":
+            self._unset(node)
         elif kind == "variable_assignment":
             self._assignment(node)
         for child in node.children:
@@ -449,9 +451,33 @@ class _Walker:
         self._set_variable(name.text.decode("utf-8", "replace"), _word(value) if value is not None else "")
 
     def _declaration(self, node: Any) -> None:
+        unexports = any(child.type == "word" and _word(child) in ("-n", "+x") for child in node.children)
         for child in node.children:
             if child.type == "variable_assignment":
                 self._assignment(child)
+            elif unexports and child.type == "variable_name":  # `export -n VAR`: gone from what git sees
+                self._unset_variable(child.text.decode("utf-8", "replace"))
+
+    def _unset(self, node: Any) -> None:
+        words = [_word(child) if child.type != "variable_name" else child.text.decode("utf-8", "replace")
+                 for child in node.children if child.is_named]
+        if "-f" in words:
+            return  # functions
+        for word in words:
+            if word is None or not word.startswith("-"):
+                self._unset_variable(word)
+
+    def _unset_variable(self, var: str | None) -> None:
+        """`unset VAR`, `env -u VAR`: dropping git's configuration from the environment is as much a
+        circumvention as setting it (gitai's own hooks come through it where a host's shell turns git's
+        hooks off: `gitai run`, `gitai exec`)."""
+        if var is None:
+            self.risk.doubt("unsets a variable that is not a literal")
+        elif var in GIT_CONFIG_VARIABLES or var.startswith(("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_")):
+            self.risk.raise_to(CIRCUMVENTION, f"unsets {var}, which carries git's configuration (gitai's own hooks "
+                                              "among it) into the command")
+
+    cleared_env = False  # the command runs under `env -i`: git gets none of the configuration gitai gave it
 
     def _command(self, node: Any, stdin: str | None) -> None:
         for child in node.children:
@@ -482,6 +508,13 @@ class _Walker:
         self._argv(words, stdin)
 
     def _argv(self, words: list[str | None], stdin: str | None = None) -> None:
+        saved = self.cleared_env
+        try:
+            self._run_argv(words, stdin)
+        finally:
+            self.cleared_env = saved
+
+    def _run_argv(self, words: list[str | None], stdin: str | None) -> None:
         budget.charge()
         while words:
             head = words[0]
@@ -537,6 +570,7 @@ class _Walker:
                 continue
             if not arg.startswith("-") or arg == "-":
                 if arg == "-" and name == "env":
+                    self.cleared_env = True
                     index += 1
                     continue
                 break
@@ -549,6 +583,10 @@ class _Walker:
                     return self._split_string(split, args[index + (1 if "=" in arg else 2):])
                 if name == "env" and long_option(option, "--chdir", 3):
                     self._chdir(_option_value(args, index))
+                if name == "env" and long_option(option, "--unset", 3):
+                    self._unset_variable(_option_value(args, index))
+                if name == "env" and long_option(option, "--ignore-environment", 3):
+                    self.cleared_env = True
                 takes = any(long_option(option, lv, 2) for lv in long_values)
                 index += 2 if takes and "=" not in arg else 1
                 continue
@@ -558,6 +596,8 @@ class _Walker:
                 continue
             skip = 1
             for pos, letter in enumerate(letters):
+                if name == "env" and letter == "i":
+                    self.cleared_env = True
                 if letter in short_values:
                     given: str | None = letters[pos + 1:] or _word_after(args, index)
                     if not letters[pos + 1:]:
@@ -566,6 +606,8 @@ class _Walker:
                         return self._split_string(given, args[index + skip:])
                     if name == "env" and letter == "C":
                         self._chdir(given)
+                    if name == "env" and letter == "u":
+                        self._unset_variable(given)
                     break
             index += skip
         rest = args[index + positional:]
@@ -683,6 +725,15 @@ class _Walker:
         self.cwd = saved
 
     # -- commands ----------------------------------------------------------------------
+    def _cmd_assigns(self, args: list[str | None]) -> None:
+        """`read VAR`, `printf -v VAR`, `mapfile`, `getopts`: builtins that set the variables they name
+        (an exported one among them reaches git as it is set)."""
+        for arg in args:
+            name = arg[2:] if arg is not None and arg.startswith("-v") else arg
+            if name is not None and (name in GIT_CONFIG_VARIABLES or name in HOOK_SWITCHES
+                                     or name.startswith(("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_"))):
+                self._set_variable(name, None)
+
     def _cmd_cd(self, args: list[str | None]) -> None:
         operands = [a for a in args if a is None or not a.startswith("-")]
         if len(operands) == 1:
@@ -984,6 +1035,9 @@ class _Walker:
 
     def _cmd_git(self, args: list[str | None]) -> None:
         self.risk.git_dirs.append(self.cwd)
+        if self.cleared_env:
+            self.risk.raise_to(CIRCUMVENTION, "runs git under `env -i`, which drops git's configuration (gitai's own "
+                                              "hooks among it) from its environment")
         index = 0
         saved_cwd = self.cwd
         while index < len(args):
@@ -1292,7 +1346,8 @@ COMMAND_HANDLERS: dict[str, Callable[[_Walker, list[str | None]], None]] = {
     "perl": _Walker._cmd_perl, "watch": _Walker._cmd_watch, "parallel": _Walker._cmd_parallel, "dd": _Walker._cmd_dd,
     "find": _Walker._cmd_find, "gitai": _Walker._cmd_gitai, "pip": _Walker._cmd_pip, "patch": _Walker._cmd_patch,
     "git": _Walker._cmd_git, "pushd": _Walker._cmd_cd, "install": _Walker._cmd_cp, "rsync": _Walker._cmd_cp,
-    "pipx": _Walker._cmd_pip, "uv": _Walker._cmd_pip,
+    "pipx": _Walker._cmd_pip, "uv": _Walker._cmd_pip, "read": _Walker._cmd_assigns, "printf": _Walker._cmd_assigns,
+    "mapfile": _Walker._cmd_assigns, "readarray": _Walker._cmd_assigns, "getopts": _Walker._cmd_assigns,
 }
 """The commands whose effect the walker reads from their arguments, by name."""
 

@@ -106,12 +106,19 @@ def uninstall_rules(host: str, root: str, settings: str, user: bool) -> bool:
     return _uninstall_gemini_policy()
 
 
+def _gemini_policy_path() -> str:
+    """Where Gemini CLI reads the user's policies: in HOME, or where GEMINI_CLI_HOME moves its ~/.gemini."""
+    from gitai.agents.hosts import home_path
+
+    return home_path(GEMINI_POLICY, os.path.expanduser("~"), os.environ)
+
+
 def _install_gemini_policy() -> bool:
     """Write the user's policy (for a project install too: the only policies Gemini CLI reads); whether
     it changed."""
     from gitai.util.files import write_atomic
 
-    path = os.path.join(os.path.expanduser("~"), GEMINI_POLICY)
+    path = _gemini_policy_path()
     text = gemini_policy()
     try:
         with open(path, encoding="utf-8") as handle:
@@ -127,7 +134,7 @@ def _install_gemini_policy() -> bool:
 def _uninstall_gemini_policy() -> bool:
     """Remove the user's policy (another project's wrapped commands are then asked for until its next
     install: the safe side)."""
-    path = os.path.join(os.path.expanduser("~"), GEMINI_POLICY)
+    path = _gemini_policy_path()
     try:
         with open(path, encoding="utf-8") as handle:
             if not handle.read().startswith(_GEMINI_HEAD):

@@ -147,7 +147,7 @@ def plan_domain(layout: Layout, scope: tuple[str, ...], home: str | None, mounts
                                                      + PROJECT_MCP_CONFIGS]
     kept = {os.path.realpath(path) for path in supervised}
     user_configs = [p for p in (user_controls(home, os.environ) if home else []) if os.path.realpath(p) not in kept]
-    user_dirs = user_control_dirs(home) if home else []
+    user_dirs = user_control_dirs(home, os.environ) if home else []
     if not mounts:
         protected += user_configs + user_dirs  # their directories then stay closed to new files, the host's state too
     planner = _Planner(protected)

@@ -218,6 +218,31 @@ def test_gemini_inside_gitai_run_gets_gitais_trailer_and_its_commit_is_recorded_
     assert record(s)["metadata"]["dev.gitai"]["intent_id"] == "INT-001"
 
 
+def test_gemini_inside_gitai_run_cannot_stage_out_of_scope_deletions_and_commit_them_unchecked(
+        session: MakeSession) -> None:
+    """Inside `gitai run` gitai's own commit-msg hook reaches Gemini's commits through
+    GIT_CONFIG_PARAMETERS. Staging deletions outside the scope in the index only and committing in
+    the same command, the variable dropped or not, is refused before it runs; so is the commit alone in
+    the next call, judged against the real index: HEAD stays, every file is still there."""
+    from gitai.sandbox.wrap import domain_available
+
+    if not domain_available():
+        pytest.skip("no Landlock domain here: `gitai run` cannot hold one")
+    s = session("gemini")
+    before, tracked = s.head(), s.git("ls-files")
+    result = s.run([s.host.shell("git read-tree --empty && env -u GIT_CONFIG_PARAMETERS git commit -q -m drop"),
+                    s.host.shell("git read-tree --empty && git commit -q -m drop"),
+                    s.host.shell("git update-index --force-remove docs/guide.md"),
+                    s.host.shell("git commit -q -m drop")],
+                   wrap=(GITAI, "run", "INT-001", "--"))
+    told = result.tool_results()
+    assert s.head() == before, told
+    assert "circumvention" in told[0] and "stage in one command" in told[1], told
+    assert "docs/guide.md" in told[3] and "outside the scope" in told[3], told
+    s.git("reset", "-q")
+    assert s.git("ls-files") == tracked and (s.repo / "docs" / "guide.md").is_file()
+
+
 @pytest.mark.parametrize("host", ["claude-code", "codex"])
 def test_a_host_started_with_git_hooks_off_still_gates_and_records_its_agents_commit(session: MakeSession,
                                                                                    tmp_path: Path, host: str) -> None:
