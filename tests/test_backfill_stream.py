@@ -271,3 +271,52 @@ def test_parsing_from_the_previous_version_changes_no_answer(tmp_path: Path, see
         cached = classify_changes([change], cache.hash_source, cache.statements)
         assert cached == classify_changes([FileChange("m.py", "m.py", before, after)])
         assert cache.hash_source("python", after) == hash_source("python", after)
+
+
+def test_origins_written_by_other_processes_are_the_files_written_here(tmp_path: Path) -> None:
+    """Backfill's origins store hands its files to worker processes to encode and write (or writes
+    some itself while it waits for them): every file
+    ends as the store writing each itself leaves it, and what it reads back in between (files it
+    no longer holds, written or not yet) is what it put, however the writes and its reads interleave."""
+    import multiprocessing
+    import random
+    from concurrent.futures import Future, ProcessPoolExecutor
+
+    from gitai.blame.origin_cache import MAX_VERSIONS, FileItem, OriginStore, write_files
+    from gitai.blame.origins import Version
+    from gitai.layout import find_layout
+
+    stores = {}
+    for name in ("here", "workers"):
+        (tmp_path / name).mkdir()
+        git(tmp_path / name, "init", "-q")
+        stores[name] = find_layout(str(tmp_path / name))
+    rng = random.Random(7)
+    commits = [f"{n:040x}" for n in range(1, 40)]
+    keys = [(f"src/f{n % 23}.py", f"{n:040x}") for n in range(90)]  # 90 versions of 23 files
+    with ProcessPoolExecutor(2, multiprocessing.get_context("fork")) as pool:
+        def write(items: list[FileItem]) -> Future[None]:
+            return pool.submit(write_files, items)
+
+        here = OriginStore(stores["here"], keep=8)  # holding few files: most reads go back to disk
+        workers = OriginStore(stores["workers"], keep=8, writer=write)
+        put = {}
+        for step in range(1500):  # some keys put again and again, one more often than MAX_VERSIONS commits
+            key = keys[0] if step % 7 == 0 else rng.choice(keys)
+            commit = rng.choice(commits)
+            origins = [(rng.choice(commits[:5]), key[0]) for _ in range(rng.randrange(0, 30))]
+            version = Version(origins, frozenset(rng.sample(commits, rng.randrange(0, 3))))
+            for store in (here, workers):
+                store.put(*key, commit, version)
+            put[(*key, commit)] = version
+            if step % 50 == 0:  # backfill, waiting for its workers, writes some itself
+                workers.write_here(3)
+            asked = rng.choice(keys)
+            assert workers.commits(*asked) == here.commits(*asked)
+            for kept in here.commits(*asked):
+                assert workers.get(*asked, kept) == here.get(*asked, kept) == put[(*asked, kept)]
+        assert len(here.commits(*keys[0])) == MAX_VERSIONS
+        workers.close()
+    files = {name: sorted((p.name, p.read_bytes()) for p in (Path(layout.shared_state_dir) / "origins-v1").rglob("*.z"))
+             for name, layout in stores.items()}
+    assert len(files["here"]) == len(keys) and files["workers"] == files["here"]
