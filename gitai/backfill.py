@@ -22,7 +22,6 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from gitai.blame.origin_cache import FileItem, Writer, write_files
 from gitai.gate.policy import Policy
 from gitai.git.blame import LastChanges
 from gitai.git.diff import DiffStream, Hunk, RawChange
@@ -130,8 +129,7 @@ def backfill(
             result.several += len(record.intents) > 1
 
         with DiffStream(layout.root, pairs) as stream, \
-                RecordBatch(layout, last_change_of=history, on_stored=stored,
-                            origins_writer=classifiers.writer()) as batch:
+                RecordBatch(layout, last_change_of=history, on_stored=stored) as batch:
 
             def diff(parent: str | None, commit: str) -> tuple[list[RawChange], list[list[Hunk] | None] | None]:
                 raw, hunks = stream(parent, commit)
@@ -251,18 +249,6 @@ class Classifiers:
             for started in [self.pool.submit(os.getpid) for _ in range(workers)]:  # forks them all now
                 started.result()
 
-    def writer(self) -> Writer | None:
-        """The line-origins cache files, encoded and written by the workers (None: here): this
-        process, which keeps the origins in commit order, is the one the others wait for."""
-        if self.pool is None:
-            return None
-        pool = self.pool
-
-        def write(items: list[FileItem]) -> Future[None]:
-            return pool.submit(write_files, items)
-
-        return write
-
     def add(self, pending: Pending, batch: RecordBatch) -> None:
         if self.pool is None:
             self._record(pending, None, batch)
@@ -286,8 +272,6 @@ class Classifiers:
 
     def _collect(self, batch: RecordBatch) -> None:
         chunk, future = self.running.popleft()
-        while not future.done() and batch.origins.write_here(4):  # what a worker would do, while waiting
-            pass
         try:
             classified: list[Classified | None] = [*future.result()]
         except BrokenProcessPool:

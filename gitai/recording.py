@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from gitai.blame.maintain import keep_origins, new_origins
-from gitai.blame.origin_cache import OriginStore, Writer
+from gitai.blame.origin_cache import OriginStore
 from gitai.errors import GitaiError
 from gitai.git.objects import ObjectReader, commit_parents
 from gitai.git.trailers import commit_intent
@@ -127,17 +127,15 @@ class RecordBatch:
     by batches of `size` through one notes commit each, and whatever is pending when the batch
     closes (also on an interrupt) is stored, so an interrupted run loses nothing it built.
     `on_stored` sees each record stored (none are held: a history of 100,000 commits would be
-    hundreds of megabytes of them); `dropped` lists the commits another run traced meanwhile.
-    `origins_writer`: writes the line-origins cache files elsewhere (see `OriginStore`)."""
+    hundreds of megabytes of them); `dropped` lists the commits another run traced meanwhile."""
 
     def __init__(self, layout: Layout, size: int = 500,
                  last_change_of: Callable[[str, str], str | None] | None = None,
-                 on_stored: Callable[[TraceRecord], None] | None = None,
-                 origins_writer: Writer | None = None) -> None:
+                 on_stored: Callable[[TraceRecord], None] | None = None) -> None:
         self.layout = layout
         self.size = size
         self.last_change_of = last_change_of
-        self.origins = OriginStore(layout, keep=512, writer=origins_writer)
+        self.origins = OriginStore(layout, keep=512)
         from gitai.syntax.hash_cache import HashCache
 
         self.hashes = HashCache(layout.shared_state_dir, recent=256)
@@ -174,10 +172,7 @@ class RecordBatch:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        try:
-            self.flush()
-        finally:
-            self.origins.close()
+        self.flush()
 
 
 def trace_commit(
