@@ -62,6 +62,24 @@ def test_a_variable_that_moves_git_leaves_the_answer_to_git(tmp_path: Path, vari
     assert repository._from_files(str(repo)) is None
 
 
+def test_gitais_own_hooks_path_from_gitai_run_still_lets_the_files_answer(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """`gitai run` sets GIT_CONFIG_PARAMETERS to core.hooksPath=<common dir>/gitai/hooks for a host whose shell
+    turns hooks off: it moves no repository, and the repository's own hooks are the ones its files name, so
+    every hook call under it still needs no git process. Any other value in it is left to git."""
+    repo = new_repo(tmp_path / "repo")
+    monkeypatch.setenv("GIT_CONFIG_PARAMETERS", f"'core.hooksPath={repo / '.git' / 'gitai' / 'hooks'}'")
+    found = repository._from_files(str(repo))
+    assert found is not None and found._hooks_dir == str(repo / ".git" / "hooks")
+    assert discover(str(repo)).hooks_dir == str(repo / ".git" / "hooks")
+    monkeypatch.setenv("GIT_CONFIG_PARAMETERS", f"'core.hooksPath={repo / 'elsewhere'}'")
+    found = repository._from_files(str(repo))
+    assert found is not None and found._hooks_dir is None  # git is asked for the hooks path
+    assert discover(str(repo)).hooks_dir == str(repo / "elsewhere")
+    monkeypatch.setenv("GIT_CONFIG_PARAMETERS", f"'core.worktree={tmp_path}'")
+    assert repository._from_files(str(repo)) is None
+
+
 def test_outside_any_repository_and_inside_git_dir(tmp_path: Path) -> None:
     repo = new_repo(tmp_path / "repo")
     for where in (tmp_path, repo / ".git", repo / ".git" / "hooks"):

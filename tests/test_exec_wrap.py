@@ -25,11 +25,12 @@ pytestmark = pytest.mark.skipif(not domain_available() and not os.environ.get("C
 
 
 def hook(repo: Path, event: str, command: str, session: str = "s1", host: str = "claude-code",
-         env: dict[str, str | None] | None = None, **extra: object) -> dict[str, object]:
-    """The hook's answer; `env` adds to the environment (None: unset)."""
+         env: dict[str, str | None] | None = None, inside: tuple[str, ...] = (), **extra: object) -> dict[str, object]:
+    """The hook's answer; `env` adds to the environment (None: unset); `inside`: the words that start
+    it (`gitai run INT -- `: the host is inside that domain)."""
     payload = {"hook_event_name": event, "session_id": session, "cwd": str(repo), "tool_name": "Bash",
                "tool_input": {"command": command, "description": "run"}, **extra}
-    proc = subprocess.run([GITAI, "hook", host], input=json.dumps(payload), capture_output=True, text=True,
+    proc = subprocess.run([*inside, GITAI, "hook", host], input=json.dumps(payload), capture_output=True, text=True,
                           cwd=repo, env={k: v for k, v in {**os.environ, **(env or {})}.items()
                                          if v is not None})
     assert proc.returncode == 0, proc.stderr
@@ -373,17 +374,23 @@ def gemini_shell_env() -> dict[str, str]:
     return env
 
 
-def gemini_call(repo: Path, tmp: Path, command: str, env: dict[str, str | None] | None = None) -> str:
+def gemini_call(repo: Path, tmp: Path, command: str, env: dict[str, str | None] | None = None,
+                inside: tuple[str, ...] = ()) -> str:
     """One Gemini CLI shell call: BeforeTool, the (wrapped) command run in Gemini's shell text and
-    environment, AfterTool. Returns the command line that ran."""
+    environment, AfterTool. `inside`: the words that start the host (`gitai run INT -- gemini`), which
+    starts each hook and each shell with Gemini's variables added. Returns the command line that ran."""
     def gemini(event: str, line: str, **extra: object) -> dict[str, object]:
-        return hook(repo, event, line, host="gemini", tool_name="run_shell_command", env=env, **extra)
+        return hook(repo, event, line, host="gemini", tool_name="run_shell_command", env=env, inside=inside, **extra)
 
     specific = gemini("BeforeTool", command).get("hookSpecificOutput")
     line = specific["tool_input"]["command"] if isinstance(specific, dict) else command  # type: ignore[index]
     (tmp / "host-tmp").mkdir(exist_ok=True)
-    proc = subprocess.run(["bash", "-c", gemini_text(line, tmp / "host-tmp")], cwd=repo, env=gemini_shell_env(),
-                          capture_output=True, text=True)
+    text = gemini_text(line, tmp / "host-tmp")
+    if inside:
+        added = [f"{k}={v}" for k, v in gemini_shell_env().items() if os.environ.get(k) != v]
+        proc = subprocess.run([*inside, "env", *added, "bash", "-c", text], cwd=repo, capture_output=True, text=True)
+    else:
+        proc = subprocess.run(["bash", "-c", text], cwd=repo, env=gemini_shell_env(), capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     gemini("AfterTool", line, tool_response={"llmContent": proc.stdout, "returnDisplay": ""})
     return str(line)
@@ -454,16 +461,16 @@ def test_gitais_own_hooks_are_out_of_the_agents_reach_inside_the_domain(governed
     assert (own / "commit-msg").read_text() == text and sorted(os.listdir(own)) == ["commit-msg"]
 
 
-def test_only_a_host_that_turns_hooks_off_gets_gitais_own_hooks(governed: Path) -> None:
-    """The wrap adds its core.hooksPath only where the host's registry fact and the environment agree
-    that git's hooks are off; a person's hooksPath, and a host that runs git's hooks, are left alone."""
+def test_only_where_the_environment_turns_hooks_off_do_gitais_own_hooks_run(governed: Path) -> None:
+    """The wrap adds its core.hooksPath only where the command's environment ends with an empty one
+    (Gemini CLI's shell, or any host a person started so); a person's hooksPath is left alone."""
     from gitai.layout import find_layout
     from gitai.sandbox.enter import hooks_turned_off, own_hooks_where_hooks_are_off
 
     layout = find_layout(str(governed))
     gemini = {k: v for k, v in gemini_shell_env().items() if k.startswith("GIT_CONFIG")}
     env = dict(gemini)
-    own_hooks_where_hooks_are_off(layout, "gemini", env)
+    own_hooks_where_hooks_are_off(layout, env)
     assert env == {**gemini, "GIT_CONFIG_COUNT": "9", "GIT_CONFIG_KEY_8": "core.hooksPath",
                    "GIT_CONFIG_VALUE_8": layout.own_hooks_dir}
     hooks = git(governed, "rev-parse", "--path-format=absolute", "--git-path", "hooks", env={**os.environ, **env})
@@ -471,15 +478,129 @@ def test_only_a_host_that_turns_hooks_off_gets_gitais_own_hooks(governed: Path) 
     status = json.loads(gitai_ok(governed, "hooks", "status", "--json", env=env).stdout)  # gitai inside the wrap
     assert status["hooks_dir"] == str(governed / ".git" / "hooks")  # still names the repository's own hooks
     persons = {**gemini, "GIT_CONFIG_COUNT": "9", "GIT_CONFIG_KEY_8": "Core.HooksPath", "GIT_CONFIG_VALUE_8": "/x"}
-    for host, environ in (("claude-code", gemini), ("gemini", persons), ("gemini", {}), (None, gemini),
-                          ("gemini", {**gemini, "GIT_CONFIG_COUNT": "2"})):
+    for environ in (persons, {}, {**gemini, "GIT_CONFIG_COUNT": "2"}):
         env = dict(environ)
-        own_hooks_where_hooks_are_off(layout, host, env)
-        assert env == environ, host
+        own_hooks_where_hooks_are_off(layout, env)
+        assert env == environ
     assert hooks_turned_off({**persons, "GIT_CONFIG_VALUE_8": ""}) == 9
     own = Path(layout.own_hooks_dir) / "commit-msg"
     own.write_text(own.read_text().replace("\nown_hooks='1'\n", "\n"))  # an older gitai's: no gate in it
     env = dict(gemini)
-    own_hooks_where_hooks_are_off(layout, "gemini", env)
+    own_hooks_where_hooks_are_off(layout, env)
     assert env == gemini
     assert hooks_turned_off({"GIT_CONFIG_COUNT": "x"}) is None
+
+
+PERSONS_NO_HOOKS = {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "core.hooksPath", "GIT_CONFIG_VALUE_0": ""}
+
+
+def chain_persons_hooks(repo: Path, ran: Path) -> None:
+    """A person's own pre-commit, commit-msg and post-commit hooks (chained behind gitai's), each
+    leaving a file in `ran` when it runs."""
+    ran.mkdir()
+    for name in ("pre-commit", "commit-msg", "post-commit"):
+        chained = repo / ".git" / "hooks" / f"{name}.gitai-chained"
+        chained.write_text(f"#!/bin/sh\ntouch {ran}/{name}\n")
+        chained.chmod(0o755)
+
+
+def fake_host(tmp: Path, name: str) -> str:
+    """A program named as a host is (`gemini`) that runs its arguments: `gitai run` knows the host by it."""
+    program = tmp / "bin" / name
+    program.parent.mkdir(exist_ok=True)
+    program.write_text('#!/bin/sh\nexec "$@"\n')
+    program.chmod(0o755)
+    return str(program)
+
+
+def test_inside_gitai_run_a_gemini_commit_gets_its_trailer_and_the_gate_and_no_other_hook_runs(
+        governed: Path, tmp_path: Path) -> None:
+    """Inside `gitai run` the host itself is in the kernel domain, so its hook wraps no command in `gitai
+    exec`; `gitai run` knows Gemini CLI by its program and points git at gitai's own commit-msg hook for
+    the whole session, past the empty core.hooksPath Gemini's shell adds: the trailer, recorded once by
+    the after-shell hook, the person's hooks still off; a commit naming another intent is refused by
+    that hook's gate. Another host, whose shell runs git's hooks, is left as it is."""
+    ran = tmp_path / "ran"
+    chain_persons_hooks(governed, ran)
+    inside = (GITAI, "run", "INT-001", "--", fake_host(tmp_path, "gemini"))
+    write(governed, "src/auth/token.py", "def token():\n    return 'jwt'\n")
+    line = gemini_call(governed, tmp_path, "git add src/auth/token.py && git commit -q -m 'Add the token helper'",
+                       inside=inside)
+    assert unwrap(line) is None  # no second domain
+    assert git(governed, "log", "-1", "--format=%B").stdout.strip() == "Add the token helper\n\nIntent: INT-001"
+    assert sorted(os.listdir(ran)) == []
+    commit = head(governed)
+    ledger = (governed / ".orchestration" / "agent_trace.jsonl").read_text().splitlines()
+    assert sum(commit in entry for entry in ledger) == 1
+
+    notes = git(governed, "notes", "--ref", "gitai", "list").stdout
+    write(governed, "src/auth/token.py", "def token():\n    return 'jwt2'\n")
+    gemini_call(governed, tmp_path, "GITAI_INTENT=INT-002 git commit -q -am Other; true", inside=inside)
+    assert head(governed) == commit and git(governed, "notes", "--ref", "gitai", "list").stdout == notes
+
+    claude = (GITAI, "run", "INT-001", "--", fake_host(tmp_path, "claude"))
+    shown = subprocess.run([*claude, "env"], cwd=governed, capture_output=True, text=True).stdout
+    assert "GIT_CONFIG_PARAMETERS" not in shown and "GITAI_DOMAIN=INT-001" in shown
+
+
+def test_gitai_run_points_git_at_its_own_hooks_only_where_the_hosts_shell_runs_none(governed: Path) -> None:
+    from gitai.layout import find_layout
+    from gitai.sandbox.enter import own_hooks_for_the_host
+
+    layout = find_layout(str(governed))
+    ours = f"'core.hooksPath={layout.own_hooks_dir}'"
+    for command, environ, added in ((["/opt/bin/gemini", "-p", "x"], {}, ours),
+                                    (["node", "/opt/gemini", "-p"], {"GIT_CONFIG_PARAMETERS": "'a.b=c'"},
+                                     f"'a.b=c' {ours}"),
+                                    (["claude"], PERSONS_NO_HOOKS, ours), (["claude"], {}, None),
+                                    (["bash"], {}, None), (["codex"], {**PERSONS_NO_HOOKS, "GIT_CONFIG_VALUE_0": "/x"},
+                                                           None)):
+        env = dict(environ)
+        own_hooks_for_the_host(layout, command, env)
+        assert env.get("GIT_CONFIG_PARAMETERS") == (added or environ.get("GIT_CONFIG_PARAMETERS")), command
+    env = {k: v for k, v in gemini_shell_env().items() if k.startswith("GIT_CONFIG")}
+    own_hooks_for_the_host(layout, ["gemini"], env)
+    hooks = git(governed, "rev-parse", "--path-format=absolute", "--git-path", "hooks", env={**os.environ, **env})
+    assert hooks.stdout.strip() == layout.own_hooks_dir  # after Gemini's empty one, it wins
+
+
+def test_a_host_started_with_hooks_off_still_gets_the_gate_the_trailer_and_the_record(governed: Path,
+                                                                                    tmp_path: Path) -> None:
+    """A person (or an agent) exports an empty core.hooksPath before starting Claude Code, whose shell
+    otherwise runs git's hooks: its hooks and shell share that environment. The before-shell hook runs
+    the pre-commit gate's scope check itself (an out-of-scope commit is refused, HEAD stays), the wrap
+    points git at gitai's own commit-msg hook (the trailer; the person's hooks stay off), and the
+    after-shell hook records the commit. Unwrapped (GITAI_EXEC_WRAP=0, as on a host that cannot be
+    wrapped) the commit is still recorded, without a trailer."""
+    ran = tmp_path / "ran"
+    chain_persons_hooks(governed, ran)
+    env = {**os.environ, **PERSONS_NO_HOOKS}
+    before = head(governed)
+    write(governed, "docs/guide.md", "# changed\n")
+    refused = hook(governed, "PreToolUse", "git commit -q -am 'Out of scope'", env=dict(PERSONS_NO_HOOKS))
+    assert refused["hookSpecificOutput"]["permissionDecision"] == "deny", refused  # type: ignore[index]
+    git(governed, "checkout", "-q", "--", "docs/guide.md")
+
+    def commit(message: str, wrap_env: dict[str, str | None]) -> str:
+        command = f"git add src/auth/token.py && git commit -q -m '{message}'"
+        answer = hook(governed, "PreToolUse", command, env={**PERSONS_NO_HOOKS, **wrap_env})
+        specific = answer.get("hookSpecificOutput")
+        line = specific.get("updatedInput", {}).get("command", command) if isinstance(specific, dict) else command
+        proc = subprocess.run(["bash", "-c", line], cwd=governed, env=env, capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        hook(governed, "PostToolUse", line, env={**PERSONS_NO_HOOKS, **wrap_env},
+             tool_response={"stdout": proc.stdout, "stderr": proc.stderr})
+        return str(line)
+
+    write(governed, "src/auth/token.py", "def token():\n    return 'jwt'\n")
+    assert unwrap(commit("Add the token helper", {}))
+    assert head(governed) != before
+    assert git(governed, "log", "-1", "--format=%B").stdout.strip() == "Add the token helper\n\nIntent: INT-001"
+    assert sorted(os.listdir(ran)) == []
+    ledger = (governed / ".orchestration" / "agent_trace.jsonl").read_text().splitlines()
+    assert sum(head(governed) in entry for entry in ledger) == 1
+
+    write(governed, "src/auth/token.py", "def token():\n    return 'jwt2'\n")
+    assert unwrap(commit("Unwrapped", {"GITAI_EXEC_WRAP": "0"})) is None
+    assert git(governed, "log", "-1", "--format=%B").stdout.strip() == "Unwrapped"
+    assert sorted(os.listdir(ran)) == [] and git(governed, "notes", "--ref", "gitai", "list", "HEAD").stdout.strip()

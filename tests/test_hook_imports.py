@@ -5,8 +5,9 @@ staged paths piped in), imports no module beyond the interpreter's own start-up 
 `re`, no `json`, no `subprocess`, no `zlib` when it lets a commit through. The agent hooks (`gitai
 hook`, run through the `gitai` console script) import neither click, YAML, pathspec, `typing` nor
 `subprocess` to answer a before-write or a session start, and a before-write, let through or refused,
-imports neither `json`, `re` (nor what `re` brings: enum, functools, collections), `hashlib` nor `zlib`
-(docs/development.md, "Where the time goes").
+imports neither `json`, `re` (nor what `re` brings: enum, functools, collections), `hashlib` nor `zlib`,
+and neither does the after-shell hook of a command that reads no file whole (docs/development.md, "Where
+the time goes").
 """
 
 from __future__ import annotations
@@ -32,8 +33,9 @@ code = main(["pre-commit", "--staged-stdin"])
 print(code, ",".join(sorted({m.split(".")[0] for m in sys.modules} & set(sys.argv[2].split(",")))))
 """
 AGENT_PROBE = """
-import sys
+import os, sys
 from gitai.entry import main
+os._exit = sys.exit  # the hook leaves without the interpreter's shutdown: here the probe still reports
 sys.argv = ["gitai", "hook", "claude-code"]
 try:
     main()
@@ -91,3 +93,7 @@ def test_agent_hooks_import_no_heavy_module(repo: Path) -> None:
     answer, loaded = _agent_hook_modules(repo, {**write_call, "tool_input": {"file_path": str(repo / "docs/a.md")}},
                                          HEAVY_FOR_WRITE)
     assert '"deny"' in answer and loaded == set()  # the refusal path too
+    shell = {"tool_name": "Bash", "tool_use_id": "t1", "tool_input": {"command": "ls src"}}
+    answer, loaded = _agent_hook_modules(repo, {**shell, "hook_event_name": "PostToolUse",
+                                                "tool_response": {"stdout": "auth\n", "stderr": ""}}, HEAVY_FOR_WRITE)
+    assert loaded == set()  # after a shell command that names no file to read whole: no `re` (shlex) either

@@ -338,6 +338,47 @@ def test_a_gitai_the_hooks_would_run_is_out_of_the_agents_reach(repo: Path, tmp_
             path.unlink(missing_ok=True)
 
 
+def test_gemini_policies_are_out_of_the_agents_reach_whether_their_directory_is_there_or_not(repo: Path) -> None:
+    """Gemini CLI reads every policy in ~/.gemini/policies/: one the agent made there (allow every command)
+    would let its later commands run unasked, in this session and the next. Refused by the hooks whether
+    the directory is there or not yet (write tool, shell); inside `gitai run`'s domain, where ~/.gemini stays
+    writable for the host, the directory is made first and held read-only. Each move run for real: no
+    policy appears, a person's own is untouched, the directory stays where it is."""
+    from testing.hostile_moves import shell_move, write_move
+
+    from gitai.sandbox.landlock import mounts_available
+    from gitai.sandbox.wrap import domain_available
+
+    home = Path(os.environ["HOME"])
+    (home / ".gemini").mkdir(exist_ok=True)
+    policies = home / ".gemini" / "policies"
+    forged = policies / "allow-all.toml"
+    rule = '[[rule]]\ntoolName = "run_shell_command"\ndecision = "allow"\npriority = 999\n'
+    gitai(repo, "select", "INT-001")
+    decision, reason = write_move(repo, str(forged), content=rule)
+    assert decision == "deny" and "permission rules" in reason, reason
+    for command in (f"mkdir -p {policies} && printf x > {forged}", f"cp /dev/null {forged}",
+                    f"mkdir {policies}"):
+        assert shell_move(repo, command)[0] != "allow", command
+    assert not policies.exists()
+    if not domain_available():
+        return
+    moves = (f"mkdir -p {policies}; printf x > {forged}; printf x > {policies}/mine.toml; "
+             f"mv {policies} {policies}-x; mkdir -p {policies}; printf x > {forged}; "
+             f"printf state > {home}/.gemini/state.json; true")
+    words = [GITAI, "run", "INT-001", "--", "sh", "-c", moves]
+    proc = subprocess.run(words, cwd=repo, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stderr
+    assert policies.is_dir() and list(policies.iterdir()) == [] and not (home / ".gemini/policies-x").exists()
+    if mounts_available():
+        assert (home / ".gemini" / "state.json").read_text() == "state"  # the host's own state stays writable
+    (policies / "mine.toml").write_text(rule)  # a person's own policy
+    proc = subprocess.run(words, cwd=repo, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in policies.iterdir()) == ["mine.toml"] and (policies / "mine.toml").read_text() == rule
+    assert not (home / ".gemini/policies-x").exists()
+
+
 def test_a_persons_commit_after_the_agents_command_is_the_persons(repo: Path) -> None:
     """The agent's announced commit command makes a commit the agent's only while it runs: once its
     after-shell hook came, a person's commit in the same worktree is recorded as theirs."""

@@ -390,3 +390,382 @@ def test_a_wrapped_command_cannot_plant_an_mcp_server_for_the_hosts_next_start(
     assert (home / ".codex" / "config.toml").read_text() == "" and not (home / ".gemini").exists()
     hosted = run_in(repo, *py(plant))
     assert "wrote .claude.json" in hosted.stdout, hosted.stdout + hosted.stderr
+
+
+def fake_copilot(bin_dir: Path, body: str) -> dict[str, str]:
+    """A program named `copilot` (the name `gitai run` knows Copilot CLI by) running `body` as Python:
+    the environment that puts it first on PATH."""
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    program = bin_dir / "copilot"
+    program.write_text(f"#!{sys.executable}\nimport json, os, pathlib, signal, sys, time\n{body}")
+    program.chmod(0o755)
+    return {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+
+
+def copilot_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, config: str | None) -> Path:
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("COPILOT_HOME", raising=False)
+    if config is not None:
+        (home / ".copilot").mkdir(parents=True)
+        (home / ".copilot" / "config.json").write_text(config)
+    else:
+        home.mkdir()
+    return home / ".copilot" / "config.json"
+
+
+# What Copilot CLI does as it starts (seen under strace): a temporary file renamed onto config.json.
+COPILOT_FIRST_START = (
+    "cfg = pathlib.Path(os.environ['HOME']) / '.copilot' / 'config.json'\n"
+    "lines = cfg.read_text().splitlines(True) if cfg.exists() else ['{}']\n"
+    "data = json.loads(''.join(line for line in lines if not line.startswith('//')))\n"
+    "data['firstLaunchAt'] = '2026-01-01T00:00:00.000Z'\n"
+    "tmp = cfg.with_name('config.json.tmp.1')\n"
+    "tmp.write_text(json.dumps(data))\n"
+    "os.rename(tmp, cfg)\n")
+
+
+@pytest.mark.parametrize("launcher", [(), ("env",)])
+def test_copilot_starts_where_its_state_directory_is_missing_and_rewrites_its_config(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, launcher: tuple[str, ...]) -> None:
+    """HOME is closed in the domain and Copilot CLI makes ~/.copilot and renames a file onto config.json
+    as it starts: under `gitai run` gitai makes the directory first and leaves the file writable, and
+    what Copilot keeps there itself survives the session (Copilot started through `env` too)."""
+    config = copilot_home(tmp_path, monkeypatch, None)
+    program = fake_copilot(tmp_path / "bin", COPILOT_FIRST_START + "print('started')\n")
+    done = run_in(repo, *launcher, "copilot", env=program)
+    assert done.returncode == 0 and "started" in done.stdout, done.stderr
+    assert json.loads(config.read_text()) == {"firstLaunchAt": "2026-01-01T00:00:00.000Z"}
+    assert "put back" not in done.stderr, done.stderr
+
+
+def test_an_agent_in_copilots_domain_cannot_leave_the_next_session_ungoverned(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Inside `gitai run`, the agent's program takes this repository out of Copilot's trusted folders, trusts
+    `/` instead, adds a key of its own, and leaves a process running that would do it again after the
+    session: when Copilot exits, gitai ends that process and puts the trust back, says so, and keeps what
+    Copilot itself wrote there (its own keys, its `//` header, the file's mode). An out-of-scope write is
+    still refused by the kernel."""
+    before = {"firstLaunchAt": "2025-01-01T00:00:00.000Z", "trustedFolders": [str(repo), "/elsewhere"],
+              "banner": "never"}
+    config = copilot_home(tmp_path, monkeypatch, "// managed\n" + json.dumps(before))
+    config.chmod(0o640)
+    started = tmp_path / "tmp" / "leftover-started"  # (the directory that holds the repository is closed)
+    started.parent.mkdir()
+    alive, holder = os.pipe()  # the write end, inherited by the session: at EOF every process holding it has ended
+    body = COPILOT_FIRST_START.replace("'2026-01-01T00:00:00.000Z'", "'2026-02-02T00:00:00.000Z'") + (
+        "data = json.loads(cfg.read_text())\n"
+        "data['trustedFolders'] = ['/elsewhere', '/']\n"
+        "data['disableAllHooks'] = True\n"
+        "del data['banner']\n"
+        "cfg.write_text(json.dumps(data))\n"
+        "try:\n"
+        "    pathlib.Path('docs/escape.md').write_text('out of scope')\n"
+        "except OSError as exc:\n"
+        "    print('refused', exc.errno)\n"
+        "if os.fork() == 0:\n"  # a daemon, out of its parent's reach: it would strike after the session
+        "    os.setsid()\n"
+        "    if os.fork() == 0:\n"
+        f"        pathlib.Path({str(started)!r}).touch()\n"
+        "        os.dup2(os.open(os.devnull, os.O_RDWR), 1)\n"
+        "        os.dup2(1, 2)\n"
+        "        for _ in range(200):\n"
+        "            time.sleep(0.05)\n"
+        "            cfg.write_text('{}')\n"
+        "    os._exit(0)\n"
+        "for _ in range(500):\n"
+        f"    if pathlib.Path({str(started)!r}).exists():\n"
+        "        break\n"
+        "    time.sleep(0.01)\n"
+        "sys.exit(5)\n")
+    done = subprocess.run([GITAI, "run", "INT-001", "--", "copilot"], cwd=repo, capture_output=True, text=True,
+                          env={**os.environ, **fake_copilot(tmp_path / "bin", body)}, stdin=subprocess.DEVNULL,
+                          start_new_session=True, pass_fds=(holder,))
+    os.close(holder)
+    assert done.returncode == 5, done.stderr  # the host's own exit status
+    assert "refused 13" in done.stdout and not (repo / "docs" / "escape.md").exists(), done.stdout + done.stderr
+    assert started.exists()
+    import select
+
+    # the session's leftover was ended before the trust was put back: the pipe is at its end already
+    assert select.select([alive], [], [], 0)[0] == [alive] and os.read(alive, 1) == b""
+    os.close(alive)
+    from gitai.agents.trust import host_trust, json_config
+
+    after = json_config(config.read_text())
+    assert after["trustedFolders"] == ["/elsewhere", str(repo)], after
+    assert "disableAllHooks" not in after and after["banner"] == "never", after
+    assert after["firstLaunchAt"] == "2026-02-02T00:00:00.000Z", after  # Copilot's own key, as it left it
+    assert config.read_text().startswith("// managed\n") and config.stat().st_mode & 0o777 == 0o640
+    (said,) = [line for line in done.stderr.splitlines() if "put back" in line]
+    assert said == (f"gitai: put back in {config} what the session changed there: banner, disableAllHooks, "
+                    f"trustedFolders (put back: {repo}; taken out: /)"), said
+
+    assert host_trust("copilot", str(repo), str(repo / ".github/hooks/gitai.json"), str(config.parent.parent),
+                      {}).will_run is True
+
+
+@pytest.mark.parametrize("move", ["garbage", "symlink", "directory", "deep-directory", "removed"])
+def test_a_copilot_config_replaced_inside_the_domain_is_put_back_byte_for_byte(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, move: str) -> None:
+    original = f'// User settings belong in settings.json.\n{{"trustedFolders": ["{repo}"]}}\n'
+    config = copilot_home(tmp_path, monkeypatch, original)
+    decoy = tmp_path / "decoy.json"
+    decoy.write_text('{"trustedFolders": []}')
+    body = ("cfg = pathlib.Path(os.environ['HOME']) / '.copilot' / 'config.json'\n"
+            "cfg.unlink()\n"
+            + {"garbage": "cfg.write_text('not json')\n",
+               "symlink": f"cfg.symlink_to({str(decoy)!r})\n",
+               "directory": "cfg.mkdir()\n(cfg / 'x').write_text('x')\n",
+               "deep-directory": "cfg.mkdir()\nos.chdir(cfg)\nfor _ in range(1200):\n    os.mkdir('a')\n"
+                                 "    os.chdir('a')\n",
+               "removed": ""}[move])
+    done = run_in(repo, "copilot", env=fake_copilot(tmp_path / "bin", body))
+    for aside in config.parent.glob(".config.json.gitai-gone-*"):  # too deep for gitai to remove: moved aside
+        subprocess.run(["rm", "-rf", str(aside)], check=True)
+    assert done.returncode == 0, done.stderr
+    assert not config.is_symlink() and config.read_text() == original, done.stderr
+    assert decoy.read_text() == '{"trustedFolders": []}'
+    assert "put back" in done.stderr, done.stderr
+
+
+def test_the_session_cannot_kill_the_gitai_that_puts_copilots_trust_back(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """gitai stays outside the domain as the host's parent: Landlock's signal scope (ABI 6) keeps the
+    session from killing it before it puts the trust back (and ptrace is scoped in every ABI)."""
+    from gitai.sandbox.landlock import SIGNAL_SCOPE_ABI, abi_version
+
+    if abi_version() < SIGNAL_SCOPE_ABI:
+        pytest.skip(f"Landlock ABI {abi_version()} cannot scope signals: gitai run refuses to start Copilot there")
+    config = copilot_home(tmp_path, monkeypatch, json.dumps({"trustedFolders": [str(repo)]}))
+    body = ("cfg = pathlib.Path(os.environ['HOME']) / '.copilot' / 'config.json'\n"
+            "cfg.write_text('{}')\n"
+            "for attempt in (lambda: os.kill(os.getppid(), signal.SIGKILL),\n"
+            "                lambda: open(f'/proc/{os.getppid()}/mem', 'rb').read(1)):\n"
+            "    try:\n"
+            "        attempt()\n"
+            "        print('reached')\n"
+            "    except OSError as exc:\n"
+            "        print('refused', exc.errno)\n")
+    done = run_in(repo, "copilot", env=fake_copilot(tmp_path / "bin", body))
+    assert done.stdout.split() == ["refused", "1", "refused", "13"], done.stdout + done.stderr
+    assert json.loads(config.read_text()) == {"trustedFolders": [str(repo)]}
+    assert "put back" in done.stderr
+
+
+def test_before_landlocks_signal_scope_the_session_still_cannot_stop_the_gitai_that_puts_the_trust_back(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before Landlock's signal scope (ABI 6; here GITAI_LANDLOCK_ABI=5) a domain can signal any process of its
+    user. The session gets a PID namespace of its own, which the gitai that puts the trust back is outside: the
+    host's parent is the namespace's first process (a `kill -9` from inside does nothing to it), and the trust
+    is put back. Where no such namespace can be made, gitai run refuses to start Copilot, in one line."""
+    from gitai.sandbox.supervise import pid_namespace_available
+
+    original = json.dumps({"trustedFolders": [str(repo)]})
+    config = copilot_home(tmp_path, monkeypatch, original)
+    body = ("cfg = pathlib.Path(os.environ['HOME']) / '.copilot' / 'config.json'\n"
+            "cfg.write_text('{}')\n"
+            "print(os.getpid(), os.getppid(), sorted(int(p) for p in os.listdir('/proc') if p.isdigit()))\n"
+            "os.kill(os.getppid(), signal.SIGKILL)\n")
+    done = run_in(repo, "copilot", env={**fake_copilot(tmp_path / "bin", body), "GITAI_LANDLOCK_ABI": "5"})
+    if not pid_namespace_available():
+        assert done.returncode == 2 and not done.stdout, done.stderr
+        assert done.stderr.startswith("gitai: error: this kernel's Landlock (ABI 5") and done.stderr.count("\n") == 1
+        assert config.read_text() == original
+        return
+    assert done.returncode == 0 and done.stdout == "2 1 [1, 2]\n", done.stdout + done.stderr  # its own namespace
+    assert json.loads(config.read_text()) == {"trustedFolders": [str(repo)]} and "put back" in done.stderr
+
+
+def test_the_supervisor_never_writes_through_a_state_directory_the_session_swapped_for_a_link(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """COPILOT_HOME outside HOME (its parent writable in the domain): the session tries to move the directory
+    away and put a link to one it cannot write (~/.docker) in its place. The directory is pinned (moving it
+    fails), and gitai puts the trust file back in it, never through the link."""
+    home, state = tmp_path / "home", tmp_path / "tmp" / "ch"
+    (home / ".docker").mkdir(parents=True)
+    state.mkdir(parents=True)
+    victim = home / ".docker" / "config.json"
+    victim.write_text('{"credsStore": "desktop"}\n')
+    (state / "config.json").write_text('{"trustedFolders": [], "model": "m"}\n')
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("COPILOT_HOME", str(state))
+    body = ("state = os.environ['COPILOT_HOME']\n"
+            "(pathlib.Path(state) / 'config.json').write_text('{\"disableAllHooks\": true}')\n"
+            "try:\n"
+            "    os.rename(state, state + '.old')\n"
+            f"    os.symlink({str(home / '.docker')!r}, state)\n"
+            "    print('moved')\n"
+            "except OSError as exc:\n"
+            "    print('refused', exc.errno)\n")
+    done = run_in(repo, "copilot", env=fake_copilot(tmp_path / "bin", body))
+    assert done.stdout.split() == ["refused", "16"], done.stdout + done.stderr  # EBUSY: a mount point
+    assert victim.read_text() == '{"credsStore": "desktop"}\n'
+    assert not state.is_symlink() and json.loads((state / "config.json").read_text())["model"] == "m", done.stderr
+
+
+def test_a_trust_file_put_back_goes_only_into_the_directory_it_was_in(tmp_path: Path) -> None:
+    """Where the directory could be moved (no mounts to pin it) and a link put in its place, gitai writes
+    nothing through the link, and says so in one line."""
+    from gitai.sandbox.supervise import Kept, put_back
+
+    state, elsewhere = tmp_path / "ch", tmp_path / "docker"
+    state.mkdir()
+    elsewhere.mkdir()
+    (state / "config.json").write_text('{"trustedFolders": ["/repo"]}\n')
+    (elsewhere / "config.json").write_text('{"credsStore": "desktop"}\n')
+    kept = Kept(str(state / "config.json"))
+    (state / "config.json").write_text("{}")
+    state.rename(tmp_path / "ch.old")
+    state.symlink_to(elsewhere)
+    said = put_back(kept, (), ("/repo",))
+    kept.close()
+    assert said is not None and "nothing was put back" in said and "\n" not in said
+    assert (elsewhere / "config.json").read_text() == '{"credsStore": "desktop"}\n'
+    assert sorted(p.name for p in elsewhere.iterdir()) == ["config.json"]
+
+
+@pytest.mark.parametrize("move", ["huge", "unreadable", "directory-closed", "deeply-nested"])
+def test_a_trust_file_the_session_made_unreadable_is_still_put_back(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, move: str) -> None:
+    """The session changes a key gitai puts back, then makes the file 1 TiB (sparse), unreadable (chmod
+    000), its directory unwritable (chmod 500), or nests it too deep for a parser: gitai still puts it back,
+    with the host's exit status, never an internal error."""
+    original = json.dumps({"trustedFolders": [str(repo)], "model": "m"}) + "\n"
+    config = copilot_home(tmp_path, monkeypatch, original)
+    body = ("cfg = pathlib.Path(os.environ['HOME']) / '.copilot' / 'config.json'\n"
+            "cfg.write_text('{\"model\": \"evil\"}')\n"
+            + {"huge": "os.truncate(cfg, 1 << 40)\n",
+               "unreadable": "cfg.chmod(0)\n",
+               "directory-closed": "cfg.parent.chmod(0o500)\n",
+               "deeply-nested": "cfg.write_text('{\"a\": ' + '[' * 100000 + ']' * 100000 + '}')\n"}[move])
+    done = run_in(repo, "copilot", env=fake_copilot(tmp_path / "bin", body))
+    assert done.returncode == 0 and "internal error" not in done.stderr, done.stderr
+    from gitai.agents.trust import json_config
+
+    assert config.stat().st_size < 1 << 20 and json_config(config.read_text()) == json.loads(original), done.stderr
+    assert config.stat().st_mode & 0o777 == 0o644 and "put back" in done.stderr
+
+
+@pytest.mark.parametrize("original", ['{"trustedFolders": []}', "not json"])
+def test_a_trust_file_whose_mode_alone_the_session_changed_gets_it_back(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, original: str) -> None:
+    """chmod 000 leaves the bytes as they were but the next Copilot unable to read its trust: put back."""
+    config = copilot_home(tmp_path, monkeypatch, original)
+    done = run_in(repo, "copilot", env=fake_copilot(tmp_path / "bin", "(pathlib.Path(os.environ['HOME']) / "
+                                                                      "'.copilot' / 'config.json').chmod(0)\n"))
+    assert config.stat().st_mode & 0o777 == 0o644 and "put back" in done.stderr, done.stderr
+    assert config.read_text() == original
+
+
+@pytest.mark.parametrize("kind", ["link", "directory"])
+def test_copilot_is_not_supervised_where_its_trust_file_is_not_a_regular_file(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str) -> None:
+    """A person keeps ~/.copilot/config.json as a link into their dotfiles: Copilot would replace the link
+    with a file as it runs, and gitai could not put a link back as it was. gitai run refuses in one line
+    before Copilot starts; the link and its target stay as they were."""
+    config = copilot_home(tmp_path, monkeypatch, None)
+    config.parent.mkdir()
+    dotfile = tmp_path / "home" / "dotfiles" / "copilot.json"
+    dotfile.parent.mkdir()
+    dotfile.write_text('{"trustedFolders": []}\n')
+    if kind == "link":
+        config.symlink_to(dotfile)
+    else:
+        config.mkdir()
+    ran = tmp_path / "ran"
+    done = run_in(repo, "copilot", env=fake_copilot(tmp_path / "bin", f"pathlib.Path({str(ran)!r}).touch()\n"))
+    assert done.returncode == 2 and not ran.exists(), done.stderr
+    why = ("is a link (make it a copy of what it links to): the host would replace it with a file" if kind == "link"
+           else "is not a regular file")
+    assert done.stderr == f"gitai: error: {config} {why}, so gitai run could not put it back after the session\n"
+    assert config.is_symlink() == (kind == "link") and dotfile.read_text() == '{"trustedFolders": []}\n'
+
+
+def test_copilots_remembered_trust_in_the_repository_stays_and_its_plugins_and_sign_in_are_put_back(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Copilot trusts the repository with "remember": that stays. A plugin (it can bring hooks and MCP
+    servers) and a sign-in (the account the next session runs as) are not Copilot's own keys: put back."""
+    config = copilot_home(tmp_path, monkeypatch, json.dumps({"trustedFolders": []}))
+    body = ("cfg = pathlib.Path(os.environ['HOME']) / '.copilot' / 'config.json'\n"
+            "cfg.write_text(json.dumps({'trustedFolders': [os.getcwd()], 'recentModelIds': ['m'],\n"
+            "                           'installedPlugins': [{'name': 'p'}], 'copilotTokens': {'x': 'y'},\n"
+            "                           'lastLoggedInUser': {'login': 'other'}}))\n")
+    done = run_in(repo, "copilot", env=fake_copilot(tmp_path / "bin", body))
+    assert json.loads(config.read_text()) == {"trustedFolders": [str(repo)], "recentModelIds": ["m"]}, done.stderr
+    assert done.stderr.endswith("what the session changed there: copilotTokens, installedPlugins, "
+                                "lastLoggedInUser\n"), done.stderr
+
+
+def test_copilot_started_with_hooks_off_gets_gitais_own_hook_and_its_signals(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Started with git's hooks turned off (an empty core.hooksPath), the supervised Copilot's shell points
+    git at gitai's own commit-msg hook, as every host's under `gitai run`; a SIGTERM to gitai reaches it."""
+    import signal
+    import time
+
+    from gitai.layout import find_layout
+
+    copilot_home(tmp_path, monkeypatch, None)
+    ready = tmp_path / "tmp" / "ready"  # (the directory that holds the repository is closed)
+    ready.parent.mkdir()
+    body = ("signal.signal(signal.SIGTERM, lambda *_: sys.exit(7))\n"
+            "print(os.environ.get('GIT_CONFIG_PARAMETERS'), flush=True)\n"
+            f"pathlib.Path({str(ready)!r}).touch()\n"
+            "time.sleep(60)\n")
+    env = {**os.environ, **fake_copilot(tmp_path / "bin", body), "GIT_CONFIG_COUNT": "1",
+           "GIT_CONFIG_KEY_0": "core.hooksPath", "GIT_CONFIG_VALUE_0": ""}
+    gitai = subprocess.Popen([GITAI, "run", "INT-001", "--", "copilot"], cwd=repo, env=env, text=True,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                             start_new_session=True)
+    for _ in range(600):
+        if ready.exists() or gitai.poll() is not None:
+            break
+        time.sleep(0.05)
+    gitai.send_signal(signal.SIGTERM)
+    out, err = gitai.communicate(timeout=60)
+    assert gitai.returncode == 7, err
+    assert out.strip() == f"'core.hooksPath={find_layout(str(repo)).own_hooks_dir}'", out + err
+
+
+def test_without_a_domain_copilot_runs_as_any_host_with_no_parent(repo: Path, tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the kernel gives no domain nothing is mounted read-only, so Copilot needs no parent: gitai says
+    so in its one warning line and Copilot replaces gitai, as any host (its pid is gitai's)."""
+    copilot_home(tmp_path, monkeypatch, json.dumps({"trustedFolders": []}))
+    words = [GITAI, "run", "INT-001", "--", "copilot"]
+    env = {**os.environ, **fake_copilot(tmp_path / "bin", "print(os.getpid())\n"), "GITAI_NO_LANDLOCK": "1"}
+    gitai = subprocess.Popen(words, cwd=repo, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             stdin=subprocess.DEVNULL)
+    out, err = gitai.communicate(timeout=60)
+    assert gitai.returncode == 0 and out.strip() == str(gitai.pid), out + err
+    assert err.startswith("gitai: warning: no kernel domain (GITAI_NO_LANDLOCK is set)") and err.count("\n") == 1
+
+
+def test_one_rule_says_which_host_a_command_starts() -> None:
+    from gitai.agents.hosts import host_of_command
+
+    for command, host in ((["copilot", "-p", "x"], "copilot"), (["/usr/bin/env", "copilot"], "copilot"),
+                          (["env", "A=1", "copilot"], "copilot"), (["npx", "-y", "@github/copilot"], "copilot"),
+                          (["node", "/opt/gemini", "-p"], "gemini"), (["vim", "gemini"], None),
+                          (["sh", "-c", "copilot"], None), (["env"], None), ([], None)):
+        found = host_of_command(command)
+        assert (found.name if found else None) == host, command
+
+
+def test_other_hosts_keep_copilots_config_read_only(repo: Path, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the host that rewrites its own trust file runs under gitai's parent: any other command in
+    `gitai run` still meets ~/.copilot/config.json as a read-only mount."""
+    original = json.dumps({"trustedFolders": [str(repo)]})
+    config = copilot_home(tmp_path, monkeypatch, original)
+    done = run_in(repo, *py(
+        "import pathlib, os\n"
+        "cfg = pathlib.Path(os.environ['HOME']) / '.copilot' / 'config.json'\n"
+        "try:\n"
+        "    cfg.write_text('{}')\n"
+        "    print('wrote')\n"
+        "except OSError as exc:\n"
+        "    print('refused', exc.errno)\n"))
+    assert "refused" in done.stdout, done.stdout + done.stderr
+    assert config.read_text() == original

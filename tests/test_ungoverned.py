@@ -165,6 +165,19 @@ def test_status_reads_copilot_and_claude_code(repo: Path) -> None:
     assert row["trust"] == "trusted" and row["will_run"] is True
 
 
+def test_status_reads_copilots_config_as_copilot_writes_it(repo: Path) -> None:
+    """Copilot CLI heads the config.json it writes with two `//` lines (seen in the real host, 1.0.102):
+    the folder it lists is still trusted."""
+    gitai_ok(repo, "agents", "install", "copilot")
+    config = Path(os.environ["HOME"]) / ".copilot" / "config.json"
+    config.parent.mkdir()
+    config.write_text("// User settings belong in settings.json.\n// This file is managed automatically.\n"
+                      + json.dumps({"firstLaunchAt": "2026-01-01T00:00:00.000Z", "trustedFolders": [str(repo)]},
+                                   indent=2) + "\n")
+    (row,) = gitai_json(repo, "agents", "status", "copilot")
+    assert row["will_run"] is True, row
+
+
 def test_status_says_hooks_will_not_run_where_gitai_is_not_on_path(repo: Path) -> None:
     """The installed hooks name gitai by name; started from a PATH without gitai (the real script run by its
     path, PATH without its directory), the host cannot start them: `agents status` says they will not run."""

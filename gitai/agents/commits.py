@@ -1,12 +1,14 @@
 """An agent's `git commit` where git may run no hooks: Gemini CLI's shell sets an empty
-core.hooksPath through GIT_CONFIG_* (docs/agents.md, "Seen in the real hosts").
+core.hooksPath through GIT_CONFIG_* (docs/agents.md, "Seen in the real hosts"), and so does any
+host started in an environment that does.
 
 Before such a command, the before-shell hook runs the pre-commit gate's scope check itself; after
 any commit command, the after-shell hook records each new commit that has no record, so nothing an
 agent commits goes unrecorded. Its `Intent:` trailer comes from gitai's own commit-msg hook, which
-git runs inside the kernel domain (gitai/sandbox/enter.py) and which gates the commit again under the
-intent it writes (the agent's command may name another); outside it the commit carries none, and
-its record names the session's intent. Lean: `gitai hook` imports this for commit commands only.
+git runs where `gitai exec` or `gitai run` points it there (gitai/sandbox/enter.py) and which gates
+the commit again under the intent it writes (the agent's command may name another); elsewhere the
+commit carries none, and its record names the session's intent. Lean: `gitai hook` imports this for
+commit commands only.
 """
 
 from __future__ import annotations

@@ -11,8 +11,6 @@ from gitai.agents.hosts import PROTECTED_CONFIGS as AGENT_CONFIG_FILES  # an age
 from gitai.agents.protocol import ALLOW, ASK, DENY, Answer
 from gitai.intents.patterns import is_exempt
 from gitai.intents.statuses import CLOSED
-from gitai.refusal import Refusal
-from gitai.util.text import display_path
 
 MAX_DELETED = 20_000  # files under a recursive delete checked one by one; more is asked
 
@@ -22,6 +20,7 @@ if TYPE_CHECKING:
     from gitai.agents.shell_risk import Risk
     from gitai.gate.policy import Policy
     from gitai.layout import Layout
+    from gitai.refusal import Refusal
 
 
 def repo_relative(layout: Layout, path: str) -> str | None:
@@ -91,6 +90,7 @@ class Governor:
         self.layouts: dict[str, Layout | None] = {}
         self.intents: dict[str, str | None] = {}
         self._user_controls: frozenset[str] | None = None
+        self._user_control_dirs: tuple[str, ...] = ()
         self._installation: tuple[frozenset[str], tuple[str, ...]] | None = None
         self._on_path: frozenset[str] | None = None
         if home is not None:
@@ -101,12 +101,22 @@ class Governor:
         """The files in HOME (or where a host's variable moves them) that decide whether the hosts run
         gitai's hooks, in every resolved form."""
         if self._user_controls is None:
-            from gitai.agents.hosts import user_controls
+            from gitai.agents.hosts import user_control_dirs, user_controls
 
             home = os.environ.get("HOME") or os.path.expanduser("~")
             paths = user_controls(home, os.environ) if home and home != "~" else []
             self._user_controls = frozenset(p for path in paths for p in (path, os.path.realpath(path)))
+            directories = user_control_dirs(home) if home and home != "~" else []
+            self._user_control_dirs = tuple(dict.fromkeys(
+                p for path in directories for p in (path, os.path.realpath(path))))
         return self._user_controls
+
+    def is_user_control(self, path: str) -> bool:
+        """`path` (one resolved form) is a user control: one of `user_controls`, or in (or is) a directory
+        of them (~/.gemini/policies/), there or not yet."""
+        if path in self.user_controls():
+            return True
+        return any(path == d or path.startswith(d.rstrip(os.sep) + os.sep) for d in self._user_control_dirs)
 
     def is_gitai_itself(self, path: str) -> bool:
         """`path` (one resolved form) is what the hooks run when they run `gitai`: gitai's Python and script,
@@ -164,9 +174,9 @@ class Governor:
         """Why `path` (one resolved form) is never for an agent, or None."""
         if inside_git_dir(path):
             return "is inside a git directory (hooks, refs and notes are not for agents)"
-        if path in self.user_controls():
-            return ("holds an agent host's user-level hooks or its trust in them (the next session would run "
-                    "without gitai); only a person changes it")
+        if self.is_user_control(path):
+            return ("holds an agent host's user-level hooks, its trust in them or its permission rules (the next "
+                    "session would run without gitai, or unasked); only a person changes it")
         if self.is_gitai_itself(path):
             return ("is gitai itself or a `gitai` on PATH, which the hooks run by name (the next hook would run "
                     "what the agent wrote); only a person changes it")
@@ -193,6 +203,9 @@ class Governor:
                     continue  # another platform's path (`C:/x` on POSIX): no file here can be written through it
                 why = self.protected(form)
                 if why:
+                    from gitai.refusal import Refusal
+                    from gitai.util.text import display_path
+
                     return Refusal(f"{what} refused: {display_path(form)} {why}.")
                 tops = worktree_tops(form)
                 if self.home is not None and _under(self.home.root, form) is not None and self.home.root not in tops:
@@ -203,6 +216,9 @@ class Governor:
                         continue
                     rel = _under(layout.root, form)
                     if rel is None:
+                        from gitai.refusal import Refusal
+                        from gitai.util.text import display_path
+
                         return Refusal(f"{what} refused: cannot tell which repository governs {display_path(form)}.")
                     by_layout.setdefault(layout.root, (layout, []))[1].append(rel)
         for layout, rels in by_layout.values():
@@ -212,6 +228,8 @@ class Governor:
             refusal = write_refusal(layout, policy, self.intent_in(layout), list(dict.fromkeys(rels)), what)
             if refusal is not None:
                 if self.home is None or layout.root != self.home.root:
+                    from gitai.util.text import display_path
+
                     refusal = refusal.with_rows(f"(in the repository at {display_path(layout.root)})")
                 return refusal
         return None
@@ -227,6 +245,9 @@ def selectable(policy: Policy) -> list[str]:
 
 
 def no_intent_refusal(policy: Policy, what: str, paths: list[str]) -> Refusal:
+    from gitai.refusal import Refusal
+    from gitai.util.text import display_path
+
     owners = sorted({o for p in paths for o in policy.owners(p)})
     pick = owners[0] if len(owners) == 1 else "INT-ID"
     return Refusal(f"{what} refused: this session has no intent selected, so no write is allowed yet.",
@@ -239,6 +260,9 @@ def no_intent_refusal(policy: Policy, what: str, paths: list[str]) -> Refusal:
 
 
 def scope_refusal(policy: Policy, intent_id: str, what: str, outside: list[str]) -> Refusal:
+    from gitai.refusal import Refusal
+    from gitai.util.text import display_path
+
     intent = policy.intents[intent_id]
     owning = sorted({o for p in outside for o in policy.owners(p) if o != intent_id})
     width = max(len(display_path(p)) for p in outside)
@@ -262,17 +286,25 @@ def check_write_paths(layout: Layout, policy: Policy, intent_id: str | None, rel
 
 def write_refusal(layout: Layout, policy: Policy, intent_id: str | None, rel_paths: list[str],
                   what: str = "write") -> Refusal | None:
-    """Why an agent may not write these repository-relative paths, or None."""
+    """Why an agent may not write these repository-relative paths, or None. (The refusal's modules are
+    imported only when something is refused: a write let through never needs them.)"""
     protected = [p for p in rel_paths if p == ".git" or p.startswith(".git/")]
     if protected:
+        from gitai.refusal import Refusal
+        from gitai.util.text import display_path
+
         return Refusal(f"{what} refused: {', '.join(map(display_path, protected))} is inside the git directory "
                        "(hooks, refs and notes are not for agents).")
     configs = [p for p in rel_paths if p in AGENT_CONFIG_FILES]
     if configs:
+        from gitai.refusal import Refusal
+
         return Refusal(f"{what} refused: {', '.join(configs)} decides which hooks or MCP servers run beside the "
                        "agent; only a person changes it (gitai's own hooks: `gitai agents install|uninstall`).")
     orchestration = [p for p in rel_paths if is_exempt(p)]
     if orchestration:
+        from gitai.refusal import Refusal
+
         hints = []
         for p in orchestration:
             if p.endswith("AGENT.md"):
@@ -288,10 +320,14 @@ def write_refusal(layout: Layout, policy: Policy, intent_id: str | None, rel_pat
     if intent_id is None:
         return no_intent_refusal(policy, what, governed)
     if intent_id not in policy.intents:
+        from gitai.refusal import Refusal
+
         return Refusal(f"{what} refused: the session's intent {intent_id} is not in the catalogue.",
                        hints=["select another: gitai select INT-ID (see `gitai context`)"])
     intent = policy.intents[intent_id]
     if intent.status in CLOSED:
+        from gitai.refusal import Refusal
+
         return Refusal(f"{what} refused: intent {intent.id} ({intent.name}) is {intent.status}; no new work goes "
                        "under it.", hints=["select an open intent: gitai select INT-ID (see `gitai context`)"])
     outside = [p for p in governed if not policy.in_scope(intent_id, p)]
@@ -319,6 +355,9 @@ def check_stale(layout: Layout, session: Session, rel_paths: list[str]) -> Answe
                 by = f"by session {other['key']}" + (
                     f" (intent {other['intent_id']})" if other.get("intent_id") else "")
                 break
+        from gitai.refusal import Refusal
+        from gitai.util.text import display_path
+
         return Answer(DENY, Refusal(f"write refused: {display_path(rel)} changed since you read it ({by}).",
                                     hints=["read it again, then redo your change on the current content"]).for_agent())
     return Answer(ALLOW)
@@ -331,6 +370,8 @@ def check_shell(gov: Governor, command: str, cwd: str) -> tuple[Answer, Risk]:
     from gitai.agents.shell_risk import DEFAULT_DECISIONS, DESTRUCTIVE, WRITES, classify
     from gitai.gate.policy import load_policy
     from gitai.intents.approval import is_approved
+    from gitai.refusal import Refusal
+    from gitai.util.text import display_path
 
     home = gov.home
     root = home.root if home is not None else cwd

@@ -338,8 +338,9 @@ def _before_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> Ans
     if risk.commits:
         from gitai.agents.commits import commit_refusal, remember_head
         from gitai.agents.sessions import note_commit
+        from gitai.sandbox.enter import git_hooks_off
 
-        hookless = not BY_NAME[event.host].git_hooks_in_shell
+        hookless = git_hooks_off(event.host, os.environ)
         if hookless:
             refusal = commit_refusal(layout, _policy(layout), intent_id, event.command, event.cwd)
             if refusal:

@@ -52,6 +52,7 @@ HOOK_APPROVALS = "hook-approvals"  # a trusted project, then each hook approved 
 FOLDER_RULES = "folder-rules"  # {"/path": "TRUST_FOLDER" | "TRUST_PARENT" | "DO_NOT_TRUST"}, the longest rule wins
 FOLDER_LIST = "folder-list"  # a list of trusted folders in a JSON config, each trusting what is under it
 TRUST_DIALOG = "trust-dialog"  # a per-project "trust this folder" answer; hooks may also be switched off in settings
+FOLDER_LIST_KEYS = ("trustedFolders", "trusted_folders")  # where FOLDER_LIST keeps its folders (and its older name)
 
 SECONDS = "seconds"
 MILLISECONDS = "milliseconds"
@@ -71,7 +72,7 @@ class Host:
                  "login_shell", "input_rewrite", "exec_wrap", "command_in_subshell", "session_variables", "trust_kind",
                  "trust_file",
                  "trust_file_variable", "home_variable", "folder_trust_switch",
-                 "hooks_switch", "escapes_tags")
+                 "hooks_switch", "escapes_tags", "trust_file_own_keys")
 
     name: str  # on the command line: `gitai hook NAME`, `gitai agents install NAME`
     title: str
@@ -101,8 +102,8 @@ class Host:
     trust: tuple[str, ...]  # what a person does for the hooks to run (trust, approval, restart), and CI: a line a step
     instructions: tuple[str, ...]  # the instructions files it reads, in the repository root
     # git runs the repository's hooks in its shell. False: its shell turns them off (an empty core.hooksPath),
-    # so the agent hook gates a commit before the command and records it after; inside the kernel domain
-    # git runs gitai's own trailer hook only (gitai/sandbox/enter.py)
+    # so the agent hook gates a commit before the command and records it after; `gitai exec` and `gitai run`
+    # point git at gitai's own trailer hook only (gitai/sandbox/enter.py)
     git_hooks_in_shell: bool
     model_variables: tuple[str, ...]  # environment variables that choose its model (its hooks inherit them)
     # (settings file, key path) that name the default model: "~/" under the home directory, else in the
@@ -127,6 +128,12 @@ class Host:
     # (settings file, key path) whose true value switches every hook off; "~/" under the home directory
     hooks_switch: tuple[tuple[str, tuple[str, ...]], ...]
     escapes_tags: bool  # shows hook context to the model with < and > escaped: gitai's context has no tags there
+    # The keys of its trust file it rewrites itself as it runs (Copilot CLI: its global state, in the file that
+    # also holds the trusted folders), by renaming a new file onto it. Not empty: inside `gitai run` that file
+    # cannot be a read-only mount, so gitai stays outside the domain as the session's parent and, when the
+    # host exits, keeps these keys as the host left them, the repository's own folder added to its trust too,
+    # and puts the rest back (gitai/sandbox/supervise.py).
+    trust_file_own_keys: tuple[str, ...]
 
     def __init__(self, *, name: str, title: str, project_configs: tuple[str, ...], user_configs: tuple[str, ...],
                  events: tuple[tuple[str, str], ...], write_tools: tuple[str, ...], edit_tools: tuple[str, ...],
@@ -145,7 +152,8 @@ class Host:
                  trust_file: str | None = None, trust_file_variable: tuple[str, str] | None = None,
                  home_variable: tuple[str, str] | None = None,
                  folder_trust_switch: tuple[str, tuple[str, ...], bool] | None = None,
-                 hooks_switch: tuple[tuple[str, tuple[str, ...]], ...] = (), escapes_tags: bool = False) -> None:
+                 hooks_switch: tuple[tuple[str, tuple[str, ...]], ...] = (), escapes_tags: bool = False,
+                 trust_file_own_keys: tuple[str, ...] = ()) -> None:
         values = {"name": name, "title": title, "project_configs": project_configs, "user_configs": user_configs,
                   "events": events, "write_tools": write_tools, "edit_tools": edit_tools, "patch_tools": patch_tools,
                   "delete_tools": delete_tools, "shell_tools": shell_tools, "read_tools": read_tools,
@@ -162,7 +170,7 @@ class Host:
                   "trust_file": trust_file, "trust_file_variable": trust_file_variable,
                   "home_variable": home_variable, "folder_trust_switch": folder_trust_switch,
                   "hooks_switch": hooks_switch,
-                  "escapes_tags": escapes_tags}
+                  "escapes_tags": escapes_tags, "trust_file_own_keys": trust_file_own_keys}
         for key, value in values.items():
             object.__setattr__(self, key, value)
 
@@ -328,6 +336,14 @@ HOSTS = (
         session_variables=("COPILOT_AGENT_SESSION_ID",),
         trust_kind=FOLDER_LIST, trust_file=".copilot/config.json", trust_file_variable=("COPILOT_HOME", "config.json"),
         home_variable=("COPILOT_HOME", ".copilot"),
+        # config.json is its global state too (CLI 1.0.102, under strace and in its bundle): `firstLaunchAt` on
+        # the first start (missing or not a date), then tips, recent models, plugins, sign-in; a folder trusted
+        # with "remember" is added to trustedFolders (`--trust-folder` and COPILOT_ALLOW_ALL=true write nothing).
+        # Not its own keys here: the plugins (a plugin brings hooks and MCP servers) and the sign-in (the account
+        # the next session runs as), which no start writes: a session's change to them is put back
+        trust_file_own_keys=("firstLaunchAt", "askedSetupTerminals", "recentModelIds", "appTipShown",
+                             "sandboxOnboardingShown", "autoFeedbackLastPromptedAt",
+                             "sandboxCredentialProxyCaDeclined"),
     ),
     Host(
         name="qwen", title="Qwen Code",
@@ -388,7 +404,10 @@ TRUST_FILES = tuple(host.trust_file for host in HOSTS
                     if host.trust_file and host.trust_kind in (FOLDER_RULES, FOLDER_LIST))
 # (and the Gemini CLI policy that lets the line before each wrapped command run: gitai/agents/wrap_rules.py)
 USER_CONTROLS = tuple(sorted({path for host in HOSTS for path in (*host.user_configs, *host.project_configs)}
-                             | set(TRUST_FILES) | {".gemini/policies/gitai.toml"}))
+                             | set(TRUST_FILES)))
+# Directories in HOME every file of which is a user control, there or not yet: Gemini CLI reads each policy
+# in ~/.gemini/policies/ (gitai's allow rules for its wrap among them; one the agent made could allow more).
+USER_CONTROL_DIRS = (".gemini/policies",)
 
 
 def moved_homes(environ: Mapping[str, str]) -> dict[str, str]:
@@ -423,5 +442,29 @@ def user_controls(home: str, environ: Mapping[str, str]) -> list[str]:
             found.append(environ[variable])
     where_found = [home_path(path, home, environ) for path in USER_CONTROLS]
     return found + [path for path in where_found if path not in at_home]
+
+
+def user_control_dirs(home: str) -> list[str]:
+    """USER_CONTROL_DIRS as absolute paths under `home`."""
+    return [home.rstrip("/") + "/" + path for path in USER_CONTROL_DIRS]
+
+
+# Programs that start the program named after them (`env copilot`, `npx @github/copilot`, `node .../gemini`):
+# the host a command starts is then named by the first word after them that is not an option or a NAME=VALUE.
+LAUNCHERS = ("env", "node", "npx", "bunx", "pnpx", "nohup")
+
+
+def host_of_command(command: list[str]) -> Host | None:
+    """The host `command` starts, known by its program's name (`gitai run`: whether it rewrites its own trust
+    file, whether its shell runs git's hooks): the first word's, or past a launcher the next program's."""
+    words = list(command)
+    while words and words[0].rsplit("/", 1)[-1] in LAUNCHERS:
+        words = words[1:]
+        while words and (words[0].startswith("-") or "=" in words[0]):
+            words = words[1:]
+    name = words[0].rsplit("/", 1)[-1] if words else ""
+    return next((host for host in HOSTS if name in host.executables), None)
+
+
 # The instructions files the hosts read; AGENTS.md is the one every project gets.
 INSTRUCTIONS = tuple(dict.fromkeys(["AGENTS.md", *(name for host in HOSTS for name in host.instructions)]))

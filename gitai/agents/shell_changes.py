@@ -79,11 +79,10 @@ def changed_files(layout: Layout) -> dict[str, list[int] | None] | None:
     """The work tree's changed, new and deleted files (not ignored ones), each with its
     `file_state` (None: deleted); None when there are too many to follow or git cannot say."""
     from gitai.git.repository import without_config_overrides
-    from gitai.git.runner import run_git, split_z
+    from gitai.git.runner import git_stdout, split_z
 
-    out = run_git(["--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all",
-                   "--no-renames", "--ignore-submodules=all"], layout.root, check=False,
-                  env=without_config_overrides())
+    out = git_stdout(["--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all",
+                      "--no-renames", "--ignore-submodules=all"], layout.root, env=without_config_overrides())
     entries = split_z(out)
     if len(entries) > MAX_DIRTY:
         return None

@@ -10,7 +10,6 @@ Only a whole read counts: the lock guards whole-file writes, so a reader that sh
 from __future__ import annotations
 
 import os
-import shlex
 
 WHOLE_READERS = ("cat", "nl", "bat", "batcat", "less", "more")
 SEPARATORS = ";&|()<>"
@@ -19,6 +18,8 @@ SEPARATORS = ";&|()<>"
 def _split(command: str) -> list[tuple[list[str], str]] | None:
     """Each simple command's words with the separator that follows it ("" at the end); None when the
     line cannot be read as plain words."""
+    import shlex  # imports `re`: only for a command that may read a file whole, or may write
+
     lexer = shlex.shlex(command.replace("\n", ";"), posix=True, punctuation_chars=SEPARATORS)
     lexer.whitespace_split = True
     try:
@@ -45,6 +46,8 @@ def shell_reads(command: str, cwd: str) -> list[str]:
     """Absolute paths of the existing files the command shows whole (its output not piped on, nor
     redirected away)."""
     found: list[str] = []
+    if not any(reader in command for reader in WHOLE_READERS):  # no `shlex` (and `re`) on most shell calls
+        return found
     split = _split(command) or []
     for index, (words, after) in enumerate(split):
         if words[0] == "cd" and len(words) == 2:

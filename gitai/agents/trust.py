@@ -13,7 +13,16 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from gitai.agents.hosts import BY_NAME, FOLDER_LIST, FOLDER_RULES, HOOK_APPROVALS, TRUST_DIALOG, Host, home_path
+from gitai.agents.hosts import (
+    BY_NAME,
+    FOLDER_LIST,
+    FOLDER_LIST_KEYS,
+    FOLDER_RULES,
+    HOOK_APPROVALS,
+    TRUST_DIALOG,
+    Host,
+    home_path,
+)
 
 TRUSTED = "trusted"
 UNTRUSTED = "untrusted"  # the host was told not to trust the folder, or the hooks are not approved
@@ -81,9 +90,18 @@ def trust_file(host: Host, home: str, environ: dict[str, str]) -> str | None:
 def _read_json(path: str) -> Any:
     try:
         with open(path, encoding="utf-8") as handle:
-            return json.load(handle)
+            return json_config(handle.read())
     except (OSError, ValueError):
         return None
+
+
+def json_config(text: str) -> Any:
+    """A host's JSON config, after the `//` comment lines a host may put above it (Copilot CLI heads its
+    config.json with two); raises ValueError where it is not JSON."""
+    lines = text.splitlines(keepends=True)
+    while lines and lines[0].lstrip().startswith("//"):
+        lines.pop(0)
+    return json.loads("".join(lines))
 
 
 def _key(data: Any, keys: tuple[str, ...]) -> Any:
@@ -137,7 +155,7 @@ def _folder_rules(host: Host, root: str, store: str, home: str) -> Trust:
 def _folder_list(host: Host, root: str, store: str) -> Trust:
     """Copilot CLI: the folder, or one above it, in the config's trusted folders."""
     data = _read_json(store)
-    folders = [f for key in ("trustedFolders", "trusted_folders") for f in (_key(data, (key,)) or [])
+    folders = [f for key in FOLDER_LIST_KEYS for f in (_key(data, (key,)) or [])
                if isinstance(f, str)]
     target = _real(root)
     if any(_under(target, _real(folder)) for folder in folders):

@@ -39,6 +39,13 @@ def _report(rows: list[dict[str, Any]], as_json: bool, manual: bool) -> None:
             click.echo("  how to fix:")
             for step in row["fix"]:
                 click.echo(f"    - {step}")
+        own = row.get("own_hook")
+        if own:
+            click.echo(f"  gitai's own {own['hook']} hook ({own['why']}): {own['state']}  {own['path']}")
+            if own["fix"]:
+                click.echo("  how to fix:")
+            for step in own["fix"]:
+                click.echo(f"    - {step}")
     if manual:
         todo = [row for row in rows if row["state"] == "installed" and row.get("will_run") is True]
         if todo:
@@ -94,9 +101,15 @@ def agents_status(hosts: tuple[str, ...], user: bool, as_json: bool) -> int:
     """Show per host whether gitai's hooks are installed, stale (differ from this gitai's) or missing, and
     whether the host will run them: its own trust state (folder trust, Codex's hook approvals, a setting that
     switches hooks off), read where the host keeps it."""
-    root = layout().root
+    from gitai.hooks.install import own_hook_for_host
+
+    lay = layout()
     names = resolve_hosts(hosts, False)
-    rows = [host_status(h, root, user).to_json() for h in names if not (user and not BY_NAME[h].user_configs)]
+    rows = [host_status(h, lay.root, user).to_json() for h in names if not (user and not BY_NAME[h].user_configs)]
+    for row in rows:
+        own = own_hook_for_host(lay, row["host"], os.environ) if row["state"] != "missing" else None
+        if own is not None:
+            row["own_hook"] = own
     _report(rows, as_json, manual=False)
     return EXIT_OK
 

@@ -59,12 +59,18 @@ def run_cmd(words: tuple[str, ...]) -> int:
     else:
         intent_id = given
     from gitai.errors import GitaiError
-    from gitai.sandbox.enter import enter_domain, start, usable_scope
+    from gitai.sandbox.enter import enter_domain, own_hooks_for_the_host, start, usable_scope
 
     scope, why = usable_scope(lay, intent_id)
     if why:
         raise GitaiError(f"{why}; gitai run needs a usable intent: gitai run INT-ID -- HOST")
+    from gitai.sandbox.supervise import host_rewriting_its_trust_file, run_supervised, trust_file_path
+
+    host, home = host_rewriting_its_trust_file(list(words)), os.environ.get("HOME")
+    if host and home:  # gitai stays outside as its parent, and puts the trust file back after it
+        return run_supervised(lay, scope, list(words), intent_id, host, trust_file_path(host, home, os.environ))
     enter_domain(lay, scope)
+    own_hooks_for_the_host(lay, list(words), os.environ)
     os.environ[ENV_VAR] = intent_id or ""
     start(list(words), intent_id)
     return 0  # not reached: the command replaced this process

@@ -125,7 +125,7 @@ def _from_files(cwd: str | None) -> RepoPaths | None:
     """What `git rev-parse` would answer, read from the files; None wherever that is not certain
     (a variable that moves git, a bare repository, core.worktree, a mount point crossed, a
     repository another user owns: git decides those)."""
-    if any(name in os.environ for name in LOCATION_VARIABLES):
+    if any(name in os.environ for name in LOCATION_VARIABLES) and not _only_a_hooks_path():
         return None
     try:
         here = os.path.realpath(cwd) if cwd else os.getcwd()  # git reports the physical path
@@ -165,6 +165,23 @@ def _from_files(cwd: str | None) -> RepoPaths | None:
     return RepoPaths(here, git_dir, common_dir, _default_hooks_dir(common_dir, settings))
 
 
+def _only_a_hooks_path() -> bool:
+    """Whether the only location variable set is GIT_CONFIG_PARAMETERS with one core.hooksPath in it (what
+    `gitai run` sets for a host whose shell turns hooks off): it moves no repository, so the files still answer."""
+    if any(name in os.environ for name in LOCATION_VARIABLES if name != "GIT_CONFIG_PARAMETERS"):
+        return False
+    value = os.environ.get("GIT_CONFIG_PARAMETERS", "")
+    return value.lower().startswith("'core.hookspath=") and value.endswith("'") and value.count("'") == 2
+
+
+def _names_own_hooks(common_dir: str) -> bool:
+    """Whether GIT_CONFIG_PARAMETERS sets nothing but core.hooksPath to gitai's own hooks directory (as `gitai
+    run` does): the repository's own hooks directory is then the one its files name."""
+    value = os.environ.get("GIT_CONFIG_PARAMETERS", "")
+    key, _, rest = value.partition("=")
+    return key.lower() == "'core.hookspath" and rest == os.path.join(common_dir, *OWN_HOOKS) + "'"
+
+
 def _settings(config: str) -> set[str]:
     """The section names and keys a git config file's text sets (lowercase), and `bare=true` when
     it makes the repository bare: enough to tell that it sets nothing that moves a path."""
@@ -188,8 +205,9 @@ def _settings(config: str) -> set[str]:
 
 def _default_hooks_dir(common_dir: str, repo_settings: set[str]) -> str | None:
     """`common_dir/hooks` when no config file git reads can name another (core.hooksPath); None: ask git."""
-    if "hookspath" in repo_settings or any(
-            k.startswith("GIT_CONFIG") and k != "GIT_CONFIG_NOSYSTEM" for k in os.environ):
+    if "hookspath" in repo_settings or any(k.startswith("GIT_CONFIG") and k != "GIT_CONFIG_NOSYSTEM"
+                                           and not (k == "GIT_CONFIG_PARAMETERS" and _names_own_hooks(common_dir))
+                                           for k in os.environ):
         return None
     home = os.environ.get("HOME", "")
     xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")

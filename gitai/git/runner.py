@@ -72,6 +72,29 @@ def run_git(
     return proc.stdout
 
 
+def git_stdout(args: Sequence[str], cwd: str, env: dict[str, str] | None = None) -> bytes:
+    """`git ARGS`'s stdout in `cwd`, whatever its exit status (stderr dropped), started without
+    `subprocess`, whose imports cost more than the git process itself: the agent hooks list the work
+    tree's changes (`git status`) before and after each shell command that may write."""
+    if not hasattr(os, "posix_spawnp"):  # Windows
+        return run_git(args, cwd, check=False, env=env)
+    read_fd, write_fd = os.pipe()
+    try:
+        actions = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0), (os.POSIX_SPAWN_DUP2, write_fd, 1),
+                   (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)]
+        pid = os.posix_spawnp("git", ["git", "-C", cwd, *args], dict(os.environ if env is None else env),
+                              file_actions=actions)
+    except BaseException:
+        os.close(read_fd)
+        raise
+    finally:
+        os.close(write_fd)
+    with os.fdopen(read_fd, "rb") as pipe:
+        out = pipe.read()
+    os.waitpid(pid, 0)
+    return out
+
+
 def split_z(data: bytes) -> list[str]:
     """Split NUL-terminated git output into paths (undecodable bytes kept via surrogateescape)."""
     return [item.decode("utf-8", "surrogateescape") for item in data.split(b"\0") if item]

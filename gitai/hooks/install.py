@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -193,6 +194,25 @@ def own_hook_status(layout: Layout) -> list[HookState]:
     and a host that turns git's hooks off then commits without the trailer."""
     own = Path(layout.own_hooks_dir)
     return [HookState(name, own / name, _file_state(own / name, name, own=True), False) for name in OWN_HOOK_NAMES]
+
+
+def own_hook_for_host(layout: Layout, host: str, environ: Mapping[str, str]) -> dict[str, object] | None:
+    """Where git runs no hooks for the commits of `host`'s shell (gitai/sandbox/enter.py, `git_hooks_off`:
+    the host turns them off, or `environ` does), gitai's own commit-msg hook, which git runs there instead
+    (the agent's commit gets its trailer, and the gate under the intent it names): its path and state, why it
+    is needed, and the fix when it is not this gitai's. None where git runs the repository's hooks."""
+    from gitai.agents.hosts import BY_NAME
+    from gitai.sandbox.enter import git_hooks_off
+
+    if not git_hooks_off(host, environ):
+        return None
+    (state,) = own_hook_status(layout)
+    why = (f"{BY_NAME[host].title}'s shell turns git's hooks off" if not BY_NAME[host].git_hooks_in_shell
+           else "this environment turns git's hooks off: an empty core.hooksPath in GIT_CONFIG_*")
+    fix = [] if state.state == "installed" else [
+        "gitai hooks install (without it the agent's commits get no Intent: trailer; the agent hook still gates "
+        "and records them)"]
+    return {"hook": state.name, "path": str(state.path), "state": state.state, "why": why, "fix": fix}
 
 
 def _file_state(path: Path, name: str, own: bool = False) -> str:

@@ -10,12 +10,22 @@ other entries are allowed one by one (new entries directly in it cannot be made)
 
 from __future__ import annotations
 
-import json
 import os
 
-from gitai.agents.hosts import GIT_HOOK_FRAMEWORK_CONFIGS, HOSTS, PROJECT_MCP_CONFIGS, moved_homes, user_controls
+from gitai.agents.hosts import (
+    GIT_HOOK_FRAMEWORK_CONFIGS,
+    HOSTS,
+    PROJECT_MCP_CONFIGS,
+    moved_homes,
+    user_control_dirs,
+    user_controls,
+)
 from gitai.layout import ORCHESTRATION, Layout
 from gitai.util.installation import installation_dirs, interpreter_programs, path_programs
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 # Hook configs of the agent hosts (their hooks are the agent's gate): in a worktree, the whole
 # directory of each (`.claude/`, `.github/hooks/`); in HOME, the files themselves.
@@ -67,21 +77,40 @@ def _contains(directory: str, path: str) -> bool:
 
 
 class _Planner:
+    """The protected paths (real) and every directory above one, as sets: `gitai exec` plans a domain
+    before each wrapped command, and a walk of /tmp meets hundreds of entries."""
+
     def __init__(self, protected: list[str]) -> None:
-        self.protected = sorted({os.path.realpath(p) for p in protected})
+        self.protected: set[str] = set()
+        self.holding: set[str] = set()  # the directories that hold a protected path
         self.allowed: set[str] = set()
+        self.protect(set(protected))
 
     def protect(self, paths: set[str]) -> None:
-        self.protected = sorted(set(self.protected) | {os.path.realpath(p) for p in paths})
+        for path in paths:
+            above = os.path.realpath(path)
+            self.protected.add(above)
+            while above != (above := os.path.dirname(above)) and above not in self.holding:
+                self.holding.add(above)
+
+    def _inside_protected(self, path: str) -> bool:
+        """Whether `path` (real) is protected, or beneath a protected directory."""
+        while path not in self.protected:
+            if path == (path := os.path.dirname(path)):
+                return False
+        return True
 
     def allow_beneath(self, path: str) -> None:
         """Allow `path` (real), or, when it holds a protected path, each of its other entries."""
         path = os.path.realpath(path)
         while not os.path.lexists(path):  # a scope not made yet: its nearest existing directory
             path = os.path.dirname(path)
-        if any(_contains(p, path) for p in self.protected):
+        self._allow_real(path)
+
+    def _allow_real(self, path: str) -> None:
+        if self._inside_protected(path):
             return  # protected itself, or inside a protected directory
-        if not any(_contains(path, p) for p in self.protected) or not os.path.isdir(path):
+        if path not in self.holding or not os.path.isdir(path):
             self.allowed.add(path)
             return
         try:
@@ -90,11 +119,11 @@ class _Planner:
             return
         for entry in entries:
             if not entry.is_symlink():  # a link is allowed where its target is, never through itself
-                self.allow_beneath(entry.path)
+                self._allow_real(entry.path)  # real: in a real directory, and no link
 
 
 def plan_domain(layout: Layout, scope: tuple[str, ...], home: str | None, mounts: bool,
-                host_inside: bool = True) -> DomainPlan:
+                host_inside: bool = True, supervised: tuple[str, ...] = ()) -> DomainPlan:
     """Where the agent may write. With `mounts` (read-only bind mounts available), git's own
     directory is writable but its hooks and config are mounted read-only; without, only the parts
     beneath it a commit needs that hold no hook (a commit then cannot write the index).
@@ -102,7 +131,11 @@ def plan_domain(layout: Layout, scope: tuple[str, ...], home: str | None, mounts
     `host_inside`: the agent host itself runs in the domain (`gitai run`), so its state in HOME stays
     writable. Otherwise (`gitai exec`: one command of an agent whose host runs outside) the hosts'
     state is closed too: their MCP server lists (`~/.claude.json`, `~/.codex/config.toml` ...) name
-    programs the host starts later outside any domain, and their transcripts are the session's record."""
+    programs the host starts later outside any domain, and their transcripts are the session's record.
+
+    `supervised`: user controls the host rewrites itself (its trust file: a registry fact), which gitai,
+    staying outside the domain as its parent, puts back after the session (gitai/sandbox/supervise.py):
+    neither mounted nor protected here, and their directory writable, as the host's state, and pinned."""
     repo = layout.repo
     worktree_roots = {layout.root} | ({repo.main_worktree} if repo.main_worktree else set())
     # gitai itself, and each `gitai` on PATH (the hooks run it by name): a missing one cannot be made
@@ -112,9 +145,11 @@ def plan_domain(layout: Layout, scope: tuple[str, ...], home: str | None, mounts
         protected += [os.path.join(root, ".git"), os.path.join(root, ORCHESTRATION)]
         protected += [os.path.join(root, name) for name in HOOK_CONFIG_DIRS + GIT_HOOK_FRAMEWORK_CONFIGS
                                                      + PROJECT_MCP_CONFIGS]
-    user_configs = user_controls(home, os.environ) if home else []
+    kept = {os.path.realpath(path) for path in supervised}
+    user_configs = [p for p in (user_controls(home, os.environ) if home else []) if os.path.realpath(p) not in kept]
+    user_dirs = user_control_dirs(home) if home else []
     if not mounts:
-        protected += user_configs  # their directories then stay closed to new files, the host's state too
+        protected += user_configs + user_dirs  # their directories then stay closed to new files, the host's state too
     planner = _Planner(protected)
     for path in scope_roots(layout.root, scope):
         planner.allow_beneath(path)
@@ -129,13 +164,19 @@ def plan_domain(layout: Layout, scope: tuple[str, ...], home: str | None, mounts
         for name in HOST_STATE_DIRS + HOST_STATE_FILES:
             if os.path.lexists(os.path.join(home, name)):
                 planner.allow_beneath(os.path.join(home, name))
+        for path in supervised:  # its directory, where a variable moved it (COPILOT_HOME), never HOME itself
+            state = os.path.dirname(os.path.realpath(path))
+            if os.path.isdir(state) and not _contains(state, os.path.realpath(home)):
+                planner.allow_beneath(state)
     plan = DomainPlan(writable=sorted(planner.allowed))
     plan.writable += [d for d in DEVICES if os.path.exists(d)]
     plan.writable += _recording_files(layout)
     plan.writable += _git_parts(layout, mounts, plan)
     if mounts:
-        plan.readonly += _user_hook_configs(user_configs, home or "")
-        plan.pinned = _holders(plan)
+        plan.readonly += _user_hook_configs(user_configs, home or "") + _made_dirs(user_dirs)
+        # the supervised file's directory too: gitai puts the file back there, so it must stay where it is
+        plan.pinned = sorted(set(_holders(plan)) | {os.path.dirname(path) for path in kept
+                                                    if os.path.isdir(os.path.dirname(path))})
     return plan
 
 
@@ -143,15 +184,26 @@ def _holders(plan: DomainPlan) -> list[str]:
     """Each directory that holds a read-only path and could be renamed or removed inside the domain (its
     parent is writable): moved away, it takes the read-only mount along, and a new directory of the
     same name, with files of the agent's own making, takes its place (`mv .git/gitai .git/gitai-x`)."""
-    directories = [w for w in plan.writable if os.path.isdir(w)]
+    writable = {w.rstrip(os.sep) or os.sep for w in plan.writable}
+    readonly = {r.rstrip(os.sep) or os.sep for r in plan.readonly}
     found: set[str] = set()
     for path in plan.readonly:
         held = os.path.dirname(path)
-        while held != os.path.dirname(held) and any(_contains(w, os.path.dirname(held)) for w in directories):
-            if not any(_contains(r, held) for r in plan.readonly):  # beneath a read-only mount: fixed already
+        while held != os.path.dirname(held) and _beneath(os.path.dirname(held), writable, os.path.isdir):
+            if not _beneath(held, readonly):  # beneath a read-only mount: fixed already
                 found.add(held)
             held = os.path.dirname(held)
     return sorted(found)
+
+
+def _beneath(path: str, directories: set[str], check: Callable[[str], bool] = bool) -> bool:
+    """Whether `path` is one of `directories` (each passing `check`) or beneath one: `_contains` by
+    walking up from `path` (a plan holds hundreds of paths where a walk of /tmp made them)."""
+    while True:
+        if path in directories and check(path):
+            return True
+        if path == (path := os.path.dirname(path)):
+            return False
 
 
 def _user_hook_configs(paths: list[str], home: str) -> list[str]:
@@ -174,6 +226,19 @@ def _user_hook_configs(paths: list[str], home: str) -> list[str]:
         if os.path.lexists(path):
             found.append(path)
     return sorted(set(found))
+
+
+def _made_dirs(paths: list[str]) -> list[str]:
+    """The directories of user controls (~/.gemini/policies/), to be mounted read-only as a whole: one
+    missing where its parent (the host's state directory) exists is made empty first, so that the agent
+    cannot make it, and a file in it, inside the domain."""
+    for path in paths:
+        if not os.path.lexists(path) and os.path.isdir(os.path.dirname(path)):
+            try:
+                os.mkdir(path)
+            except OSError:
+                pass
+    return [path for path in paths if os.path.isdir(path)]
 
 
 def _recording_files(layout: Layout) -> list[str]:
@@ -264,19 +329,17 @@ def _nested_git_controls(common_dir: str) -> list[str]:
     return [p for p in found if os.path.lexists(p)]
 
 
-def session_state(layout: Layout, session_key: str) -> tuple[str | None, str | None]:
-    """(the intent the agent session `session_key` (its state file's name) has selected, its host's name)."""
+def session_state(layout: Layout, session_key: str) -> str | None:
+    """The intent the agent session `session_key` (its state file's name) has selected."""
     from gitai.agents.sessions import SAFE_ID_CHARS, sessions_dir
+    from gitai.util import hookjson  # not `json`: `gitai exec --again` reads this before every wrapped command
 
     if not session_key or not SAFE_ID_CHARS.issuperset(session_key):
-        return None, None
+        return None
     try:
         with open(os.path.join(sessions_dir(layout), session_key + ".json"), encoding="utf-8") as handle:
-            data = json.load(handle)
+            data = hookjson.loads(handle.read())
     except (OSError, ValueError):
-        return None, None
-    if not isinstance(data, dict):
-        return None, None
-    intent, host = data.get("intent_id"), data.get("host")
-    return (intent if isinstance(intent, str) and intent else None,
-            host if isinstance(host, str) and host else None)
+        return None
+    intent = data.get("intent_id") if isinstance(data, dict) else None
+    return intent if isinstance(intent, str) and intent else None

@@ -43,24 +43,35 @@ def usable_scope(layout: Layout, intent_id: str | None) -> tuple[tuple[str, ...]
     return tuple(intent.scope), None
 
 
-def enter_domain(layout: Layout, scope: tuple[str, ...], host_inside: bool = True) -> None:
+def enter_domain(layout: Layout, scope: tuple[str, ...], host_inside: bool = True,
+                 supervised: tuple[str, ...] = (), unreachable: bool = False) -> None:
     """Restrict this process to the domain, or say in one line why the kernel cannot hold it.
-    `host_inside`: an agent host runs in it (`gitai run`), not one command of one (`gitai exec`)."""
+    `host_inside`: an agent host runs in it (`gitai run`), not one command of one (`gitai exec`).
+    `supervised`: the user controls a gitai parent outside the domain puts back after the session
+    (gitai/sandbox/supervise.py); nothing in the domain can then signal a process outside it, and where
+    the kernel cannot say so (Landlock before SIGNAL_SCOPE_ABI) GitaiError is raised before the domain,
+    unless that parent is `unreachable` already (outside the session's PID namespace)."""
+    from gitai.errors import GitaiError
     from gitai.sandbox.domain import plan_domain
-    from gitai.sandbox.landlock import LandlockUnavailable, MountsUnavailable, abi_version, restrict
+    from gitai.sandbox.landlock import SIGNAL_SCOPE_ABI, LandlockUnavailable, MountsUnavailable, abi_version, restrict
 
     home = os.environ.get("HOME") or None
     try:
-        abi_version()
+        version = abi_version()
+        if supervised and not unreachable and version < SIGNAL_SCOPE_ABI:
+            raise GitaiError(f"this kernel's Landlock (ABI {version}, before {SIGNAL_SCOPE_ABI}: Linux 6.12) cannot "
+                             f"keep the session from killing the gitai that puts {', '.join(supervised)} back "
+                             "after it, nor can the session get a PID namespace of its own here (unprivileged user "
+                             "namespaces), so gitai run does not start this host")
         # ~/.cache is not writable in the domain (programs there run later outside it): a cache of
         # its own, made before the plan so that the plan sees it
         cache = _domain_cache()
         try:
-            plan = plan_domain(layout, scope, home, mounts=True, host_inside=host_inside)
-            restrict(plan.writable, plan.readonly, plan.pinned)
+            plan = plan_domain(layout, scope, home, mounts=True, host_inside=host_inside, supervised=supervised)
+            restrict(plan.writable, plan.readonly, plan.pinned, scope_signals=bool(supervised))
         except MountsUnavailable:
-            plan = plan_domain(layout, scope, home, mounts=False, host_inside=host_inside)
-            restrict(plan.writable, [])
+            plan = plan_domain(layout, scope, home, mounts=False, host_inside=host_inside, supervised=supervised)
+            restrict(plan.writable, [], scope_signals=bool(supervised))
     except LandlockUnavailable as exc:
         sys.stderr.write(f"gitai: warning: no kernel domain ({exc}); only the agent hooks and git hooks hold "
                          "the scope\n")
@@ -115,7 +126,7 @@ def exec_in_session(layout: Layout, session_key: str, command: list[str], progra
     from gitai.intents.active import active_intent
     from gitai.sandbox.domain import session_state
 
-    intent_id, host = session_state(layout, session_key)
+    intent_id = session_state(layout, session_key)
     if intent_id is None:
         active = active_intent(layout)
         intent_id = active.id if active else None
@@ -123,15 +134,15 @@ def exec_in_session(layout: Layout, session_key: str, command: list[str], progra
     if why:
         sys.stderr.write(f"gitai: note: {why}: the domain allows no writes in the work tree\n")
     enter_domain(layout, scope, host_inside=False)
-    own_hooks_where_hooks_are_off(layout, host, os.environ)
+    own_hooks_where_hooks_are_off(layout, os.environ)
     start(command, intent_id if not why else None, program)
 
 
 def hooks_turned_off(environ: Mapping[str, str]) -> int | None:
     """GIT_CONFIG_COUNT where the git config given through the environment ends with an empty
-    core.hooksPath (git then runs no hook at all: Gemini CLI's shell), else None. Of the entries
-    `GIT_CONFIG_KEY_n`/`GIT_CONFIG_VALUE_n` the last one that names a key wins, and keys are
-    case-insensitive, as in git."""
+    core.hooksPath (git then runs no hook at all: Gemini CLI's shell, or a person who started a host
+    so), else None. Of the entries `GIT_CONFIG_KEY_n`/`GIT_CONFIG_VALUE_n` the last one that names a
+    key wins, and keys are case-insensitive, as in git."""
     try:
         count = int(environ.get("GIT_CONFIG_COUNT", ""))
     except ValueError:
@@ -143,32 +154,58 @@ def hooks_turned_off(environ: Mapping[str, str]) -> int | None:
     return count if value == "" else None
 
 
-def own_hooks_where_hooks_are_off(layout: Layout, host: str | None, environ: MutableMapping[str, str]) -> None:
-    """Where the session's host turns git's hooks off in its shell on purpose (a registry fact, and the
-    environment says so: Gemini CLI's empty core.hooksPath), point git at gitai's own hooks directory,
-    which holds the commit-msg hook only: the agent's commit gets its `Intent:` trailer (after the
-    pre-commit gate under the intent the trailer names), and the
-    repository's other hooks, which the host turns off, still do not run. One more entry after the
-    host's, so it wins; git reads `git -c` (GIT_CONFIG_PARAMETERS) after these, and the agent hook judges
-    that. Anywhere else the environment, and so a person's core.hooksPath, is left as it is."""
+def git_hooks_off(host: str, environ: Mapping[str, str]) -> bool:
+    """Whether git runs no hooks for the commits of `host`'s shell: the host turns them off on purpose
+    (a registry fact: Gemini CLI), or the environment it was started in (`environ`, which its hooks
+    share) ends with an empty core.hooksPath."""
     from gitai.agents.hosts import BY_NAME
-    from gitai.git.repository import OWN_HOOK_MARK
 
-    spec = BY_NAME.get(host or "")
-    if spec is None or spec.git_hooks_in_shell:
-        return
-    try:  # an older gitai's hook there adds the trailer without the gate: not pointed at (no trailer then)
-        with open(os.path.join(layout.own_hooks_dir, "commit-msg"), encoding="utf-8", errors="replace") as handle:
-            if OWN_HOOK_MARK not in handle.read():
-                return
-    except OSError:
-        return
+    spec = BY_NAME.get(host)
+    return (spec is not None and not spec.git_hooks_in_shell) or hooks_turned_off(environ) is not None
+
+
+def own_hooks_where_hooks_are_off(layout: Layout, environ: MutableMapping[str, str]) -> None:
+    """Where the command's environment turns git's hooks off (an empty core.hooksPath last: Gemini
+    CLI's shell on purpose, any host a person started so), point git at gitai's own hooks directory,
+    which holds the commit-msg hook only: the agent's commit gets its `Intent:` trailer (after the
+    pre-commit gate under the intent the trailer names), and the repository's other hooks, turned off,
+    still do not run. One more entry after the others, so it wins; git reads `git -c`
+    (GIT_CONFIG_PARAMETERS) after these, and the agent hook judges that. Anywhere else the environment,
+    and so a person's core.hooksPath, is left as it is."""
     count = hooks_turned_off(environ)
-    if count is None:
+    if count is None or not _own_hook_gates(layout):
         return
     environ[f"GIT_CONFIG_KEY_{count}"] = "core.hooksPath"
     environ[f"GIT_CONFIG_VALUE_{count}"] = layout.own_hooks_dir
     environ["GIT_CONFIG_COUNT"] = str(count + 1)
+
+
+def own_hooks_for_the_host(layout: Layout, command: list[str], environ: MutableMapping[str, str]) -> None:
+    """`gitai run`: where git will run no hooks for the commits of the host's shell (the host, known by
+    its program's name (host_of_command), turns them off on purpose: Gemini CLI; or `environ` ends with an empty
+    core.hooksPath), point git at gitai's own hooks directory for the whole session. Inside a domain the
+    hook wraps no command in `gitai exec`, which would add it command by command; through
+    GIT_CONFIG_PARAMETERS (`git -c`), which git reads after the GIT_CONFIG_COUNT entries a host adds for
+    each shell command, so it wins there too. (Gemini CLI drops it for the git it runs itself.)"""
+    from gitai.agents.hosts import host_of_command
+
+    host = host_of_command(command)
+    if not git_hooks_off(host.name if host else "", environ) or not _own_hook_gates(layout):
+        return
+    quoted = "'core.hooksPath=" + layout.own_hooks_dir.replace("'", "'\\''") + "'"
+    environ["GIT_CONFIG_PARAMETERS"] = " ".join(filter(None, [environ.get("GIT_CONFIG_PARAMETERS"), quoted]))
+
+
+def _own_hook_gates(layout: Layout) -> bool:
+    """Whether gitai's own commit-msg hook is this gitai's, which runs the pre-commit gate under the
+    intent it writes (an older gitai's adds the trailer without the gate: never pointed at)."""
+    from gitai.git.repository import OWN_HOOK_MARK
+
+    try:
+        with open(os.path.join(layout.own_hooks_dir, "commit-msg"), encoding="utf-8", errors="replace") as handle:
+            return OWN_HOOK_MARK in handle.read()
+    except OSError:
+        return False
 
 
 def parse_exec_arguments(argv: list[str]) -> tuple[str, list[str]]:

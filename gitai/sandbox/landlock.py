@@ -58,9 +58,14 @@ _WRITE_RIGHTS_BY_ABI = {
     | MAKE_BLOCK | MAKE_SYM,
     2: REFER, 3: TRUNCATE, 5: IOCTL_DEV,
 }
+# ABI 6: a scoped domain cannot signal a process outside it (ptrace is scoped in every ABI)
+SIGNAL_SCOPE_ABI = 6
+_SCOPE_SIGNAL = 1 << 1
+
 # ABI 1 denies every move between directories, which git needs (objects, refs): too old to use.
 MINIMUM_ABI = 2
 DISABLE_VARIABLE = "GITAI_NO_LANDLOCK"  # set to 1: behave as where the kernel has no Landlock
+OLDER_ABI_VARIABLE = "GITAI_LANDLOCK_ABI"  # a number: use at most that ABI, as an older kernel would
 
 
 class LandlockUnavailable(Exception):
@@ -75,6 +80,11 @@ class _RulesetAttr(ctypes.Structure):
     _fields_ = [("handled_access_fs", ctypes.c_uint64)]
 
 
+class _ScopedRulesetAttr(ctypes.Structure):
+    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64),
+                ("scoped", ctypes.c_uint64)]
+
+
 class _PathBeneathAttr(ctypes.Structure):
     _pack_ = 1
     _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
@@ -85,8 +95,8 @@ def _libc() -> ctypes.CDLL:
 
 
 def abi_version() -> int:
-    """The kernel's Landlock ABI version; raises LandlockUnavailable when there is none (or gitai
-    was told to act as if there were none)."""
+    """The kernel's Landlock ABI version (or the older one gitai was told to use); raises
+    LandlockUnavailable when there is none (or gitai was told to act as if there were none)."""
     if os.environ.get(DISABLE_VARIABLE, "").strip() not in ("", "0"):
         raise LandlockUnavailable(f"{DISABLE_VARIABLE} is set")
     if not os.uname().sysname == "Linux":
@@ -98,6 +108,10 @@ def abi_version() -> int:
     if version < 0:
         error = ctypes.get_errno()
         raise LandlockUnavailable(f"the kernel offers no Landlock ({os.strerror(error)})")
+    try:
+        version = min(version, int(os.environ.get(OLDER_ABI_VARIABLE) or version))
+    except ValueError:
+        pass
     if version < MINIMUM_ABI:
         raise LandlockUnavailable(f"the kernel's Landlock ABI {version} is older than {MINIMUM_ABI}")
     return int(version)
@@ -177,11 +191,13 @@ def mounts_available() -> bool:
     return os.waitstatus_to_exitcode(status) == 0
 
 
-def restrict(writable: list[str], readonly: list[str], pinned: list[str] | None = None) -> int:
+def restrict(writable: list[str], readonly: list[str], pinned: list[str] | None = None,
+             scope_signals: bool = False) -> int:
     """Confine this process (and everything it starts) for good: writes are allowed only beneath
     the `writable` paths (every write right the ABI knows; on a file, those a file can carry), the
     `readonly` paths become read-only, and the `pinned` directories cannot be renamed or removed.
-    Returns the ABI used.
+    `scope_signals`: nothing in the domain can signal a process outside it, where the ABI can say so
+    (SIGNAL_SCOPE_ABI). Returns the ABI used.
 
     Raises LandlockUnavailable (MountsUnavailable for the mounts) before the domain is entered:
     the mounts only ever take rights away, so a failure leaves the process no less confined.
@@ -190,7 +206,9 @@ def restrict(writable: list[str], readonly: list[str], pinned: list[str] | None 
     handled = write_rights(abi)
     libc = _libc()
     libc.syscall.restype = ctypes.c_long
-    attr = _RulesetAttr(handled)
+    attr: ctypes.Structure = _RulesetAttr(handled)
+    if scope_signals and abi >= SIGNAL_SCOPE_ABI:
+        attr = _ScopedRulesetAttr(handled, 0, _SCOPE_SIGNAL)
     ruleset = _check(libc.syscall(ctypes.c_long(_SYS_CREATE_RULESET), ctypes.byref(attr),
                                   ctypes.c_size_t(ctypes.sizeof(attr)), ctypes.c_uint32(0)), "landlock_create_ruleset")
     try:

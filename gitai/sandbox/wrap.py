@@ -15,13 +15,13 @@ host's own shell with that status before COMMAND can run there.
 
 Where that form cannot be used (a path that needs quoting) the older form quotes the command as one
 argument of gitai/sandbox/exec-in-domain.sh: confined all the same, but the host's rules then see
-only the wrap. Lean: the agent hook imports this on every shell call.
+only the wrap. Lean: the agent hook imports this on every shell call, and `gitai exec --again` before
+each wrapped command (`shlex`, which imports `re`, only for the older form).
 """
 
 from __future__ import annotations
 
 import os
-import shlex
 
 QUOTED_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "exec-in-domain.sh")
 # Characters a word of the entering line may hold: none that a host's quoting of the command
@@ -51,6 +51,8 @@ def wrap(gitai: str, session_key: str, command: str) -> str:
     nonce = os.urandom(8).hex()  # the entering line is found again in the shell's string by it
     if gitai.startswith("/") and all(word and set(word) <= _PLAIN for word in (gitai, session_key)):
         return f"{entering_line(gitai, session_key, nonce)} {command}"
+    import shlex
+
     return f". {shlex.quote(QUOTED_SCRIPT)} {gitai} {shlex.quote(session_key)} {shlex.quote(command)}"
 
 
@@ -70,6 +72,10 @@ def unwrap(text: str) -> str | None:
         if words[4].endswith(";") and len(nonce) == 16 and set(nonce) <= set("0123456789abcdef"):
             return words[6]
         return None
+    if not text.startswith(". "):
+        return None
+    import shlex
+
     if not text.startswith(f". {shlex.quote(QUOTED_SCRIPT)} "):
         return None
     try:

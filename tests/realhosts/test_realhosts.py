@@ -184,6 +184,70 @@ def test_gemini_turns_the_repositorys_hooks_off_and_still_gitais_trailer_is_writ
     assert sum(commit in entry for entry in ledger) == 1
 
 
+def chain_persons_hooks(s: Session, ran: Path) -> None:
+    """A person's own pre-commit, commit-msg and post-commit hooks (chained behind gitai's), each
+    leaving a file in `ran` when it runs."""
+    ran.mkdir()
+    for name in ("pre-commit", "commit-msg", "post-commit"):
+        chained = s.repo / ".git" / "hooks" / f"{name}.gitai-chained"
+        chained.write_text(f"#!/bin/sh\ntouch {ran}/{name}\n")
+        chained.chmod(0o755)
+
+
+def test_gemini_inside_gitai_run_gets_gitais_trailer_and_its_commit_is_recorded_once(session: MakeSession,
+                                                                                     tmp_path: Path) -> None:
+    """Inside `gitai run` the host is in the kernel domain already: its shell commands are still wrapped
+    where git runs no hooks for them, and git runs gitai's own commit-msg hook only (no person's hook);
+    the after-shell hook records the commit once."""
+    from gitai.sandbox.wrap import domain_available
+
+    if not domain_available():
+        pytest.skip("no Landlock domain here: `gitai run` cannot hold one")
+    s = session("gemini")
+    ran = tmp_path / "ran"
+    chain_persons_hooks(s, ran)
+    result = s.run([s.host.write("src/auth/token.py", NEW_CODE),
+                    s.host.shell("git add src/auth/token.py && git commit -q -m 'Add the token helper'")],
+                   wrap=(GITAI, "run", "INT-001", "--"))
+    assert s.git("log", "-1", "--format=%B").strip() == "Add the token helper\n\nIntent: INT-001", \
+        result.tool_results()
+    assert sorted(p.name for p in ran.iterdir()) == []
+    commit = s.head()
+    ledger = (s.repo / ".orchestration" / "agent_trace.jsonl").read_text().splitlines()
+    assert sum(commit in entry for entry in ledger) == 1
+    assert record(s)["metadata"]["dev.gitai"]["intent_id"] == "INT-001"
+
+
+@pytest.mark.parametrize("host", ["claude-code", "codex"])
+def test_a_host_started_with_git_hooks_off_still_gates_and_records_its_agents_commit(session: MakeSession,
+                                                                                   tmp_path: Path, host: str) -> None:
+    """The host is started with an empty core.hooksPath in its environment (a person's or an agent's
+    `GIT_CONFIG_*` export), so git runs no hooks for its shell: the before-shell hook refuses the
+    out-of-scope commit itself (HEAD stays), the in-scope one is recorded by the after-shell hook, with
+    gitai's trailer where the host's commands are wrapped (Claude Code), and the person's hooks stay off."""
+    s = session(host)
+    s.gitai("select", "INT-001")
+    ran = tmp_path / "ran"
+    chain_persons_hooks(s, ran)
+    s.env |= {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "core.hooksPath", "GIT_CONFIG_VALUE_0": ""}
+    (s.repo / "docs" / "guide.md").write_text("# Guide\n\na person's change\n")
+    s.git("add", "docs/guide.md")  # staged by a person: out of INT-001's scope
+    before = s.head()
+    write = s.host.write("src/auth/token.py", NEW_CODE)
+    write.before = lambda: s.git("reset", "-q", "docs/guide.md")  # the person unstages it again
+    result = s.run([s.host.shell("git commit -q -m 'Out of scope'"), write,
+                    s.host.shell("git add src/auth/token.py && git commit -q -m 'Add the token helper'")])
+    told = result.tool_results()
+    assert s.git("rev-parse", "HEAD~1").strip() == before, told  # the out-of-scope commit never happened
+    message = s.git("log", "-1", "--format=%B").strip()
+    assert message == ("Add the token helper\n\nIntent: INT-001" if BY_NAME[host].exec_wrap
+                       else "Add the token helper"), told
+    assert sorted(p.name for p in ran.iterdir()) == []
+    (entry,) = [f for f in record(s)["files"] if f["path"] == "src/auth/token.py"]
+    assert [c["contributor"]["type"] for c in entry["conversations"]] == ["ai"], entry
+    assert record(s)["metadata"]["dev.gitai"]["intent_id"] == "INT-001"
+
+
 @pytest.mark.parametrize("host", HOSTS)
 def test_a_write_over_a_persons_edit_waits_for_a_fresh_read(session: MakeSession, host: str) -> None:
     s = session(host)
@@ -216,10 +280,7 @@ def test_an_agent_commit_names_the_model(committed: Session) -> None:
 ESCAPE = "import pathlib\npathlib.Path('docs/escape.md').write_text('out of scope')\n"
 
 
-@pytest.mark.parametrize("host", hosts(copilot=(
-    "Copilot CLI cannot start inside `gitai run`: it makes ~/.copilot (HOME is closed in the domain), and where "
-    "that exists it rewrites ~/.copilot/config.json, its trusted folders, by renaming a file onto it (a "
-    "read-only mount there); it exits 1 before its first turn")))
+@pytest.mark.parametrize("host", HOSTS)
 def test_inside_gitai_run_the_kernel_refuses_what_the_hooks_cannot_see(session: MakeSession, host: str) -> None:
     """The agent writes an in-scope script that writes out of scope, then runs it: the hooks see only
     `python3 src/auth/escape.py`; inside `gitai run`'s Landlock domain the write fails all the same,
@@ -235,6 +296,42 @@ def test_inside_gitai_run_the_kernel_refuses_what_the_hooks_cannot_see(session: 
     assert (s.repo / "src" / "auth" / "escape.py").read_text() == ESCAPE, told
     assert s.git("log", "-1", "--format=%s").strip() == "add escape", told
     assert s.git("notes", "--ref", "gitai", "list", "HEAD").strip(), "the commit made inside the domain has a record"
+
+
+UNTRUST = ("import json, os, pathlib\n"
+           "cfg = pathlib.Path(os.environ['COPILOT_HOME']) / 'config.json'\n"
+           "text = ''.join(l for l in cfg.read_text().splitlines(True) if not l.startswith('//'))\n"
+           "data = json.loads(text)\n"
+           "data['trustedFolders'] = []\n"
+           "data['disableAllHooks'] = True\n"
+           "cfg.write_text(json.dumps(data))\n"
+           "print('untrusted')\n"
+           "pathlib.Path('docs/escape.md').write_text('out of scope')\n")
+
+
+def test_inside_gitai_run_copilot_cannot_take_its_own_trust_away_for_the_next_session(session: MakeSession) -> None:
+    """Copilot CLI rewrites ~/.copilot/config.json (its trusted folders and its own state) as it runs, so
+    inside `gitai run` the file stays writable; the agent's program empties the trusted folders and adds a
+    switch of its own, and writes out of scope. The kernel refuses the write; when Copilot exits gitai puts
+    the trust back (and says so), keeps what Copilot wrote there itself, and the next session is governed."""
+    from gitai.agents.trust import host_trust
+
+    s = session("copilot")
+    config = s.home / ".copilot" / "config.json"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(json.dumps({"trustedFolders": [str(s.repo)]}))  # no firstLaunchAt: Copilot writes it
+    result = s.run([s.host.write("src/auth/untrust.py", UNTRUST),
+                    s.host.shell("python3 src/auth/untrust.py")],
+                   wrap=(GITAI, "run", "INT-001", "--"))
+    told = result.tool_results()
+    assert result.returncode == 0 and "untrusted" in told[1] and "PermissionError" in told[1], told
+    assert not (s.repo / "docs" / "escape.md").exists(), told
+    after = json.loads("".join(line for line in config.read_text().splitlines(True) if not line.startswith("//")))
+    assert after["trustedFolders"] == [str(s.repo)] and "disableAllHooks" not in after, after
+    assert "firstLaunchAt" in after, after  # Copilot's own first-start write went through, and was kept
+    assert "gitai: put back in " in result.stderr and "trustedFolders" in result.stderr, result.stderr
+    assert host_trust("copilot", str(s.repo), str(s.repo / ".github/hooks/gitai.json"), str(s.home),
+                      {"COPILOT_HOME": str(config.parent)}).will_run is True
 
 
 @pytest.mark.parametrize("host", HOSTS)
