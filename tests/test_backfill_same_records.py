@@ -144,6 +144,11 @@ def plain_backfill(repo: Path) -> None:
                       None if source == "unattributed" else source, per_file)
 
 
+def kept_hashes(repo: Path) -> list[tuple[str, bytes]]:
+    """The normal-form hash cache's files, by name."""
+    return sorted((path.name, path.read_bytes()) for path in (repo / ".git" / "gitai" / "syntax-v5").rglob("*.json"))
+
+
 def ledger(repo: Path) -> list[dict[str, Any]]:
     """The ledger's records in order, without what differs between runs (their id and time)."""
     rows = []
@@ -182,6 +187,7 @@ def test_backfill_records_what_the_plain_path_records(generated: Path, tmp_path:
     assert len(plain) == int(commits) and fast == plain
     assert records_by_commit(clones["fast"]) == records_by_commit(clones["plain"])
     assert kept_origins(clones["plain"]) and kept_origins(clones["fast"]) == kept_origins(clones["plain"])
+    assert kept_hashes(clones["plain"]) and kept_hashes(clones["fast"]) == kept_hashes(clones["plain"])
     # the history has what the fast path must get right
     meta = [record["metadata"]["dev.gitai"] for record in plain]
     assert {m["classification"] for m in meta} == {"AST_REFACTOR", "INTENT_EVOLUTION"}

@@ -212,6 +212,11 @@ def _match_definitions(work: _File) -> None:
         news[definition.kind, definition.name].append(definition)
     for key in sorted(olds.keys() | news.keys()):
         candidates = news.get(key, [])
+        alone = olds.get(key, ())
+        if len(alone) == 1 and len(candidates) == 1:  # the common case, a name defined once on each side
+            old, new = alone[0], candidates[0]
+            work.entries.append(_Entry("unchanged" if old.hash == new.hash else "modified", old, new))
+            continue
         by_hash: dict[str, deque[int]] = defaultdict(deque)
         for index, definition in enumerate(candidates):
             by_hash[definition.hash].append(index)

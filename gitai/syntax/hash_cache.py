@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
+from gitai.syntax.definitions import Definitions, find_definitions
 from gitai.syntax.languages import load_grammar
 from gitai.syntax.normal_form import (
     Definition,
@@ -52,7 +53,7 @@ class HashCache:
         self.directory = os.path.join(state_dir, DIRECTORY)
         self.recent = recent
         self._recent: dict[tuple[str, bytes], ParsedSource] = {}
-        self._trees: dict[tuple[str, bytes], Tree] = {}
+        self._trees: dict[tuple[str, bytes], tuple[Tree, Definitions]] = {}  # with the definitions found in them
         self._tree_bytes = 0  # the source bytes of those trees
         self._previous: tuple[str, bytes] | None = None
 
@@ -75,13 +76,15 @@ class HashCache:
 
     def statements(self, language: str, data: bytes) -> list[Statement]:
         """`top_level_statements`, from the tree kept when `data` was hashed, if it still is."""
-        return top_level_statements(language, data, self._trees.get((language, data)))
+        tree, found = self._trees.get((language, data), (None, None))
+        return top_level_statements(language, data, tree, found)
 
     def _parse_and_hash(self, language: str, data: bytes, hunks: Sequence[LineHunk] | None) -> ParsedSource:
         if not self.recent:
             return hash_source(language, data)
         previous = self._previous
-        base = self._trees.get(previous) if previous and previous[0] == language else None
+        held = self._trees.get(previous) if previous and previous[0] == language else None
+        base = held[0] if held else None
         tree = reparse(language, previous[1], base, data, hunks) if previous and base else parse(language, data)
         if self._trees.pop((language, data), None) is not None:  # parsed again while still held: counted once
             self._tree_bytes -= len(data)
@@ -90,8 +93,9 @@ class HashCache:
             oldest = next(iter(self._trees))
             del self._trees[oldest]
             self._tree_bytes -= len(oldest[1])
-        self._trees[language, data] = tree
-        return hash_tree(language, data, tree)
+        found = find_definitions(language, tree.root_node)
+        self._trees[language, data] = tree, found
+        return hash_tree(language, data, tree, found)
 
     def _hash_source(self, language: str, data: bytes, hunks: Sequence[LineHunk] | None) -> ParsedSource:
         key = hashlib.sha256(language.encode() + b"\0" + data).hexdigest()
@@ -154,10 +158,26 @@ def reparse(language: str, old: bytes, old_tree: Tree, new: bytes, hunks: Sequen
     return parse(language, new) if tree.root_node.has_error else tree
 
 
+_LINE_ENDS: dict[bytes, list[int]] = {}
+_LINE_ENDS_BYTES = 8 << 20  # the source bytes whose line ends are remembered, at most
+_line_ends_held = 0  # the source bytes of those remembered
+
+
 def _line_ends(data: bytes) -> list[int]:
     """Per line as git counts them (split at each `\n`), the length of its text and of those before
-    it, their `\n`s left out (no Python code runs per line: a file has thousands, a commit few hunks)."""
-    return list(accumulate(map(len, data.split(b"\n"))))
+    it, their `\n`s left out (no Python code runs per line: a file has thousands, a commit few hunks).
+    Remembered for the newest: the new side of a reparse is, in backfill, the old side of the next
+    one of that file."""
+    global _line_ends_held
+    ends = _LINE_ENDS.get(data)
+    if ends is None:
+        ends = _LINE_ENDS[data] = list(accumulate(map(len, data.split(b"\n"))))
+        _line_ends_held += len(data)
+        while _line_ends_held > _LINE_ENDS_BYTES and len(_LINE_ENDS) > 1:  # the oldest go
+            oldest = next(iter(_LINE_ENDS))
+            del _LINE_ENDS[oldest]
+            _line_ends_held -= len(oldest)
+    return ends
 
 
 def _line_edits(old: bytes, new: bytes, hunks: Sequence[LineHunk]) -> list[Edit] | None:

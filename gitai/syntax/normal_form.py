@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
 from gitai.syntax.canonical import CANONS
-from gitai.syntax.definitions import find_definitions
+from gitai.syntax.definitions import Definitions, find_definitions
 from gitai.syntax.languages import load_grammar
 
 if TYPE_CHECKING:
@@ -1359,13 +1359,16 @@ class Statement:
     lines: tuple[int, int]
 
 
-def top_level_statements(language: str, data: bytes, tree: Tree | None = None) -> list[Statement]:
+def top_level_statements(language: str, data: bytes, tree: Tree | None = None,
+                         found: Definitions | None = None) -> list[Statement]:
     """The file's top-level code outside definitions, one normal-form digest per statement; only
-    for saying which part of a file changed, so it parses again (unless given the `tree` of `data`)
-    rather than cost every hash."""
+    for saying which part of a file changed, so it parses again (unless given the `tree` of `data`,
+    and the definitions `found` in it) rather than cost every hash."""
     root = (tree or parse(language, data)).root_node
     tables = _tables(language)
-    sites = [node for site in find_definitions(language, root).sites if site.parent == -1 for node in site.nodes]
+    if tree is None or found is None:
+        found = find_definitions(language, root)
+    sites = [node for site in found.sites if site.parent == -1 for node in site.nodes]
     starts = {node.start_byte for node in sites}
     walk = _Walk(data, b"\x00" in data or b"\x01" in data, tables)
     statements = []
@@ -1403,14 +1406,16 @@ def hash_source(language: str, data: bytes) -> ParsedSource:
     return hash_tree(language, data, parse(language, data))
 
 
-def hash_tree(language: str, data: bytes, tree: Tree) -> ParsedSource:
-    """Hash the normal form and definitions of `tree`, already parsed from `data`."""
+def hash_tree(language: str, data: bytes, tree: Tree, found: Definitions | None = None) -> ParsedSource:
+    """Hash the normal form and definitions of `tree`, already parsed from `data` (`found`: its
+    definitions, when the caller found them)."""
     prefix = load_grammar(language).hash_prefix
     tables = _tables(language)
     root = tree.root_node
     escape = b"\x00" in data or b"\x01" in data
     walk = _Walk(data, escape, tables)
-    found = find_definitions(language, root)
+    if found is None:
+        found = find_definitions(language, root)
     sites = found.sites
     members: list[list[int]] = [[] for _ in range(len(sites) + 1)]  # frame 0 is the file
     for index, site in enumerate(sites):
