@@ -316,8 +316,11 @@ def test_user_level_host_configs_are_protected_like_project_ones(repo: Path) -> 
     assert outcome.decision == "deny" and "user-level hooks" in outcome.reason, outcome.reason
     for command in (f"printf '{{\"disableAllHooks\": true}}' > {settings}", "rm ~/.codex/config.toml",
                     f"sed -i s/true/false/ {home}/.codex/config.toml",
-                    "echo '{}' > ~/.gemini/trustedFolders.json"):
+                    "echo '{}' > ~/.gemini/trustedFolders.json",
+                    "echo '{\"mcpServers\": {\"x\": {\"command\": \"sh\"}}}' > ~/.copilot/mcp-config.json"):
         assert agent.shell(command).decision != "allow", command
+    mcp = agent.write(str(home / ".copilot" / "mcp-config.json"))  # the MCP servers Copilot starts in every session
+    assert mcp.decision == "deny" and "MCP servers" in mcp.reason, mcp.reason
     assert settings.read_text() == "{}\n"
     assert (home / ".codex" / "config.toml").read_text() == "[features]\nhooks = true\n"
 

@@ -606,7 +606,7 @@ def test_the_supervisor_never_writes_through_a_state_directory_the_session_swapp
 
 def test_a_trust_file_put_back_goes_only_into_the_directory_it_was_in(tmp_path: Path) -> None:
     """Where the directory could be moved (no mounts to pin it) and a link put in its place, gitai writes
-    nothing through the link, and says so in one line."""
+    nothing through the link but puts the file back in the directory it held, and says so in one line."""
     from gitai.sandbox.supervise import Kept, put_back
 
     state, elsewhere = tmp_path / "ch", tmp_path / "docker"
@@ -620,9 +620,146 @@ def test_a_trust_file_put_back_goes_only_into_the_directory_it_was_in(tmp_path: 
     state.symlink_to(elsewhere)
     said = put_back(kept, (), ("/repo",))
     kept.close()
-    assert said is not None and "nothing was put back" in said and "\n" not in said
+    assert said is not None and "not the directory it was before the session" in said and "\n" not in said
     assert (elsewhere / "config.json").read_text() == '{"credsStore": "desktop"}\n'
     assert sorted(p.name for p in elsewhere.iterdir()) == ["config.json"]
+    assert json.loads((tmp_path / "ch.old" / "config.json").read_text()) == {"trustedFolders": ["/repo"]}
+
+
+def _without_capabilities() -> list[str]:
+    """As root, a command prefix that drops every capability, as an ordinary user has none."""
+    return ["setpriv", "--bounding-set=-all", "--inh-caps=-all"] if os.getuid() == 0 else []
+
+
+def test_a_session_that_closes_home_to_its_owner_does_not_keep_its_trust_change(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Landlock does not govern chmod: the session's last act is `chmod 0 $HOME`, so the path to the trust
+    file no longer leads anywhere for gitai. gitai puts the file back through the directory it held open,
+    and says in one line that the path cannot be reached."""
+    config = copilot_home(tmp_path, monkeypatch, json.dumps({"trustedFolders": []}))
+    body = ("cfg = pathlib.Path(os.environ['HOME']) / '.copilot' / 'config.json'\n"
+            "cfg.write_text(json.dumps({'trustedFolders': ['/']}))\n"
+            "os.chmod(os.environ['HOME'], 0)\n")
+    done = subprocess.run([*_without_capabilities(), GITAI, "run", "INT-001", "--", "copilot"], cwd=repo,
+                          capture_output=True, text=True, env={**os.environ, **fake_copilot(tmp_path / "bin", body)},
+                          stdin=subprocess.DEVNULL, start_new_session=True)
+    (tmp_path / "home").chmod(0o755)
+    assert json.loads(config.read_text()) == {"trustedFolders": []}, done.stderr
+    said = [line for line in done.stderr.splitlines() if line.startswith("gitai: ") and "note:" not in line]
+    assert len(said) == 1 and "taken out: /" in said[0] and "cannot be reached by its path now" in said[0], said
+
+
+def test_without_user_namespaces_copilot_is_not_started_where_the_session_could_move_its_state(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where unprivileged user namespaces are off (Ubuntu's AppArmor default since 24.04; here: root's
+    capabilities dropped) no directory can be pinned: with COPILOT_HOME in a directory writable in the domain,
+    the session could move it away and leave another with a trust file of its own. Refused in one line, exit 2,
+    before the host runs."""
+    import shutil
+    import tempfile
+
+    if os.getuid() != 0:
+        pytest.skip("drops root's capabilities to stand for a kernel without unprivileged user namespaces")
+    copilot_home(tmp_path, monkeypatch, None)
+    state = Path(tempfile.mkdtemp(prefix="gitai-test-")) / "ch"  # an entry of /tmp: writable in the domain
+    state.mkdir()
+    (state / "config.json").write_text(json.dumps({"trustedFolders": []}))
+    body = ("home = pathlib.Path(os.environ['COPILOT_HOME'])\n"
+            "os.rename(home, str(home) + '.old')\n"
+            "home.mkdir()\n"
+            "(home / 'config.json').write_text(json.dumps({'trustedFolders': ['/']}))\n")
+    try:
+        done = subprocess.run([*_without_capabilities(), GITAI, "run", "INT-001", "--", "copilot"], cwd=repo,
+                              capture_output=True, text=True, stdin=subprocess.DEVNULL, start_new_session=True,
+                              env={**os.environ, **fake_copilot(tmp_path / "bin", body), "COPILOT_HOME": str(state)})
+        assert json.loads((state / "config.json").read_text()) == {"trustedFolders": []}, done.stderr
+        assert not (state.parent / "ch.old").exists()
+        assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+        assert done.stderr.startswith(f"gitai: error: without user namespaces {state} cannot be pinned")
+    finally:
+        shutil.rmtree(state.parent)
+
+
+def test_a_killed_gitai_run_takes_its_copilot_session_along(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SIGKILL of the supervising gitai (an OOM kill, a person's `kill -9`): the process it forked outside the
+    session's PID namespace dies with it, and the session (the namespace's first process and all in it) too,
+    rather than going on with nothing to put its trust back."""
+    import signal
+    import time
+
+    config = copilot_home(tmp_path, monkeypatch, json.dumps({"trustedFolders": []}))
+    started, marker = config.parent / "started", config.parent / "still-running"  # writable in the domain
+    body = (f"pathlib.Path({str(started)!r}).touch()\ntime.sleep(6)\npathlib.Path({str(marker)!r}).touch()\n"
+            "cfg = pathlib.Path(os.environ['HOME']) / '.copilot' / 'config.json'\n"
+            "cfg.write_text(json.dumps({'trustedFolders': ['/']}))\n")
+    env = {**os.environ, **fake_copilot(tmp_path / "bin", body)}
+    with (tmp_path / "out").open("w") as out:
+        gitai = subprocess.Popen([GITAI, "run", "INT-001", "--", "copilot"], cwd=repo, env=env,
+                                 stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    for _ in range(600):
+        if started.exists():
+            break
+        time.sleep(0.05)
+    assert started.exists(), (tmp_path / "out").read_text()
+    gitai.send_signal(signal.SIGKILL)
+    gitai.wait()
+    time.sleep(8)  # past the moment the session would have changed the trust
+    assert (marker.exists(), json.loads(config.read_text())) == (False, {"trustedFolders": []})
+
+
+def test_a_copilot_session_cannot_add_an_mcp_server_for_the_next_session(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """~/.copilot/mcp-config.json names programs the next Copilot starts (outside any domain when that session
+    is not under gitai run): a user control, read-only in the domain though Copilot's state beside it is not."""
+    config = copilot_home(tmp_path, monkeypatch, json.dumps({"trustedFolders": []}))
+    mcp = config.parent / "mcp-config.json"
+    mcp.write_text(json.dumps({"mcpServers": {}}))
+    body = ("mcp = pathlib.Path(os.environ['HOME']) / '.copilot' / 'mcp-config.json'\n"
+            "try:\n"
+            "    mcp.write_text(json.dumps({'mcpServers': {'x': {'command': 'sh', 'args': ['-c', 'id']}}}))\n"
+            "except OSError as exc:\n"
+            "    print('refused', exc.errno)\n"
+            "(mcp.parent / 'session-state').mkdir()\n")
+    done = run_in(repo, "copilot", env=fake_copilot(tmp_path / "bin", body))
+    assert done.returncode == 0 and done.stdout.split()[0] == "refused", done.stdout + done.stderr
+    assert json.loads(mcp.read_text()) == {"mcpServers": {}}
+    assert (config.parent / "session-state").is_dir()
+
+
+def test_a_trusted_folder_the_session_added_as_a_link_to_the_repository_is_taken_out(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the repository's own folder, as written, stays trusted: a link the session made to it (which it
+    could point elsewhere later) is compared as written, never resolved."""
+    config = copilot_home(tmp_path, monkeypatch, json.dumps({"trustedFolders": []}))
+    link = str(config.parent / "repository")  # in Copilot's state directory: writable in the domain
+    body = (f"os.symlink({str(repo)!r}, {link!r})\n"
+            f"data = {{'trustedFolders': [{str(repo)!r}, {link!r}, {str(repo) + '/'!r}]}}\n"
+            "(pathlib.Path(os.environ['HOME']) / '.copilot' / 'config.json').write_text(json.dumps(data))\n")
+    done = run_in(repo, "copilot", env=fake_copilot(tmp_path / "bin", body))
+    assert json.loads(config.read_text())["trustedFolders"] == [str(repo), str(repo) + "/"], done.stderr
+    assert f"taken out: {link}" in done.stderr
+
+
+def test_where_the_trust_file_cannot_be_written_back_it_is_removed_rather_than_left_as_the_session_made_it(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A full disk: neither what gitai merged nor the bytes kept before the session can be written (here a
+    file size limit stands for it: the session's small file fits, the person's larger one does not). gitai
+    removes the file, so Copilot starts next as on its first launch with no folder trusted, and says so."""
+    import resource
+
+    person = json.dumps({"trustedFolders": [], "banner": "x" * 4000})
+    config = copilot_home(tmp_path, monkeypatch, person)
+    body = ("(pathlib.Path(os.environ['HOME']) / '.copilot' / 'config.json')"
+            ".write_text(json.dumps({'trustedFolders': ['/']}))\n")
+    done = subprocess.run([GITAI, "run", "INT-001", "--", "copilot"], cwd=repo, capture_output=True, text=True,
+                          env={**os.environ, **fake_copilot(tmp_path / "bin", body)}, stdin=subprocess.DEVNULL,
+                          start_new_session=True,
+                          preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (3000, 3000)))
+    assert not os.path.lexists(config), done.stderr
+    said = [line for line in done.stderr.splitlines() if line.startswith("gitai: ")]
+    assert len(said) == 1 and "removed it rather than leave what the session wrote there" in said[0], said
+    assert not [p.name for p in config.parent.iterdir() if "gitai" in p.name], "no temporary file is left"
 
 
 @pytest.mark.parametrize("move", ["huge", "unreadable", "directory-closed", "deeply-nested"])
@@ -676,7 +813,7 @@ def test_copilot_is_not_supervised_where_its_trust_file_is_not_a_regular_file(
     ran = tmp_path / "ran"
     done = run_in(repo, "copilot", env=fake_copilot(tmp_path / "bin", f"pathlib.Path({str(ran)!r}).touch()\n"))
     assert done.returncode == 2 and not ran.exists(), done.stderr
-    why = ("is a link (make it a copy of what it links to): the host would replace it with a file" if kind == "link"
+    why = ("is a link (make it a copy of what it links to)" if kind == "link"
            else "is not a regular file")
     assert done.stderr == f"gitai: error: {config} {why}, so gitai run could not put it back after the session\n"
     assert config.is_symlink() == (kind == "link") and dotfile.read_text() == '{"trustedFolders": []}\n'
@@ -748,9 +885,40 @@ def test_one_rule_says_which_host_a_command_starts() -> None:
     for command, host in ((["copilot", "-p", "x"], "copilot"), (["/usr/bin/env", "copilot"], "copilot"),
                           (["env", "A=1", "copilot"], "copilot"), (["npx", "-y", "@github/copilot"], "copilot"),
                           (["node", "/opt/gemini", "-p"], "gemini"), (["vim", "gemini"], None),
-                          (["sh", "-c", "copilot"], None), (["env"], None), ([], None)):
+                          (["sh", "-c", "copilot"], None), (["env"], None), ([], None),
+                          (["env", "-u", "FOO", "gemini"], "gemini"), (["env", "-C", "/tmp", "copilot"], "copilot"),
+                          (["env", "--unset=A", "--chdir=/tmp", "-i", "copilot"], "copilot"),
+                          (["env", "-S", "nice -n 5 copilot -p x"], "copilot"), (["env", "-", "qwen"], "qwen"),
+                          (["timeout", "8h", "gemini"], "gemini"),
+                          (["timeout", "-k", "5", "--signal=TERM", "8h", "qwen"], "qwen"), (["timeout", "8h"], None),
+                          (["nice", "copilot"], "copilot"), (["nice", "-n", "10", "copilot"], "copilot"),
+                          (["time", "-f", "%e", "codex"], "codex"), (["stdbuf", "-oL", "claude"], "claude-code"),
+                          (["stdbuf", "-o", "L", "claude"], "claude-code"),
+                          (["ionice", "-c", "3", "copilot"], "copilot"),
+                          (["setsid", "-f", "nohup", "copilot"], "copilot"),
+                          (["npx", "@google/gemini-cli"], "gemini"),
+                          (["npx", "--yes", "@github/copilot@latest"], "copilot"),
+                          (["npx", "@anthropic-ai/claude-code@2.1.0", "-p"], "claude-code"),
+                          (["bunx", "@openai/codex"], "codex"), (["npx", "@qwen-code/qwen-code@latest"], "qwen"),
+                          (["node", "/usr/lib/node_modules/@github/copilot/index.js"], "copilot"),
+                          (["node", "--require", "x.js", "/n/node_modules/@google/gemini-cli/dist/index.js"],
+                           "gemini"),
+                          (["npx", "some-tool@1", "copilot"], None)):
         found = host_of_command(command)
         assert (found.name if found else None) == host, command
+
+
+@pytest.mark.parametrize("command", [("sh", "-c", "copilot -p hi"), ("bash", "-lc", "npx @github/copilot@latest")])
+def test_copilot_named_where_gitai_run_cannot_tell_it_starts_is_refused_in_one_line(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: tuple[str, ...]) -> None:
+    """Past a program gitai does not step over, Copilot would meet its config.json read-only and could not
+    start: gitai run refuses before anything runs, and says how to start it."""
+    config = copilot_home(tmp_path, monkeypatch, json.dumps({"trustedFolders": []}))
+    marker = tmp_path / "ran"
+    done = run_in(repo, *command, env=fake_copilot(tmp_path / "bin", f"pathlib.Path({str(marker)!r}).touch()\n"))
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith("gitai: error: gitai run cannot tell which program") and "-- copilot" in done.stderr
+    assert not marker.exists() and json.loads(config.read_text()) == {"trustedFolders": []}
 
 
 def test_other_hosts_keep_copilots_config_read_only(repo: Path, tmp_path: Path,

@@ -175,8 +175,9 @@ class Governor:
         if inside_git_dir(path):
             return "is inside a git directory (hooks, refs and notes are not for agents)"
         if self.is_user_control(path):
-            return ("holds an agent host's user-level hooks, its trust in them or its permission rules (the next "
-                    "session would run without gitai, or unasked); only a person changes it")
+            return ("holds an agent host's user-level hooks, its trust in them, its permission rules or the MCP "
+                    "servers it starts (the next session would run without gitai, unasked, or the agent's programs); "
+                    "only a person changes it")
         if self.is_gitai_itself(path):
             return ("is gitai itself or a `gitai` on PATH, which the hooks run by name (the next hook would run "
                     "what the agent wrote); only a person changes it")

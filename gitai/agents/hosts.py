@@ -72,7 +72,7 @@ class Host:
                  "login_shell", "input_rewrite", "exec_wrap", "command_in_subshell", "session_variables", "trust_kind",
                  "trust_file",
                  "trust_file_variable", "home_variable", "folder_trust_switch",
-                 "hooks_switch", "escapes_tags", "trust_file_own_keys")
+                 "hooks_switch", "escapes_tags", "trust_file_own_keys", "npm_packages", "user_mcp_configs")
 
     name: str  # on the command line: `gitai hook NAME`, `gitai agents install NAME`
     title: str
@@ -135,6 +135,10 @@ class Host:
     # host exits, keeps these keys as the host left them, the repository's own folder added to its trust too,
     # and puts the rest back (gitai/sandbox/supervise.py).
     trust_file_own_keys: tuple[str, ...]
+    npm_packages: tuple[str, ...]  # the npm packages it is installed from (`npx @github/copilot@latest` starts it)
+    # relative to the home directory (moved with `home_variable`): the MCP servers it starts in every session,
+    # files it never writes itself (a user control: one the agent added would run in the next session)
+    user_mcp_configs: tuple[str, ...]
 
     def __init__(self, *, name: str, title: str, project_configs: tuple[str, ...], user_configs: tuple[str, ...],
                  events: tuple[tuple[str, str], ...], write_tools: tuple[str, ...], edit_tools: tuple[str, ...],
@@ -154,7 +158,8 @@ class Host:
                  home_variable: tuple[str, str, str] | None = None,
                  folder_trust_switch: tuple[str, tuple[str, ...], bool] | None = None,
                  hooks_switch: tuple[tuple[str, tuple[str, ...]], ...] = (), escapes_tags: bool = False,
-                 trust_file_own_keys: tuple[str, ...] = ()) -> None:
+                 trust_file_own_keys: tuple[str, ...] = (), npm_packages: tuple[str, ...] = (),
+                 user_mcp_configs: tuple[str, ...] = ()) -> None:
         values = {"name": name, "title": title, "project_configs": project_configs, "user_configs": user_configs,
                   "events": events, "write_tools": write_tools, "edit_tools": edit_tools, "patch_tools": patch_tools,
                   "delete_tools": delete_tools, "shell_tools": shell_tools, "read_tools": read_tools,
@@ -171,7 +176,8 @@ class Host:
                   "trust_file": trust_file, "trust_file_variable": trust_file_variable,
                   "home_variable": home_variable, "folder_trust_switch": folder_trust_switch,
                   "hooks_switch": hooks_switch,
-                  "escapes_tags": escapes_tags, "trust_file_own_keys": trust_file_own_keys}
+                  "escapes_tags": escapes_tags, "trust_file_own_keys": trust_file_own_keys,
+                  "npm_packages": npm_packages, "user_mcp_configs": user_mcp_configs}
         for key, value in values.items():
             object.__setattr__(self, key, value)
 
@@ -217,6 +223,7 @@ HOSTS = (
         model_settings=((".claude/settings.local.json", ("model",)), (".claude/settings.json", ("model",)),
                         ("~/.claude/settings.json", ("model",))),
         executables=("claude",),
+        npm_packages=("@anthropic-ai/claude-code",),
         # Applied with no permissionDecision too, so its own permission rules still ask; the after-tool
         # payload then carries the rewritten command. Seen in the real host (tests/realhosts).
         input_rewrite=UPDATED_INPUT, exec_wrap=True,
@@ -274,6 +281,7 @@ HOSTS = (
         model_settings=((".gemini/settings.json", ("model", "name")), (".gemini/settings.json", ("model",)),
                         ("~/.gemini/settings.json", ("model", "name")), ("~/.gemini/settings.json", ("model",))),
         executables=("gemini",),
+        npm_packages=("@google/gemini-cli",),
         input_rewrite=TOOL_INPUT, exec_wrap=True, command_in_subshell=True,
         trust_kind=FOLDER_RULES, trust_file=".gemini/trustedFolders.json",
         trust_file_variable=("GEMINI_CLI_TRUSTED_FOLDERS_PATH", ""),
@@ -304,6 +312,7 @@ HOSTS = (
                "in CI: `codex exec --dangerously-bypass-hook-trust`"),
         instructions=("AGENTS.md",),
         executables=("codex",),
+        npm_packages=("@openai/codex",),
         login_shell=True,  # the model's commands: `bash -lc COMMAND` (its hooks: `bash -c`, PATH kept)
         # Not used: "allow" would also skip Codex's own approval of the command.
         input_rewrite=UPDATED_INPUT_WITH_ALLOW,
@@ -336,10 +345,13 @@ HOSTS = (
         model_variables=("COPILOT_MODEL",),
         model_settings=(("~/.copilot/config.json", ("model",)),),
         executables=("copilot",),
+        npm_packages=("@github/copilot",),
         # input_rewrite None: its command hooks cannot (only the Copilot SDK's modifiedArgs can; CLI 1.0.102)
         session_variables=("COPILOT_AGENT_SESSION_ID",),
         trust_kind=FOLDER_LIST, trust_file=".copilot/config.json", trust_file_variable=("COPILOT_HOME", "config.json"),
         home_variable=("COPILOT_HOME", ".copilot", ""),
+        # its MCP servers (CLI 1.0.102 reads it at every start, writes it only through `/mcp add`, never at start)
+        user_mcp_configs=(".copilot/mcp-config.json",),
         # config.json is its global state too (CLI 1.0.102, under strace and in its bundle): `firstLaunchAt` on
         # the first start (missing or not a date), then tips, recent models, plugins, sign-in; a folder trusted
         # with "remember" is added to trustedFolders (`--trust-folder` and COPILOT_ALLOW_ALL=true write nothing).
@@ -375,6 +387,7 @@ HOSTS = (
         model_variables=("OPENAI_MODEL",),
         model_settings=((".qwen/settings.json", ("model", "name")), ("~/.qwen/settings.json", ("model", "name"))),
         executables=("qwen",),
+        npm_packages=("@qwen-code/qwen-code",),
         # input_rewrite None: its PreToolUse answer cannot (only a PermissionRequest hook's; 0.24.4)
         session_variables=("QWEN_CODE_SESSION_ID",),
         trust_kind=FOLDER_RULES, trust_file=".qwen/trustedFolders.json",
@@ -402,12 +415,14 @@ GIT_HOOK_FRAMEWORK_CONFIGS = (".pre-commit-config.yaml", ".pre-commit-config.yml
 PROJECT_MCP_CONFIGS = (".mcp.json", ".cursor/mcp.json", ".vscode/mcp.json")
 PROTECTED_CONFIGS = PROJECT_CONFIGS + GIT_HOOK_FRAMEWORK_CONFIGS + PROJECT_MCP_CONFIGS
 # Files in HOME that decide whether a host runs gitai's hooks at all: its user-level hooks (and any
-# project config name a host also reads from HOME) and where it keeps trust and hook approvals.
+# project config name a host also reads from HOME), where it keeps trust and hook approvals, and the MCP
+# servers it starts in every session where it keeps them in a file of their own.
 # (Claude Code's ~/.claude.json is not among them: the host itself rewrites it all the time.)
 TRUST_FILES = tuple(host.trust_file for host in HOSTS
                     if host.trust_file and host.trust_kind in (FOLDER_RULES, FOLDER_LIST))
 # (and the Gemini CLI policy that lets the line before each wrapped command run: gitai/agents/wrap_rules.py)
-USER_CONTROLS = tuple(sorted({path for host in HOSTS for path in (*host.user_configs, *host.project_configs)}
+USER_CONTROLS = tuple(sorted({path for host in HOSTS
+                              for path in (*host.user_configs, *host.project_configs, *host.user_mcp_configs)}
                              | set(TRUST_FILES)))
 # Directories in HOME every file of which is a user control, there or not yet: Gemini CLI reads each policy
 # in ~/.gemini/policies/ (gitai's allow rules for its wrap among them; one the agent made could allow more).
@@ -459,21 +474,70 @@ def user_control_dirs(home: str, environ: Mapping[str, str]) -> list[str]:
     return at_home + [path for path in where_found if path not in at_home]
 
 
-# Programs that start the program named after them (`env copilot`, `npx @github/copilot`, `node .../gemini`):
-# the host a command starts is then named by the first word after them that is not an option or a NAME=VALUE.
-LAUNCHERS = ("env", "node", "npx", "bunx", "pnpx", "nohup")
+# Programs that start the program named after them (`env copilot`, `timeout 8h gemini`, `npx @github/copilot`,
+# `node .../gemini`) -> their options that take the next word as a value (`-n 10`; `-n10` and `--adjustment=10`
+# are one word). The host a command starts is then named by the first word past them that is not an option or a
+# NAME=VALUE (`timeout`: the word after its duration), or by an npm package (`@github/copilot@latest`) or a file
+# in one (`node .../node_modules/@github/copilot/npm-loader.js`). `env -S` splits its value into words.
+LAUNCHERS = {
+    "env": ("-u", "--unset", "-C", "--chdir", "-S", "--split-string"),
+    "timeout": ("-s", "--signal", "-k", "--kill-after"),
+    "nice": ("-n", "--adjustment"),
+    "time": ("-f", "--format", "-o", "--output"),
+    "stdbuf": ("-i", "-o", "-e", "--input", "--output", "--error"),
+    "ionice": ("-c", "--class", "-n", "--classdata"),
+    "setsid": (), "nohup": (),
+    "node": ("-r", "--require", "--import", "--loader", "--experimental-loader", "-C", "--conditions", "--title"),
+    "npx": ("-p", "--package", "-c", "--call"), "bunx": ("-p", "--package"), "pnpx": ("-p", "--package"),
+}
+_SPLIT = ("-S", "--split-string")
+_TAKES_ONE_WORD = ("timeout",)  # a positional word (the duration) before the program
 
 
 def host_of_command(command: list[str]) -> Host | None:
     """The host `command` starts, known by its program's name (`gitai run`: whether it rewrites its own trust
-    file, whether its shell runs git's hooks): the first word's, or past a launcher the next program's."""
+    file, whether its shell runs git's hooks): the first word's, or past the launchers (LAUNCHERS) the next
+    program's, an npm package's or a file's in one; None where it is none of the hosts or cannot be told."""
     words = list(command)
-    while words and words[0].rsplit("/", 1)[-1] in LAUNCHERS:
-        words = words[1:]
-        while words and (words[0].startswith("-") or "=" in words[0]):
-            words = words[1:]
-    name = words[0].rsplit("/", 1)[-1] if words else ""
-    return next((host for host in HOSTS if name in host.executables), None)
+    while words and (launcher := words[0].rsplit("/", 1)[-1]) in LAUNCHERS:
+        words, valued, positional = words[1:], LAUNCHERS[launcher], launcher in _TAKES_ONE_WORD
+        while words and (words[0].startswith("-") or "=" in words[0] or positional):  # `env -`: `env -i`
+            word = words.pop(0)
+            if not word.startswith("-") and "=" not in word:
+                positional = False  # timeout's duration
+                continue
+            if word == "--":
+                break
+            option, joined = _option(word, valued)
+            if option in _SPLIT:
+                value = joined if joined is not None else (words.pop(0) if words else "")
+                words = value.split() + words  # `env -S 'copilot -p x'` (quotes and escapes are not followed)
+            elif option in valued and joined is None and words:
+                words.pop(0)
+    if not words:
+        return None
+    word = words[0]
+    for host in HOSTS:
+        if word.rsplit("/", 1)[-1] in host.executables or _package_name(word) in host.npm_packages \
+                or any(f"/{package}/" in word for package in host.npm_packages):
+            return host
+    return None
+
+
+def _option(word: str, valued: tuple[str, ...]) -> tuple[str, str | None]:
+    """(option, its value where it is in the same word) of `word`: `--chdir=/tmp`, `-C/tmp`, `-oL`, `-n10`."""
+    if word.startswith("--"):
+        name, _, value = word.partition("=")
+        return name, value if "=" in word else None
+    if len(word) > 2 and word[:2] in valued:
+        return word[:2], word[2:]
+    return word, None
+
+
+def _package_name(word: str) -> str:
+    """An npm package's name without its version: `@github/copilot@latest` -> `@github/copilot`."""
+    at = word.find("@", 1)
+    return word[:at] if at > 0 else word
 
 
 # The instructions files the hosts read; AGENTS.md is the one every project gets.

@@ -148,8 +148,10 @@ def plan_domain(layout: Layout, scope: tuple[str, ...], home: str | None, mounts
     kept = {os.path.realpath(path) for path in supervised}
     user_configs = [p for p in (user_controls(home, os.environ) if home else []) if os.path.realpath(p) not in kept]
     user_dirs = user_control_dirs(home, os.environ) if home else []
-    if not mounts:
-        protected += user_configs + user_dirs  # their directories then stay closed to new files, the host's state too
+    if not mounts:  # their directories then stay closed to new files, the host's state too; but where gitai puts
+        # a supervised file back, it puts back the user controls beside it too (the host's MCP servers)
+        held = {os.path.dirname(path) for path in kept}
+        protected += [p for p in user_configs if os.path.dirname(os.path.realpath(p)) not in held] + user_dirs
     planner = _Planner(protected)
     for path in scope_roots(layout.root, scope):
         planner.allow_beneath(path)
@@ -178,6 +180,14 @@ def plan_domain(layout: Layout, scope: tuple[str, ...], home: str | None, mounts
         plan.pinned = sorted(set(_holders(plan)) | {os.path.dirname(path) for path in kept
                                                     if os.path.isdir(os.path.dirname(path))})
     return plan
+
+
+def unpinned_holders(plan: DomainPlan, supervised: tuple[str, ...]) -> list[str]:
+    """The directories of `supervised` files a plan without mounts leaves movable (their parent is writable):
+    the session could put another directory, with a file of its own making, where gitai puts the file back."""
+    writable = {w.rstrip(os.sep) or os.sep for w in plan.writable}
+    return sorted({held for held in (os.path.dirname(os.path.realpath(path)) for path in supervised)
+                   if _beneath(os.path.dirname(held), writable, os.path.isdir)})
 
 
 def _holders(plan: DomainPlan) -> list[str]:

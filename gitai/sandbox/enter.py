@@ -52,7 +52,7 @@ def enter_domain(layout: Layout, scope: tuple[str, ...], host_inside: bool = Tru
     the kernel cannot say so (Landlock before SIGNAL_SCOPE_ABI) GitaiError is raised before the domain,
     unless that parent is `unreachable` already (outside the session's PID namespace)."""
     from gitai.errors import GitaiError
-    from gitai.sandbox.domain import plan_domain
+    from gitai.sandbox.domain import plan_domain, unpinned_holders
     from gitai.sandbox.landlock import SIGNAL_SCOPE_ABI, LandlockUnavailable, MountsUnavailable, abi_version, restrict
 
     home = os.environ.get("HOME") or None
@@ -71,6 +71,12 @@ def enter_domain(layout: Layout, scope: tuple[str, ...], host_inside: bool = Tru
             restrict(plan.writable, plan.readonly, plan.pinned, scope_signals=bool(supervised))
         except MountsUnavailable:
             plan = plan_domain(layout, scope, home, mounts=False, host_inside=host_inside, supervised=supervised)
+            movable = unpinned_holders(plan, supervised)
+            if movable:
+                raise GitaiError(f"without user namespaces {', '.join(movable)} cannot be pinned, and the session "
+                                 "could move it away (its parent is writable in the domain) and leave another in its "
+                                 "place for the next session: gitai run does not start this host; keep its state in "
+                                 "a directory whose parent the domain does not open (such as HOME)") from None
             restrict(plan.writable, [], scope_signals=bool(supervised))
     except LandlockUnavailable as exc:
         sys.stderr.write(f"gitai: warning: no kernel domain ({exc}); only the agent hooks and git hooks hold "

@@ -42,24 +42,45 @@ IGNORED = (signal.SIGINT, signal.SIGQUIT)
 LEFTOVER_GRACE = 2.0  # seconds a process the session left running has between SIGTERM and SIGKILL
 MAX_TRUST_FILE = 1 << 20  # a larger trust file is not read: before the session refused, after it put back whole
 _MISSING = object()
+EMPTY_JSON = b"{}\n"  # what gitai makes where a user control it mounts read-only is missing (gitai/sandbox/domain.py)
 _OWNER_READS = 0o400  # a mode without it: the host cannot read its trust (the host's own rename may change the rest)
 
 
 def host_rewriting_its_trust_file(command: list[str]) -> Host | None:
     """The host `command` starts (the registry's one rule: gitai/agents/hosts.py, host_of_command), where
     the registry says it rewrites its own trust file and the kernel gives a domain, else None: its trust
-    file then stays a read-only mount, or, with no domain, nothing is mounted and the hooks alone hold."""
+    file then stays a read-only mount, or, with no domain, nothing is mounted and the hooks alone hold.
+    Raises GitaiError where the command names such a host in a way that rule cannot follow (`sh -c
+    copilot`): started so, the host would meet its trust file read-only and could not start."""
     from gitai.agents.hosts import host_of_command
     from gitai.sandbox.landlock import LandlockUnavailable, abi_version
 
     host = host_of_command(command)
-    if not (host and host.trust_file_own_keys and host.trust_file):
+    named = host or _host_named_in(command)
+    if not (named and named.trust_file_own_keys and named.trust_file):
         return None
     try:
         abi_version()
     except LandlockUnavailable:
         return None
+    if host is None:
+        from gitai.errors import GitaiError
+
+        raise GitaiError(f"gitai run cannot tell which program `{' '.join(command)}` starts, and {named.title} "
+                         f"cannot start with its {named.trust_file} read-only: start it as the program itself, "
+                         f"or past env, timeout, nice, time, stdbuf, ionice, setsid, nohup, npx or node "
+                         f"(gitai run INT-ID -- {named.executables[0]} ...)")
     return host
+
+
+def _host_named_in(command: list[str]) -> Host | None:
+    """A host that rewrites its trust file, named anywhere in `command` (`sh -c 'copilot -p x'`)."""
+    import re
+
+    from gitai.agents.hosts import HOSTS
+
+    names = {part.split("@", 1)[0] for word in command for part in re.split(r"[\s/'\";|&()<>`$=]+", word)}
+    return next((host for host in HOSTS if host.trust_file_own_keys and names & set(host.executables)), None)
 
 
 def trust_file_path(host: Host, home: str, environ: Mapping[str, str]) -> str:
@@ -121,7 +142,7 @@ def read_entry(dir_fd: int, name: str) -> tuple[bytes | None, int]:
     except FileNotFoundError:
         return None, 0o600
     except OSError as exc:  # ELOOP: a link
-        raise NotAFile("is a link (make it a copy of what it links to): the host would replace it with a file"
+        raise NotAFile("is a link (make it a copy of what it links to)"
                        if exc.errno == errno.ELOOP else f"cannot be read ({exc.strerror})") from None
     try:
         info = os.fstat(fd)
@@ -165,28 +186,67 @@ def _header(data: bytes) -> str:
 def put_back(kept: Kept, own_keys: tuple[str, ...], roots: tuple[str, ...]) -> str | None:
     """Put the trust file back as it was before the session, but for `own_keys` (as the host left them)
     and the folders added to its trusted folders that are `roots` (the session's repository: what the
-    host trusts when the person says so); returns one line saying what was put back, or None. Whatever
-    fails here, the bytes kept before the session go back in place."""
-    if not _same_directory(kept):
-        return (f"{kept.directory} is not the directory it was before the session (moved, removed or replaced "
-                f"by a link): nothing was put back; look at {kept.path} before the next session")
+    host trusts when the person says so); returns one line saying what was put back, or None. Always
+    through the directory held open since before the session, whatever its path leads to now (the line
+    says where that differs). Whatever fails here, the bytes kept before the session go back in place
+    (where even that cannot be written, the file is removed)."""
     try:
-        return _put_back(kept, own_keys, roots)
+        said = _put_back(kept, own_keys, roots)
     except Exception as exc:  # noqa: BLE001 - what the session left must never stop the put-back
-        why = f"{exc.__class__.__name__}: {exc}"
+        said = _as_it_was(kept, f"{exc.__class__.__name__}: {exc}")
+    moved = _path_elsewhere(kept)
+    return "; ".join(filter(None, (said, moved))) or None
+
+
+def put_back_whole(kept: Kept) -> str | None:
+    """Put back, byte for byte and with its mode, a user control the host never writes itself (its MCP
+    servers: a registry fact) where the session changed it (a read-only mount holds it where mounts can
+    be made; without, this is all that does); one line saying so, or None. The empty file gitai made where
+    there was none (so that it could be mounted read-only) stays."""
+    try:
+        data, mode = read_entry(kept.dir_fd, kept.name)
+    except NotAFile:
+        data, mode = b"", -1  # a link, a directory ...: never what was there
+    if data == kept.data and (data is None or mode == kept.mode) or (kept.data is None and data == EMPTY_JSON):
+        return None
     try:
         _replace(kept, kept.data, kept.mode)
     except Exception as exc:  # noqa: BLE001 - one line, never a traceback
-        return f"could not put {kept.path} back ({exc}); look at it before the next session"
-    return f"{kept.path} could not be read as the session left it ({why}): put back as it was"
+        return _as_it_was(kept, f"{exc.__class__.__name__}: {exc}", "starts none of the MCP servers it named")
+    return f"put back {kept.path} as it was before the session, which changed it"
 
 
-def _same_directory(kept: Kept) -> bool:
+def _as_it_was(kept: Kept, why: str, without: str = "starts next as on its first launch (no folder trusted)") -> str:
+    """Put the bytes kept before the session back, where the merge failed (`why`); where that fails too (a
+    full disk), remove the file rather than leave the session's content there: the host then does `without`."""
+    try:
+        _replace(kept, kept.data, kept.mode)
+        return f"{kept.path} could not be put back as merged ({why}): put back as it was before the session"
+    except Exception as exc:  # noqa: BLE001 - one line, never a traceback
+        failed = f"{exc.__class__.__name__}: {exc}"
+    try:
+        _replace(kept, None, kept.mode)
+    except Exception as exc:  # noqa: BLE001 - one line, never a traceback
+        return (f"could not put {kept.path} back ({why}; then {failed}) nor remove it ({exc}): look at it before "
+                "the next session")
+    return (f"could not put {kept.path} back ({why}; then {failed}): removed it rather than leave what the session "
+            f"wrote there, so the host {without}")
+
+
+def _path_elsewhere(kept: Kept) -> str | None:
+    """Where `kept.directory` no longer leads to the directory held open (and so written into), one line
+    saying so: the host finds its trust file by that path."""
     try:
         info = os.stat(kept.directory)
-    except OSError:
-        return False
-    return (info.st_dev, info.st_ino) == kept.identity
+    except OSError as exc:
+        return (f"{kept.directory} cannot be reached by its path now ({exc.strerror}: a directory above it was "
+                f"removed or closed to you), so the file was put back in the directory held open since before the "
+                f"session; look at {kept.path} before the next session")
+    if (info.st_dev, info.st_ino) == kept.identity:
+        return None
+    return (f"{kept.directory} is not the directory it was before the session (moved, or replaced by another or a "
+            f"link): the file was put back in the directory held open since before the session, which the host "
+            f"will not read there; look at {kept.path} before the next session")
 
 
 def _put_back(kept: Kept, own_keys: tuple[str, ...], roots: tuple[str, ...]) -> str | None:
@@ -207,7 +267,8 @@ def _put_back(kept: Kept, own_keys: tuple[str, ...], roots: tuple[str, ...]) -> 
             return None
         _replace(kept, kept.data, kept.mode)
         return replaced if data != kept.data else f"{kept.path} had its mode changed: put back as it was"
-    trusted = {os.path.realpath(root) for root in roots}
+    # as written, never through a link the session could have made (or may point elsewhere later)
+    trusted = {os.path.normpath(root) for root in roots}
     merged = dict(value)
     changed = []
     for key in sorted(set(kept.value) | set(value)):
@@ -218,7 +279,7 @@ def _put_back(kept: Kept, own_keys: tuple[str, ...], roots: tuple[str, ...]) -> 
             before = old if isinstance(old, list) else []
             gone = [f for f in before if f not in new]
             taken = [f for f in new if f not in before
-                     and not (isinstance(f, str) and os.path.realpath(f) in trusted)]
+                     and not (isinstance(f, str) and os.path.normpath(f) in trusted)]
             if gone or taken:
                 merged[key] = [f for f in new if f not in taken] + gone
                 said = [f"put back: {', '.join(map(str, gone))}"] if gone else []
@@ -309,21 +370,34 @@ def run_supervised(layout: Layout, scope: tuple[str, ...], command: list[str], i
     """Start `command` in the domain as this process's child, with `path` (the host's trust file) left
     writable; when it exits, end what it left running, put the file back, and return its exit status.
     Raises GitaiError, before anything starts, where that could not be done."""
+    from gitai.agents.hosts import home_path
+    from gitai.errors import EXIT_INTERNAL
+
     own_namespace = pid_namespace_available()
     _become_subreaper(lists_children=not own_namespace)
     kept = Kept(path)
+    try:  # beside it, the user controls the host never writes (its MCP servers): put back whole
+        whole = [Kept(home_path(name, os.environ["HOME"], os.environ)) for name in host.user_mcp_configs]
+    except BaseException:
+        kept.close()
+        raise
     roots = tuple(filter(None, (layout.root, layout.repo.main_worktree)))
     sys.stdout.flush()
     sys.stderr.flush()
+    parent = os.getpid()
     child = os.fork()
     if child == 0:
+        _die_with_parent()  # a gitai killed (SIGKILL, the OOM killer) takes the session along, never left unsupervised
+        if os.getppid() != parent:  # it died before that: the session does not start
+            os._exit(EXIT_INTERNAL)
         _session(layout, scope, command, intent_id, path, own_namespace)
     status = _wait_forwarding(child)
     _end_leftovers()
-    said = put_back(kept, host.trust_file_own_keys, roots)
-    kept.close()
-    if said:
-        sys.stderr.write(f"gitai: {said}\n")
+    said = [put_back(kept, host.trust_file_own_keys, roots), *map(put_back_whole, whole)]
+    for each in (kept, *whole):
+        each.close()
+    for line in filter(None, said):
+        sys.stderr.write(f"gitai: {line}\n")
     return status
 
 
@@ -340,10 +414,16 @@ def _session(layout: Layout, scope: tuple[str, ...], command: list[str], intent_
     try:
         if own_namespace:
             _new_pid_namespace()
+            alive, ended = os.pipe()  # at its end, read on `alive` no longer blocks: its parent is gone
             init = os.fork()
             if init:  # this process stays outside the namespace and passes its first process's status on
+                os.close(alive)
                 os._exit(_wait_forwarding(init))
+            os.close(ended)
             _die_with_parent()
+            if _readable(alive):  # its parent (outside: no pid here) died before that
+                os._exit(EXIT_INTERNAL)
+            os.close(alive)
             _mount_proc()
             host = os.fork()
             if host:
@@ -422,8 +502,15 @@ def _mount_proc() -> None:
         raise _failed("mount /proc")
 
 
+def _readable(fd: int) -> bool:
+    import select
+
+    return bool(select.select([fd], [], [], 0)[0])
+
+
 def _die_with_parent() -> None:
-    """The namespace's first process ends (and the kernel every process in it) if its parent does."""
+    """This process ends if its parent does: the one gitai forks (then the session with it: the namespace's
+    first process dies with it, and the kernel ends every process in the namespace), that first process."""
     import ctypes
 
     _libc().prctl(ctypes.c_int(_PR_SET_PDEATHSIG), ctypes.c_ulong(signal.SIGKILL), ctypes.c_ulong(0),
