@@ -46,12 +46,14 @@ def main() -> None:
 
 
 def _answered(code: int) -> NoReturn:
-    """Leave without the interpreter's shutdown, the answer flushed (a reader gone: exit as Python would)."""
+    """Leave without the interpreter's shutdown, with `code` whatever became of the streams: a stream
+    that was closed when the hook started is None, and a host reads exit 1 as "let the call through"."""
     import os
 
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except OSError:
-        sys.exit(code)
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None:
+            try:
+                stream.flush()
+            except (OSError, ValueError):  # a reader gone, a stream closed: the answer says what it could
+                pass
     os._exit(code)

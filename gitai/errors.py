@@ -113,6 +113,8 @@ class error_handler:  # lower case: used as `with error_handler(mode, ...)`, as 
 
 def _say(line: str) -> None:
     """One line on stderr, which may itself be closed: the exit status still says it."""
+    if sys.stderr is None:  # closed when the process started
+        return
     try:
         sys.stderr.write(line + "\n")
         sys.stderr.flush()

@@ -13,6 +13,7 @@ import signal
 import subprocess
 from pathlib import Path
 
+import pytest
 from testing.commands import GITAI, git, gitai, gitai_ok
 from testing.repos import head, write
 
@@ -83,6 +84,55 @@ def test_an_agent_hook_denies_on_a_bug(repo: Path) -> None:
         assert (proc.returncode == 2 or '"deny"' in proc.stdout) and "internal error in gitai hook" in told, proc
         assert "GITAI_HOOKS=off" in told
     assert not target.exists()
+
+
+# Before-write payloads that gitai refuses (the repository's session has no intent selected), per host.
+UNSELECTED_WRITES: dict[str, tuple[list[str], dict[str, object]]] = {
+    "claude-code": ([], {"hook_event_name": "PreToolUse", "tool_name": "Write",
+                         "tool_input": {"file_path": "src/auth/new.py", "content": "x = 1\n"}}),
+    "gemini": ([], {"hook_event_name": "BeforeTool", "tool_name": "write_file",
+                    "tool_input": {"file_path": "src/auth/new.py", "content": "x = 1\n"}}),
+    "copilot": (["preToolUse"], {"toolName": "create",
+                                 "toolArgs": json.dumps({"path": "src/auth/new.py", "file_text": "x = 1\n"})}),
+}
+
+
+def _refused_as_the_host_reads_it(host: str, proc: subprocess.CompletedProcess[str]) -> bool:
+    """The host's deny JSON with exit 0, or exit 2 with a reason on stderr (Copilot CLI: any non-zero
+    exit); exit 1 lets the call through on most hosts."""
+    if proc.returncode == 0:
+        return '"deny"' in proc.stdout
+    return (proc.returncode == 2 and proc.stderr.startswith("gitai: refused: ")) or host == "copilot"
+
+
+@pytest.mark.parametrize("host", list(UNSELECTED_WRITES))
+@pytest.mark.parametrize("closed", ["stderr", "stdout", "stdout-reader", "stdin"])
+def test_an_agent_hook_refuses_where_the_host_started_it_with_a_stream_closed(
+        repo: Path, host: str, closed: str) -> None:
+    """A stream closed when the hook starts is None in Python, and a reader gone makes a write fail (EPIPE):
+    neither may turn the refusal into exit 1. An answer that cannot be written is exit 2 with the reason on
+    stderr; a payload that cannot be read is refused as an unreadable one."""
+    args, payload = UNSELECTED_WRITES[host]
+    payload = {**payload, "session_id": "s", "cwd": str(repo)}
+    stdout = subprocess.PIPE
+    if closed == "stdout-reader":
+        reader, stdout = os.pipe()
+        os.close(reader)
+    fd = {"stdin": 0, "stdout": 1, "stderr": 2}.get(closed, -1)
+    proc = subprocess.Popen([GITAI, "hook", host, *args], cwd=repo, text=True, stdin=subprocess.PIPE, stdout=stdout,
+                            stderr=subprocess.PIPE, preexec_fn=(lambda: os.close(fd)) if fd >= 0 else None)
+    out, err = proc.communicate(None if closed == "stdin" else json.dumps(payload), timeout=60)
+    if stdout != subprocess.PIPE:
+        os.close(stdout)
+    done = subprocess.CompletedProcess(proc.args, proc.returncode, out or "", err or "")
+    assert "Traceback" not in done.stdout + done.stderr
+    assert _refused_as_the_host_reads_it(host, done), done
+    if closed in ("stdout", "stdout-reader"):
+        assert (done.returncode, done.stderr) == (2, "gitai: refused: the hook's answer could not be written "
+                                                      "to its standard output (fail closed).\n")
+    if closed == "stderr":
+        assert done.returncode == 0 and json.loads(done.stdout)
+    assert not (repo / "src/auth/new.py").exists()
 
 
 def test_gitai_exec_answers_as_every_command_and_never_starts_the_command(repo: Path) -> None:

@@ -254,6 +254,24 @@ def test_a_shell_read_counts_as_a_read_and_shell_writes_wait_for_one(repo: Path)
     assert agent.write("src/auth/login.py").decision == "allow"
 
 
+@pytest.mark.parametrize("read", ["c'a't src/auth/login.py", "ca\\t src/auth/login.py", '"cat" src/auth/login.py',
+                                  "n''l src/auth/login.py"])
+def test_a_shell_read_spelled_with_quotes_or_backslashes_counts_as_a_read(repo: Path, read: str) -> None:
+    """The shell reads `c'a't f` and `ca\\t f` as `cat f`: the agent saw the file whole, so the stale-write
+    lock opens, as it does for the plain spelling."""
+    install_host("codex", str(repo))
+    agent = Agent(HostSimulator("codex", repo, dict(os.environ)), "c-quoted")
+    gitai(repo, "select", "INT-001")
+    login = write(repo, "src/auth/login.py", "x = 1\n")
+    agent.wrote("src/auth/login.py")
+    login.write_text("x = 1\n# a person's note\n")
+    sed = "sed -i 's/x = 1/x = 2/' src/auth/login.py"
+    refused = agent.shell(sed)
+    assert refused.decision == "deny" and "read it again" in refused.reason
+    agent.shell_done(read)
+    assert agent.shell(sed).decision == "allow"
+
+
 def test_a_partial_shell_read_does_not_unlock_a_whole_file_write(repo: Path) -> None:
     """The lock guards writes of the whole file: a reader that showed part of it (or none: `wc`), or
     whose output went on into another program, is no fresh read; a whole read is."""

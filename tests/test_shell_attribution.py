@@ -313,3 +313,31 @@ def test_a_failure_settling_the_running_command_still_records_the_commit(repo: P
                    env={**os.environ, "CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "s-fail"})
     assert [f["path"] for f in note(repo)["files"]] == ["src/auth/z.py"]
     assert "settling the running command" in (repo / ".git/gitai/errors.log").read_text()
+
+
+def test_what_a_command_changed_where_git_status_failed_after_it_is_claimed_at_the_next_listing(
+        repo: Path, sim: HostSimulator) -> None:
+    """git status fails after a command (a damaged index): what the command changed is unknown, so
+    nothing is recorded then, and the next command's before-shell, while git still cannot list, catches
+    up nothing as a person's. The first listing that works compares with the last known state: the
+    new file is the agent's, not the uncommitted work of a person its next catch-up would have made it."""
+    agent = session(sim, repo, "s-one")
+    index = repo / ".git/index"
+    command = "printf 'a = 1\\nb = 2\\n' > src/auth/new.py"
+    assert agent.shell(command).decision == "allow"
+    subprocess.run(["bash", "-c", command], cwd=repo, check=True)
+    kept = index.read_bytes()
+    index.write_bytes(b"DIRC this index is damaged")
+    assert git(repo, "status", check=False).returncode != 0  # for real
+    agent.shell_done(command)
+    assert "src/auth/new.py" not in logs(repo)
+    agent_runs(agent, repo, "printf 'c = 3\\n' > src/auth/more.py")  # git still cannot list
+    assert "src/auth/new.py" not in logs(repo)
+    index.write_bytes(kept)
+    agent_runs(agent, repo, "printf 'd = 4\\n' >> src/auth/more.py")
+    assert [e.get("kind", "agent") for e in logs(repo)["src/auth/new.py"]] == ["agent"]  # no kind: an agent's
+    commit(repo, "the agent's work, committed by a person")
+    record = note(repo)
+    validate(record)
+    assert line_counts(record, "src/auth/new.py") == {"ai": 2}
+    assert line_counts(record, "src/auth/more.py") == {"ai": 2}

@@ -16,7 +16,7 @@ import sys
 
 from gitai.agents import normalize as ev
 from gitai.agents.hosts import BY_NAME, NAMES, PER_EVENT
-from gitai.agents.protocol import ALLOW, ASK, DENY, Answer, render, render_failure
+from gitai.agents.protocol import ALLOW, ASK, DENY, Answer, render, render_failure, render_unwritten
 
 USAGE = """\
 usage: gitai hook HOST [EVENT]
@@ -35,6 +35,8 @@ BEFORE_KINDS = (ev.BEFORE_WRITE, ev.BEFORE_SHELL, ev.BEFORE_UNKNOWN, ev.BEFORE_S
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import TextIO
+
     from gitai.agents.gate import Governor
     from gitai.agents.sessions import Session
     from gitai.errors import error_handler
@@ -44,20 +46,33 @@ if TYPE_CHECKING:
 def main(argv: list[str]) -> int:
     if not argv or argv[0] in ("-h", "--help"):
         per_event = ", ".join(h.title for h in BY_NAME.values() if h.config_style == PER_EVENT)
-        sys.stdout.write(USAGE % {"hosts": ", ".join(NAMES), "per_event": per_event})
+        _written(sys.stdout, USAGE % {"hosts": ", ".join(NAMES), "per_event": per_event})
         return 0 if argv else 2
     host = argv[0]
     if host not in BY_NAME:
-        sys.stderr.write(f"gitai: error: unknown host {host!r} (known: {', '.join(NAMES)})\n")
+        _written(sys.stderr, f"gitai: error: unknown host {host!r} (known: {', '.join(NAMES)})\n")
         return 2
     event_arg = argv[1] if len(argv) > 1 else None
-    out, err, code = run(host, event_arg, sys.stdin.buffer.read(MAX_PAYLOAD + 1))
-    if out:
-        sys.stdout.write(out)
+    stdin = sys.stdin  # None where the host closed it: no payload, refused as an unreadable one
+    out, err, code = run(host, event_arg, stdin.buffer.read(MAX_PAYLOAD + 1) if stdin is not None else b"")
+    if out and not _written(sys.stdout, out):
+        out, err, code = render_unwritten("gitai: refused: the hook's answer could not be written to its "
+                                          "standard output (fail closed).")
     if err:
-        sys.stderr.write(err)
-    sys.stdout.flush()
+        _written(sys.stderr, err)
     return code
+
+
+def _written(stream: TextIO | None, text: str) -> bool:
+    """Whether `text` reached `stream`, which is None where the host started the hook with it closed."""
+    if stream is None:
+        return False
+    try:
+        stream.write(text)
+        stream.flush()
+    except (OSError, ValueError):  # EPIPE: the reader is gone
+        return False
+    return True
 
 
 def run(host: str, event_arg: str | None, data: bytes) -> tuple[str, str, int]:

@@ -111,3 +111,10 @@ def render_failure(host: str, hook_event: str, reason: str) -> tuple[str, str, i
     if shape == PERMISSION_DECISION:
         return _dumps({"permissionDecision": DENY, "permissionDecisionReason": reason}), "", 0
     return "", reason + "\n", 2  # EXIT_2: with a non-empty stderr it blocks any event
+
+
+def render_unwritten(reason: str) -> tuple[str, str, int]:
+    """An answer that could not be written (the hook's stdout closed, or a pipe its host no longer reads):
+    exit 2 with the reason on stderr, which every host takes as a block (Copilot CLI: any non-zero exit),
+    where the exit 1 of a failed write would let the call through."""
+    return "", reason + "\n", 2

@@ -9,6 +9,10 @@ the after-shell hook lists them again: each file that appeared, changed or went 
 command's doing, checkpointed as the agent's where the session's intent lets the agent write it.
 A change outside that scope is not claimed for the session (its lines follow the commit's
 contributor): one `agent-shell-outside-scope` event names it.
+Where git cannot list the work tree after a command (`git status` fails: a damaged index), what it changed
+is unknown: nothing is recorded then, and nothing is caught up as a person's until a listing works again;
+the first one that does compares with the last listing before the command, and claims the difference
+as the session's commands' (UNSETTLED), rather than let the next catch-up make the agent's work a person's.
 A command that also commits (`sed -i F && git commit -am msg`) is settled for the files it commits by
 git's post-commit hook, which runs before the after-shell hook (`settle_running_command`).
 Lean: `gitai hook` imports this for shell commands only.
@@ -35,6 +39,9 @@ from gitai.util.files import is_binary
 
 SNAPSHOTS = "shell_before"  # session key: per tool call, the work tree's changed files before it
 WORKTREES = "worktrees"  # in a snapshot: the other worktrees' changed files, by work tree root
+# In SNAPSHOTS: the last work tree gitai listed before a command whose changes it could not list after it (git
+# status failed): the next listing that works claims every change since as the session's commands' doing.
+UNSETTLED = "unsettled"
 SNAPSHOT_FRESH = 3600  # seconds: a command whose after-shell never came is forgotten after this
 MAX_DIRTY = 5000  # more changed files than this: the command's changes are not attributed
 OWN_DIRS = (".git/", ".orchestration/")
@@ -83,6 +90,8 @@ def changed_files(layout: Layout) -> dict[str, list[int] | None] | None:
 
     out = git_stdout(["--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all",
                       "--no-renames", "--ignore-submodules=all"], layout.root, env=without_config_overrides())
+    if out is None:
+        return None
     entries = split_z(out)
     if len(entries) > MAX_DIRTY:
         return None
@@ -120,6 +129,14 @@ def before_shell(layout: Layout, event: AgentEvent, session: Session, intent_id:
             session.data[SNAPSHOTS] = fresh
             return True
         return False
+    unsettled = fresh.get(UNSETTLED)
+    if isinstance(unsettled, dict):  # a command's changes not listed yet: they are not a person's
+        listed = changed_files(layout)
+        if listed is None:  # still unknown: nothing is caught up as a person's, and this command is in it too
+            session.data[SNAPSHOTS] = fresh
+            return True
+        del fresh[UNSETTLED]
+        _settle(layout, event, session, intent_id, unsettled, listed)
     changed = _person_caught_up(layout, intent_id)
     if changed is not None:
         snapshot: dict[str, Any] = {"at": now, "files": changed, "transcript": event.transcript_path}
@@ -169,17 +186,29 @@ def after_shell(layout: Layout, event: AgentEvent, session: Session, intent_id: 
     """After the command: each file it made, changed or removed is checkpointed as the agent's.
     True when the session changed."""
     snapshots = session.data.get(SNAPSHOTS)
-    snapshot = snapshots.pop(event.tool_use_id or "", None) if isinstance(snapshots, dict) else None
+    if not isinstance(snapshots, dict):
+        return False
+    own = snapshots.pop(event.tool_use_id or "", None)
+    snapshot = snapshots.pop(UNSETTLED, None) or own  # the older state, where one is unsettled
     if not isinstance(snapshot, dict) or not isinstance(snapshot.get("files"), dict):
         return snapshot is not None
-    before: dict[str, list[int] | None] = snapshot["files"]
     now = changed_files(layout)
-    if now is None:
+    if now is None:  # git cannot say what the command changed: the next listing that works will
+        snapshots[UNSETTLED] = snapshot
         return True
+    _settle(layout, event, session, intent_id, snapshot, now)
+    return True
+
+
+def _settle(layout: Layout, event: AgentEvent, session: Session, intent_id: str | None, snapshot: dict[str, Any],
+            now: dict[str, list[int] | None]) -> None:
+    """Each file that appeared, changed or went away between the `snapshot` and `now` is checkpointed
+    as the agent's, where the intent lets it write the file."""
+    before: dict[str, list[int] | None] = snapshot["files"]
     touched = [rel for rel, state in now.items() if _changed(before, rel, state)]
     touched += [rel for rel in before if rel not in now]  # made clean again (`git checkout -- FILE`)
     if not touched:
-        return True
+        return
     writable = writable_by(layout, intent_id)
     outside = [rel for rel in touched if not writable(rel)]
     made: dict[str, tuple[bytes, list[int]]] = {}
@@ -206,7 +235,6 @@ def after_shell(layout: Layout, event: AgentEvent, session: Session, intent_id: 
 
         record_event(layout, "agent-shell-outside-scope", False, actor=f"agent:{event.host}", intent_id=intent_id,
                      host=event.host, session=session.key, command=(event.command or "")[:500], paths=outside[:50])
-    return True
 
 
 def settle_running_command(layout: Layout, running: tuple[Session, str, str],

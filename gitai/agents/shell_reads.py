@@ -49,7 +49,8 @@ def shell_reads(command: str, cwd: str) -> list[str]:
     """Absolute paths of the existing files the command shows whole (its output not piped on, nor
     redirected away)."""
     found: list[str] = []
-    if not any(reader in command for reader in WHOLE_READERS):  # no `shlex` (and `re`) on most shell calls
+    plain = command.replace("'", "").replace('"', "").replace("\\", "")  # `c'a't f`, `ca\t f`: the shell reads `cat f`
+    if not any(reader in plain for reader in WHOLE_READERS):  # no `shlex` (and `re`) on most shell calls
         return found
     split = _split(command) or []
     for index, (words, after) in enumerate(split):

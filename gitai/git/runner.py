@@ -72,12 +72,15 @@ def run_git(
     return proc.stdout
 
 
-def git_stdout(args: Sequence[str], cwd: str, env: dict[str, str] | None = None) -> bytes:
-    """`git ARGS`'s stdout in `cwd`, whatever its exit status (stderr dropped), started without
+def git_stdout(args: Sequence[str], cwd: str, env: dict[str, str] | None = None) -> bytes | None:
+    """`git ARGS`'s stdout in `cwd` (stderr dropped), None when git fails, started without
     `subprocess`, whose imports cost more than the git process itself: the agent hooks list the work
     tree's changes (`git status`) before and after each shell command that may write."""
     if not hasattr(os, "posix_spawnp"):  # Windows
-        return run_git(args, cwd, check=False, env=env)
+        try:
+            return run_git(args, cwd, env=env)
+        except GitCommandError:
+            return None
     read_fd, write_fd = os.pipe()
     try:
         actions = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0), (os.POSIX_SPAWN_DUP2, write_fd, 1),
@@ -91,8 +94,8 @@ def git_stdout(args: Sequence[str], cwd: str, env: dict[str, str] | None = None)
         os.close(write_fd)
     with os.fdopen(read_fd, "rb") as pipe:
         out = pipe.read()
-    os.waitpid(pid, 0)
-    return out
+    _, status = os.waitpid(pid, 0)
+    return out if status == 0 else None
 
 
 def split_z(data: bytes) -> list[str]:
