@@ -20,6 +20,8 @@ COMMIT_FILE = "agent-commit.json"  # the agent session about to commit (before-s
 COMMIT_FRESH = 600
 COMMIT_RUNNING = 120  # seconds a commit command's announcement makes a commit the agent's
 HEAD_BEFORE = "head_before_commit"  # session key: HEAD when the session's last commit command started
+# session key, with HEAD_BEFORE: the command was not read as a commit command, so nothing gated what it may commit
+UNGATED = "head_before_ungated"
 SAFE_ID_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")  # the others become "_"
 
 TYPE_CHECKING = False
