@@ -367,15 +367,12 @@ def _before_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> Ans
             remember_head(layout, session)
         saved = False
     elif hookless:  # a program the command runs may commit, and no hook of git's would see it
-        from gitai.agents.sessions import HEAD_BEFORE
         from gitai.agents.shell_changes import may_write
 
         if may_write(event.command):
             from gitai.agents.commits import remember_head
 
             remember_head(layout, session, gated=False)
-            saved = False
-        elif session.data.pop(HEAD_BEFORE, None) is not None:  # a command whose after-shell never came
             saved = False
     if not saved:
         session.save()
