@@ -26,11 +26,11 @@ import subprocess
 import sys
 
 from gitai.agents import budget
-from gitai.agents.sessions import HEAD_BEFORE, UNGATED
+from gitai.agents.sessions import current_head, forget_head
 from gitai.agents.shell_reads import segments
 from gitai.gate.check import check_paths, staged_paths
-from gitai.git.repository import head_from_files, without_config_overrides
-from gitai.git.runner import head_commit, run_git, split_z
+from gitai.git.repository import without_config_overrides
+from gitai.git.runner import run_git, split_z
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -196,33 +196,17 @@ def commit_refusal(layout: Layout, policy: Policy, intent_id: str | None, comman
         "(checked before the command runs: this host's shell runs git without gitai's hooks)").for_agent()
 
 
-def remember_head(layout: Layout, session: Session, gated: bool = True) -> None:
-    """Before a command that may commit: the HEAD the after-shell hook compares with (from git's
-    files where they say it for certain: no git process). `gated`: the command was read as a commit
-    command and its commit checked before it runs."""
-    session.data[HEAD_BEFORE] = _head(layout)
-    if gated:
-        session.data.pop(UNGATED, None)
-    else:
-        session.data[UNGATED] = True
-
-
-def _head(layout: Layout) -> str:
-    """HEAD's commit id, "" on an unborn branch."""
-    return head_from_files(layout.repo) or head_commit(layout.root) or ""
-
-
 def record_new_commits(layout: Layout, session: Session, intent_id: str | None) -> str:
-    """After a command that may have committed: trace each commit made since `remember_head` that has
+    """After a command that may have committed: trace each commit made since `remember_head`
+    (gitai/agents/sessions.py) that has
     no record, as the session's (the post-commit hook does it, in a process that carries the agent's
     marks). Where nothing gated the command's commits, what they hold outside `intent_id`'s scope is
     told: the warning for the agent, "" when there is none."""
-    before = session.data.pop(HEAD_BEFORE, None)
-    ungated = session.data.pop(UNGATED, None) is True
-    if not isinstance(before, str):
+    before, ungated = forget_head(session)
+    if before is None:
         return ""
     session.save()
-    now = _head(layout)
+    now = current_head(layout)
     if not now or now == before:
         return ""
     env = {**without_config_overrides(), "GITAI_AGENT": str(session.data.get("host") or "agent")}

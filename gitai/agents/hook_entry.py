@@ -353,8 +353,8 @@ def _before_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> Ans
 
     hookless = git_hooks_off(event.host, os.environ)
     if risk.commits:
-        from gitai.agents.commits import commit_refusal, remember_head
-        from gitai.agents.sessions import note_commit
+        from gitai.agents.commits import commit_refusal
+        from gitai.agents.sessions import note_commit, remember_head
 
         if hookless:
             refusal = commit_refusal(layout, _policy(layout), intent_id, event.command, event.cwd)
@@ -370,7 +370,7 @@ def _before_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> Ans
         from gitai.agents.shell_changes import may_write
 
         if may_write(event.command):
-            from gitai.agents.commits import remember_head
+            from gitai.agents.sessions import remember_head
 
             remember_head(layout, session, gated=False)
             saved = False
@@ -485,10 +485,13 @@ def _after_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> str:
     from gitai.agents.shell_changes import after_shell
 
     changed = after_shell(layout, event, session, session_intent(layout, session)) or changed
-    from gitai.agents.sessions import HEAD_BEFORE
+    from gitai.agents.sessions import HEAD_BEFORE, current_head, forget_head
 
     warning = ""
-    if HEAD_BEFORE in session.data:  # after the checkpoints: the commit's record reads them
+    if HEAD_BEFORE in session.data and session.data[HEAD_BEFORE] == current_head(layout):  # no commit made
+        forget_head(session)
+        changed = True
+    elif HEAD_BEFORE in session.data:  # after the checkpoints: the commit's record reads them
         from gitai.agents.commits import record_new_commits
 
         warning = record_new_commits(layout, session, session_intent(layout, session))
