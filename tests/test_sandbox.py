@@ -774,14 +774,17 @@ def test_other_hosts_keep_copilots_config_read_only(repo: Path, tmp_path: Path,
 
 @pytest.mark.skipif(shutil.which("tmux") is None and not os.environ.get("CI"),
                     reason="no tmux (make provision installs it)")
-def test_the_persons_tmux_cannot_run_a_command_for_the_agent(repo: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("where", ["default", "anywhere"])
+def test_the_persons_tmux_cannot_run_a_command_for_the_agent(repo: Path, tmp_path: Path, where: str) -> None:
     """A tmux server started outside the domain would run whatever a client asks, outside the domain and
-    the session, and outlive it: in the domain its socket directory is hidden and TMUX is unset."""
+    the session, and outlive it: in the domain its socket (in tmux's own directory, or anywhere: `-S`,
+    found as a socket this user listens on) is hidden and TMUX is unset."""
     tmpdir = tmp_path / "tmux-tmp"
     tmpdir.mkdir()
     outside = {**os.environ, "TMUX_TMPDIR": str(tmpdir)}
-    subprocess.run(["tmux", "new-session", "-d", "-s", "person", "sleep 60"], env=outside, check=True)
-    sock = tmpdir / f"tmux-{os.getuid()}" / "default"
+    sock = tmpdir / f"tmux-{os.getuid()}" / "default" if where == "default" else tmp_path / "anywhere.sock"
+    chosen = ["-S", str(sock)] if where == "anywhere" else []
+    subprocess.run(["tmux", *chosen, "new-session", "-d", "-s", "person", "sleep 60"], env=outside, check=True)
     catalogue = repo / ".orchestration" / "active_intents.yaml"
     before = catalogue.read_text()
     try:
@@ -789,7 +792,8 @@ def test_the_persons_tmux_cannot_run_a_command_for_the_agent(repo: Path, tmp_pat
         later = f"echo '# agent was here' >> {catalogue}"
         moves = (f"tmux -S {sock} new-window -d \"{later}\"; echo tmux=$?; tmux new-window -d \"{later}\"; "
                  "echo tmux=$?; echo TMUX=${TMUX:-unset}")
-        done = run_in(repo, "sh", "-c", moves, env={"TMUX_TMPDIR": str(tmpdir), "TMUX": f"{sock},1,0"})
+        attached = f"{sock},1,0" if where == "default" else ""  # the person's shell inside that tmux, or not
+        done = run_in(repo, "sh", "-c", moves, env={"TMUX_TMPDIR": str(tmpdir), "TMUX": attached})
         windows = subprocess.run(["tmux", "-S", str(sock), "list-windows"], capture_output=True, text=True,
                                  check=True).stdout
     finally:

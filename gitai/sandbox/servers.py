@@ -6,8 +6,10 @@ PID namespace, and outlive the session (docs/security.md, "Command servers"). In
 namespace each known server's socket (or its directory) is hidden under an empty read-only mount, and
 the variables that point a client at one are unset.
 
-Kept reachable on purpose: ssh-agent and gpg-agent (`git push` over ssh and commit signing need them;
-they sign and decrypt, they run no command), and any socket in a place not listed here.
+Beyond the known places, every Unix socket this user's programs listen on when the domain is made is
+hidden too (a tmux started with `-S anywhere`), but those kept reachable on purpose (KEPT_NAMES). Still
+reachable: a server that starts listening at another path after the domain is made, and servers of other
+users (a docker daemon's socket beyond the places listed).
 """
 
 from __future__ import annotations
@@ -55,6 +57,48 @@ def command_servers(environ: Mapping[str, str], uid: int, home: str | None) -> l
     return [path for path in found if path.startswith("/")]
 
 
+# Sockets kept reachable: they sign, decrypt or hand out a stored credential, and run no command.
+# ssh-agent (`$SSH_AUTH_SOCK`: git push over ssh) and gpg-agent's sockets (commit signing; dirmngr and
+# keyboxd beside it), and git's credential cache (git push over https with `credential.helper cache`).
+KEPT_NAMES = ("S.gpg-agent", "S.gpg-agent.ssh", "S.gpg-agent.extra", "S.gpg-agent.browser", "S.dirmngr",
+              "S.keyboxd", "S.scdaemon")
+KEPT_ENDINGS = ("/git/credential/socket", "/.git-credential-cache/socket")
+_LISTENING = 0x10000  # __SO_ACCEPTCON in /proc/net/unix's Flags
+
+
+def _kept(path: str, environ: Mapping[str, str]) -> bool:
+    agent = environ.get("SSH_AUTH_SOCK", "")
+    return (os.path.basename(path) in KEPT_NAMES or path.endswith(KEPT_ENDINGS)
+            or (agent.startswith("/") and os.path.realpath(agent) == path))
+
+
+def listening_sockets(uid: int, environ: Mapping[str, str]) -> list[str]:
+    """The path-named Unix sockets listening now whose file `uid` owns (its programs made them), real,
+    but those KEPT: a command server at any path is among them. None where /proc cannot say."""
+    import stat
+
+    try:
+        with open("/proc/net/unix", encoding="utf-8", errors="surrogateescape") as handle:
+            lines = handle.read().splitlines()[1:]
+    except OSError:
+        return []
+    found = []
+    for line in lines:
+        fields = line.split(None, 7)
+        if len(fields) < 8 or not fields[7].startswith("/"):
+            continue  # unnamed, abstract (Landlock scopes those), or relative
+        try:
+            if not int(fields[3], 16) & _LISTENING:
+                continue
+            info = os.lstat(fields[7])
+        except (ValueError, OSError):
+            continue
+        path = os.path.realpath(fields[7])
+        if stat.S_ISSOCK(info.st_mode) and info.st_uid == uid and not _kept(path, environ):
+            found.append(path)
+    return found
+
+
 # Servers that make their socket directory in a temporary directory writable in the domain: made now
 # (private, as each server makes it) so the agent cannot make it, and a server of its own in it, and the
 # person's next server that the agent could then reach.
@@ -62,8 +106,9 @@ MADE_IN_TMP = ("tmux-", "emacs")
 
 
 def hidden_paths(environ: Mapping[str, str], uid: int, home: str | None) -> list[str]:
-    """The command servers' paths to hide in the domain (real, each once, none beneath another), those
-    missing in a temporary directory made first (MADE_IN_TMP)."""
+    """The command servers' paths to hide in the domain (real, each once, none beneath another): the
+    known places (those missing in a temporary directory made first: MADE_IN_TMP) and the sockets this
+    user's programs listen on."""
     found: set[str] = set()
     for path in command_servers(environ, uid, home):
         name = os.path.basename(path)
@@ -74,5 +119,6 @@ def hidden_paths(environ: Mapping[str, str], uid: int, home: str | None) -> list
                 pass
         if os.path.lexists(path):
             found.add(os.path.realpath(path))
+    found.update(listening_sockets(uid, environ))
     return [path for path in sorted(found)
             if not any(path.startswith(other.rstrip(os.sep) + os.sep) for other in found)]
