@@ -887,3 +887,26 @@ def test_a_writable_path_as_planned_still_gets_its_rule(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-c", RESTRICT_AFTER_A_SWAP, str(planned), str(planned / "x")],
                           capture_output=True, text=True)
     assert done.stdout.split() == ["wrote"], done.stdout + done.stderr
+
+
+def test_a_wrapped_command_cannot_reach_a_server_the_user_listens_on(repo: Path, tmp_path: Path) -> None:
+    """`gitai exec` (each shell command of a host running outside) hides the same sockets as `gitai run`:
+    a server this user listens on at any path is out of reach of the wrapped command."""
+    import socket
+
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(str(tmp_path / "anywhere.sock"))
+    server.listen(4)
+    server.setblocking(False)
+    probe = ("import socket, sys\nclient = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+             "try:\n    client.connect(sys.argv[1])\n    print('reached')\nexcept OSError:\n    print('refused')\n")
+    done = subprocess.run([GITAI, "exec", "--session", "claude-code-s1", "--", "python3", "-c", probe,
+                           str(tmp_path / "anywhere.sock")], cwd=repo, capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, start_new_session=True)
+    try:
+        server.accept()[0].close()
+        accepted = True
+    except BlockingIOError:
+        accepted = False
+    server.close()
+    assert (done.stdout.split(), accepted) == (["refused"], False), done.stdout + done.stderr
