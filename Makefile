@@ -33,19 +33,19 @@ smoke:
 	$(SMOKE)/venv/bin/python tests/smoke_installed.py $(SMOKE)/venv/bin/gitai
 
 # What the report, graph and formatter tests need beyond Python: headless Chromium with its driver,
-# graphviz, clang-format, zsh (Debian's packages), and the npm tools pinned in tests/formatters (prettier, its
+# graphviz, clang-format, zsh, tmux (Debian's packages), and the npm tools pinned in tests/formatters (prettier, its
 # PHP plugin, the TypeScript compiler; `npm ci` when node_modules is missing). Debian packages are
 # installed only when missing and when running as root with apt (CI runs as root); otherwise a warning,
 # and those tests skip with the reason (under CI=true they fail instead).
 FORMATTER_TOOLS := tests/formatters/node_modules/.package-lock.json
 provision: $(FORMATTER_TOOLS)
-	@missing=""; for tool in chromium chromedriver dot clang-format zsh; do command -v $$tool >/dev/null 2>&1 || missing="$$missing $$tool"; done; \
+	@missing=""; for tool in chromium chromedriver dot clang-format zsh tmux; do command -v $$tool >/dev/null 2>&1 || missing="$$missing $$tool"; done; \
 	if [ -z "$$missing" ]; then exit 0; fi; \
 	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-		echo "provision: installing chromium chromium-driver graphviz clang-format zsh (missing:$$missing)"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver graphviz clang-format zsh >/dev/null; \
+		echo "provision: installing chromium chromium-driver graphviz clang-format zsh tmux (missing:$$missing)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver graphviz clang-format zsh tmux >/dev/null; \
 	else \
-		echo "provision: WARNING: missing$$missing; as root run: apt-get install chromium chromium-driver graphviz clang-format zsh"; \
+		echo "provision: WARNING: missing$$missing; as root run: apt-get install chromium chromium-driver graphviz clang-format zsh tmux"; \
 	fi
 
 # The real agent hosts the suite drives offline (tests/realhosts): pinned npm packages, installed from

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -937,3 +938,143 @@ def test_other_hosts_keep_copilots_config_read_only(repo: Path, tmp_path: Path,
         "    print('refused', exc.errno)\n"))
     assert "refused" in done.stdout, done.stdout + done.stderr
     assert config.read_text() == original
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None and not os.environ.get("CI"),
+                    reason="no tmux (make provision installs it)")
+@pytest.mark.parametrize("where", ["default", "anywhere"])
+def test_the_persons_tmux_cannot_run_a_command_for_the_agent(repo: Path, tmp_path: Path, where: str) -> None:
+    """A tmux server started outside the domain would run whatever a client asks, outside the domain and
+    the session, and outlive it: in the domain its socket (in tmux's own directory, or anywhere: `-S`,
+    found as a socket this user listens on) is hidden and TMUX is unset."""
+    tmpdir = tmp_path / "tmux-tmp"
+    tmpdir.mkdir()
+    outside = {**os.environ, "TMUX_TMPDIR": str(tmpdir)}
+    sock = tmpdir / f"tmux-{os.getuid()}" / "default" if where == "default" else tmp_path / "anywhere.sock"
+    chosen = ["-S", str(sock)] if where == "anywhere" else []
+    subprocess.run(["tmux", *chosen, "new-session", "-d", "-s", "person", "sleep 60"], env=outside, check=True)
+    catalogue = repo / ".orchestration" / "active_intents.yaml"
+    before = catalogue.read_text()
+    try:
+        assert sock.is_socket()
+        later = f"echo '# agent was here' >> {catalogue}"
+        moves = (f"tmux -S {sock} new-window -d \"{later}\"; echo tmux=$?; tmux new-window -d \"{later}\"; "
+                 "echo tmux=$?; echo TMUX=${TMUX:-unset}")
+        attached = f"{sock},1,0" if where == "default" else ""  # the person's shell inside that tmux, or not
+        done = run_in(repo, "sh", "-c", moves, env={"TMUX_TMPDIR": str(tmpdir), "TMUX": attached})
+        windows = subprocess.run(["tmux", "-S", str(sock), "list-windows"], capture_output=True, text=True,
+                                 check=True).stdout
+    finally:
+        subprocess.run(["tmux", "-S", str(sock), "kill-server"], check=False, capture_output=True)
+    assert done.stdout.split() == ["tmux=1", "tmux=1", "TMUX=unset"], done.stdout + done.stderr
+    assert len(windows.splitlines()) == 1 and catalogue.read_text() == before
+
+
+def test_the_session_bus_and_the_user_managers_socket_are_out_of_reach_but_ssh_agent_is_not(
+        repo: Path, tmp_path: Path) -> None:
+    """`systemd-run --user` asks the user manager (its private socket, or the dbus session bus) to start a
+    command outside the domain: both are hidden, and an abstract socket made outside (a bus listening there)
+    is out of reach from Landlock ABI 6. ssh-agent's socket (git push over ssh) stays reachable."""
+    import socket
+
+    from gitai.sandbox.landlock import SIGNAL_SCOPE_ABI, abi_version
+
+    runtime = tmp_path / "run"
+    (runtime / "systemd").mkdir(parents=True)
+    abstract = f"@gitai-test-bus-{os.getpid()}"
+    servers = {}
+    for name in ("bus", "systemd/private", abstract, "ssh-agent.sock"):
+        server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        server.bind("\0" + name[1:] if name.startswith("@") else str(runtime / name))
+        server.listen(4)
+        server.setblocking(False)
+        servers[name] = server
+    probe = ("import socket, sys\n"
+             "for path in sys.argv[1:]:\n"
+             "    client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+             "    try:\n"
+             "        client.connect('\\0' + path[1:] if path.startswith('@') else path)\n"
+             "        print('reached')\n"
+             "    except OSError:\n"
+             "        print('refused')\n")
+    env = {"XDG_RUNTIME_DIR": str(runtime), "DBUS_SESSION_BUS_ADDRESS": f"unix:path={runtime / 'bus'}",
+           "SSH_AUTH_SOCK": str(runtime / "ssh-agent.sock")}
+    done = run_in(repo, "python3", "-c", probe, *(n if n.startswith("@") else str(runtime / n) for n in servers),
+                  env=env)
+    scoped = abi_version() >= SIGNAL_SCOPE_ABI
+    reachable = {"ssh-agent.sock"} | (set() if scoped else {abstract})
+    expected = ["reached" if name in reachable else "refused" for name in servers]
+    assert done.stdout.split() == expected, done.stdout + done.stderr
+    for name, server in servers.items():
+        try:
+            server.accept()[0].close()
+            accepted = True
+        except BlockingIOError:
+            accepted = False
+        server.close()
+        assert accepted == (name in reachable), name
+
+
+RESTRICT_AFTER_A_SWAP = """
+import os, sys
+from gitai.sandbox.landlock import restrict
+
+restrict([sys.argv[1]], [])
+try:
+    with open(sys.argv[2], "w") as handle:
+        handle.write("x")
+    print("wrote")
+except OSError:
+    print("refused")
+"""
+
+
+@pytest.mark.parametrize("swapped", ["itself", "above"])
+def test_a_writable_path_swapped_for_a_link_after_planning_gets_no_rule(tmp_path: Path, swapped: str) -> None:
+    """Between the plan and restrict, a writable directory (or one above it) replaced by a link to
+    elsewhere: the rule would follow the link and allow writes there. It gets no rule instead."""
+    planned = tmp_path / "box" / "scope"
+    planned.mkdir(parents=True)
+    elsewhere = tmp_path / "elsewhere" / "scope"
+    elsewhere.mkdir(parents=True)
+    if swapped == "itself":
+        planned.rmdir()
+        planned.symlink_to(elsewhere)
+    else:
+        (tmp_path / "box").rename(tmp_path / "box-was")
+        (tmp_path / "box").symlink_to(tmp_path / "elsewhere")
+    done = subprocess.run([sys.executable, "-c", RESTRICT_AFTER_A_SWAP, str(planned), str(elsewhere / "x")],
+                          capture_output=True, text=True)
+    assert done.stdout.split() == ["refused"], done.stdout + done.stderr
+    assert not (elsewhere / "x").exists()
+
+
+def test_a_writable_path_as_planned_still_gets_its_rule(tmp_path: Path) -> None:
+    planned = tmp_path / "scope"
+    planned.mkdir()
+    done = subprocess.run([sys.executable, "-c", RESTRICT_AFTER_A_SWAP, str(planned), str(planned / "x")],
+                          capture_output=True, text=True)
+    assert done.stdout.split() == ["wrote"], done.stdout + done.stderr
+
+
+def test_a_wrapped_command_cannot_reach_a_server_the_user_listens_on(repo: Path, tmp_path: Path) -> None:
+    """`gitai exec` (each shell command of a host running outside) hides the same sockets as `gitai run`:
+    a server this user listens on at any path is out of reach of the wrapped command."""
+    import socket
+
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(str(tmp_path / "anywhere.sock"))
+    server.listen(4)
+    server.setblocking(False)
+    probe = ("import socket, sys\nclient = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+             "try:\n    client.connect(sys.argv[1])\n    print('reached')\nexcept OSError:\n    print('refused')\n")
+    done = subprocess.run([GITAI, "exec", "--session", "claude-code-s1", "--", "python3", "-c", probe,
+                           str(tmp_path / "anywhere.sock")], cwd=repo, capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, start_new_session=True)
+    try:
+        server.accept()[0].close()
+        accepted = True
+    except BlockingIOError:
+        accepted = False
+    server.close()
+    assert (done.stdout.split(), accepted) == (["refused"], False), done.stdout + done.stderr

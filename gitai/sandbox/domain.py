@@ -43,12 +43,13 @@ class DomainPlan:
     """What a domain allows: directories and files to write beneath, paths made read-only. (A plain
     class: the agent hook imports this module, and `dataclasses` is slow to import.)"""
 
-    __slots__ = ("writable", "readonly", "pinned", "notes")
+    __slots__ = ("writable", "readonly", "pinned", "hidden", "notes")
 
     def __init__(self, writable: list[str] | None = None) -> None:
         self.writable: list[str] = writable or []
         self.readonly: list[str] = []
         self.pinned: list[str] = []  # directories that hold a read-only path: they must stay where they are
+        self.hidden: list[str] = []  # command servers' sockets (gitai/sandbox/servers.py): out of sight
         self.notes: list[str] = []  # what the person should know (one line each)
 
 
@@ -179,6 +180,14 @@ def plan_domain(layout: Layout, scope: tuple[str, ...], home: str | None, mounts
         # the supervised file's directory too: gitai puts the file back there, so it must stay where it is
         plan.pinned = sorted(set(_holders(plan)) | {os.path.dirname(path) for path in kept
                                                     if os.path.isdir(os.path.dirname(path))})
+    from gitai.sandbox.servers import hidden_paths
+
+    if mounts:
+        plan.hidden = hidden_paths(os.environ, os.getuid(), home)
+    else:
+        plan.notes.append("without read-only mounts, command servers (tmux, screen, systemd --user, dbus, "
+                          "docker) stay reachable from the domain and can run commands outside it")
+    plan.writable = sorted({os.path.realpath(path) for path in plan.writable})  # restrict refuses links
     return plan
 
 

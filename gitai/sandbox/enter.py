@@ -68,7 +68,7 @@ def enter_domain(layout: Layout, scope: tuple[str, ...], host_inside: bool = Tru
         cache = _domain_cache()
         try:
             plan = plan_domain(layout, scope, home, mounts=True, host_inside=host_inside, supervised=supervised)
-            restrict(plan.writable, plan.readonly, plan.pinned, scope_signals=bool(supervised))
+            restrict(plan.writable, plan.readonly, plan.pinned, scope_signals=bool(supervised), hidden=plan.hidden)
         except MountsUnavailable:
             plan = plan_domain(layout, scope, home, mounts=False, host_inside=host_inside, supervised=supervised)
             movable = unpinned_holders(plan, supervised)
@@ -84,6 +84,10 @@ def enter_domain(layout: Layout, scope: tuple[str, ...], host_inside: bool = Tru
         return
     for note in plan.notes:
         sys.stderr.write(f"gitai: note: {note}\n")
+    from gitai.sandbox.servers import SERVER_VARIABLES
+
+    for name in SERVER_VARIABLES:  # their servers are hidden in the domain: no client is pointed at one
+        os.environ.pop(name, None)
     if cache:
         os.environ["XDG_CACHE_HOME"] = cache
 

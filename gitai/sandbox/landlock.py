@@ -8,15 +8,21 @@ beneath it; so those (and any other path given as `readonly`) are bind-mounted r
 themselves in a private mount namespace of a new user namespace first. The Landlock domain then
 forbids any further mount change, so the agent cannot undo them. A mount point cannot be renamed or
 removed, but a writable directory that holds one can, taking the mount along; so each such directory
-(`pinned`) is bind-mounted over itself too, writable as before, and stays where it is.
+(`pinned`) is bind-mounted over itself too, writable as before, and stays where it is. The `hidden`
+paths (command servers' sockets: gitai/sandbox/servers.py) get an empty read-only mount over them.
 
-Nothing here knows about gitai: `restrict(rules, readonly, pinned)` is the whole interface.
+Nothing here knows about gitai: `restrict(rules, readonly, pinned, hidden)` is the whole interface.
 """
 
 from __future__ import annotations
 
 import ctypes
 import os
+import stat
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 # Linux syscall numbers (the same on every architecture's unified table since 5.13)
 _SYS_CREATE_RULESET = 444
@@ -58,8 +64,10 @@ _WRITE_RIGHTS_BY_ABI = {
     | MAKE_BLOCK | MAKE_SYM,
     2: REFER, 3: TRUNCATE, 5: IOCTL_DEV,
 }
-# ABI 6: a scoped domain cannot signal a process outside it (ptrace is scoped in every ABI)
+# ABI 6: a scoped domain cannot signal a process outside it (ptrace is scoped in every ABI), nor connect
+# to an abstract Unix socket made outside it (a command server listening there: gitai/sandbox/servers.py)
 SIGNAL_SCOPE_ABI = 6
+_SCOPE_ABSTRACT_UNIX_SOCKET = 1 << 0
 _SCOPE_SIGNAL = 1 << 1
 
 # ABI 1 denies every move between directories, which git needs (objects, refs): too old to use.
@@ -128,11 +136,12 @@ def _check(result: int, what: str) -> int:
     return result
 
 
-def _protect_readonly(paths: list[str], pinned: list[str]) -> None:
-    """Bind-mount each pinned directory over itself, then each path read-only over itself, in a private
-    mount namespace (of a new user namespace that maps this user to itself, so no privilege is needed
-    or gained)."""
-    if not paths and not pinned:
+def _protect_readonly(paths: list[str], pinned: list[str], hidden: list[str]) -> None:
+    """Bind-mount each pinned directory over itself, then each path read-only over itself, then hide each
+    `hidden` path under an empty read-only mount (a directory under a tmpfs, anything else under
+    /dev/null), in a private mount namespace (of a new user namespace that maps this user to itself, so
+    no privilege is needed or gained)."""
+    if not paths and not pinned and not hidden:
         return
     libc = _libc()
     uid, gid = os.getuid(), os.getgid()
@@ -166,6 +175,22 @@ def _protect_readonly(paths: list[str], pinned: list[str]) -> None:
         except OSError:
             pass
         _check(mount(None, target, None, flags, None), f"read-only remount of {path}")
+    for path in hidden:
+        _hide(mount, path)
+
+
+def _hide(mount: Callable[..., int], path: str) -> None:
+    """An empty read-only mount over `path`: what was there cannot be reached through it (a mount point
+    cannot be renamed or removed either)."""
+    target = os.fsencode(path)
+    if os.path.isdir(path):
+        done = mount(b"tmpfs", target, b"tmpfs", _MS_RDONLY | _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, b"mode=0500")
+    else:
+        done = mount(b"/dev/null", target, None, _MS_BIND, None)
+        if done == 0:
+            done = mount(None, target, None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY | _MS_NOSUID | _MS_NOEXEC, None)
+    if done < 0:
+        raise MountsUnavailable(f"cannot hide {path}: {os.strerror(ctypes.get_errno())}")
 
 
 def mounts_available() -> bool:
@@ -192,10 +217,13 @@ def mounts_available() -> bool:
 
 
 def restrict(writable: list[str], readonly: list[str], pinned: list[str] | None = None,
-             scope_signals: bool = False) -> int:
+             scope_signals: bool = False, hidden: list[str] | None = None) -> int:
     """Confine this process (and everything it starts) for good: writes are allowed only beneath
     the `writable` paths (every write right the ABI knows; on a file, those a file can carry), the
-    `readonly` paths become read-only, and the `pinned` directories cannot be renamed or removed.
+    `readonly` paths become read-only, the `pinned` directories cannot be renamed or removed, the
+    `hidden` paths are out of sight, and from ABI 6 no abstract Unix socket made outside the domain can be
+    reached. Each writable path must be real (no link in it, as planned): one that became a link, or has
+    one above it, since then gets no rule, so a link swapped in never gains one.
     `scope_signals`: nothing in the domain can signal a process outside it, where the ABI can say so
     (SIGNAL_SCOPE_ABI). Returns the ABI used.
 
@@ -207,21 +235,20 @@ def restrict(writable: list[str], readonly: list[str], pinned: list[str] | None 
     libc = _libc()
     libc.syscall.restype = ctypes.c_long
     attr: ctypes.Structure = _RulesetAttr(handled)
-    if scope_signals and abi >= SIGNAL_SCOPE_ABI:
-        attr = _ScopedRulesetAttr(handled, 0, _SCOPE_SIGNAL)
+    if abi >= SIGNAL_SCOPE_ABI:
+        attr = _ScopedRulesetAttr(handled, 0, _SCOPE_ABSTRACT_UNIX_SOCKET | (_SCOPE_SIGNAL if scope_signals else 0))
     ruleset = _check(libc.syscall(ctypes.c_long(_SYS_CREATE_RULESET), ctypes.byref(attr),
                                   ctypes.c_size_t(ctypes.sizeof(attr)), ctypes.c_uint32(0)), "landlock_create_ruleset")
     try:
         for path in writable:
             try:
-                fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+                fd = os.open(path, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC)
             except OSError:
                 continue  # gone since the rules were made: nothing to allow there
             try:
-                allowed = handled
-                if not os.path.isdir(path):
-                    allowed &= FILE_RIGHTS
-                if not allowed:
+                mode = os.fstat(fd).st_mode
+                allowed = handled if stat.S_ISDIR(mode) else handled & FILE_RIGHTS
+                if stat.S_ISLNK(mode) or not allowed or not _opened_as(fd, path):
                     continue
                 beneath = _PathBeneathAttr(allowed, fd)
                 _check(libc.syscall(ctypes.c_long(_SYS_ADD_RULE), ctypes.c_int(ruleset),
@@ -229,7 +256,7 @@ def restrict(writable: list[str], readonly: list[str], pinned: list[str] | None 
                        f"landlock_add_rule for {path}")
             finally:
                 os.close(fd)
-        _protect_readonly(readonly, pinned or [])
+        _protect_readonly(readonly, pinned or [], hidden or [])
         _check(libc.prctl(ctypes.c_int(_PR_SET_NO_NEW_PRIVS), ctypes.c_ulong(1), ctypes.c_ulong(0),
                           ctypes.c_ulong(0), ctypes.c_ulong(0)), "prctl(PR_SET_NO_NEW_PRIVS)")
         _check(libc.syscall(ctypes.c_long(_SYS_RESTRICT_SELF), ctypes.c_int(ruleset), ctypes.c_uint32(0)),
@@ -237,3 +264,12 @@ def restrict(writable: list[str], readonly: list[str], pinned: list[str] | None 
     finally:
         os.close(ruleset)
     return abi
+
+
+def _opened_as(fd: int, path: str) -> bool:
+    """Whether the file `fd` holds is reached by `path` with no link on the way (the path the kernel
+    gives for it is `path` itself); where /proc cannot say, O_NOFOLLOW alone has checked the last part."""
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}") == os.path.normpath(path)
+    except OSError:
+        return True
