@@ -126,6 +126,70 @@ def test_a_commit_where_git_runs_no_hooks_is_recorded_after_it(repo: Path) -> No
     assert contributor["type"] == "ai" and contributor["model_id"].endswith("gemini-2.5-pro"), contributor
 
 
+# A program that commits by itself, as a script, a `make` target or `python -c` can: git runs no hooks for it.
+COMMITTING_PROGRAM = """import subprocess, sys
+subprocess.run(["git", "add", "--", *sys.argv[1:]], check=True)
+subprocess.run(["git", "commit", "-q", "-m", "made by a program"], check=True)
+"""
+
+
+def _program_commits(repo: Path, agent: Agent, shell_env: dict[str, str], *paths: str) -> tuple[str, list[str]]:
+    """The agent runs a program that stages `paths` and commits them in Gemini CLI's shell: the new
+    HEAD, and what the after-shell hook told the agent."""
+    script = repo.parent / "commit.py"
+    script.write_text(COMMITTING_PROGRAM)
+    command = f"python3 {script} {' '.join(paths)}"
+    assert agent.shell(command).decision == "allow"
+    subprocess.run(command, shell=True, cwd=repo, env={**os.environ, **shell_env}, check=True)
+    assert "Intent:" not in git(repo, "log", "-1", "--format=%B").stdout  # no hook of git's ran
+    return head(repo), agent.shell_done(command).context
+
+
+def _events(repo: Path, name: str) -> list[dict[str, object]]:
+    events = repo / ".orchestration" / "events.jsonl"
+    lines = events.read_text().splitlines() if events.exists() else []
+    return [e for e in map(json.loads, lines) if e["event"] == name]
+
+
+def test_a_commit_a_program_makes_where_git_runs_no_hooks_is_recorded(repo: Path) -> None:
+    agent, shell_env = gemini_session(repo)
+    write(repo, "src/auth/token.py", "x = 1\n")
+    agent.wrote(str(repo / "src/auth/token.py"))
+    made, told = _program_commits(repo, agent, shell_env, "src/auth/token.py")
+    (record,) = gitai_json(repo, "show", made)
+    assert record["metadata"]["dev.gitai"]["intent_id"] == "INT-001"
+    assert record["files"][0]["conversations"][0]["contributor"]["type"] == "ai", record
+    assert told == [] and _events(repo, "agent-commit-ungated-outside-scope") == []
+
+
+def test_a_commit_a_program_makes_outside_the_scope_is_recorded_and_flagged(repo: Path) -> None:
+    """Nothing gated it (git ran no hook): it is recorded as the session's, and the agent and the events
+    file say which commit holds which paths outside the scope. Nothing is undone: HEAD and files stay."""
+    agent, shell_env = gemini_session(repo)
+    write(repo, "src/auth/token.py", "x = 1\n")
+    write(repo, "docs/secret.md", "made by a program the agent ran\n")
+    made, told = _program_commits(repo, agent, shell_env, "src/auth/token.py", "docs/secret.md")
+    (record,) = gitai_json(repo, "show", made)
+    assert record["metadata"]["dev.gitai"]["intent_id"] == "INT-001"
+    (warning,) = told
+    assert made[:12] in warning and "docs/secret.md" in warning and "src/auth/token.py" not in warning, warning
+    assert "outside the scope of INT-001" in warning and "a person" in warning
+    (event,) = _events(repo, "agent-commit-ungated-outside-scope")
+    assert event["commit"] == made and event["paths"] == ["docs/secret.md"] and event["intent_id"] == "INT-001"
+    assert head(repo) == made and (repo / "docs/secret.md").exists()
+
+
+def test_a_persons_commit_outside_the_agents_shell_is_not_the_agents(repo: Path) -> None:
+    agent, shell_env = gemini_session(repo)
+    write(repo, "docs/by-a-person.md", "x\n")
+    commit(repo, "a person's", "docs/by-a-person.md", env=shell_env)  # between two of the agent's commands
+    for command in ("ls", "touch src/auth/x.txt"):  # read-only, then one that may write
+        assert agent.shell(command).decision == "allow"
+        assert agent.shell_done(command).context == []
+    assert gitai(repo, "show", "--json").returncode != 0  # no record: not the agent's
+    assert _events(repo, "agent-commit-ungated-outside-scope") == []
+
+
 def _gemini_selects_writes_and_commits(repo: Path, agent: Agent, commit_command: str,
                                        announce_done: bool = True) -> None:
     """A Gemini CLI session: the handshake through its shell, a write of src/auth/token.py, and the

@@ -9,7 +9,14 @@ after-shell hook records each new commit that has no record, so nothing an agent
 unrecorded. Its `Intent:` trailer comes from gitai's own commit-msg hook, which git runs where
 `gitai exec` or `gitai run` points it there (gitai/sandbox/enter.py) and which gates the commit again
 under the intent it writes (the agent's command may name another); elsewhere the commit carries none,
-and its record names the session's intent. Lean: `gitai hook` imports this for commit commands only.
+and its record names the session's intent.
+
+A program can commit by itself (a script, a `make` target, `python -c ...`): where git runs no hooks,
+HEAD is remembered before every command that may write (`may_write`), and a new commit such a command
+made, which nothing gated, is recorded all the same, then checked against the session intent's scope:
+paths outside it are told to the agent and logged as an `agent-commit-ungated-outside-scope` event
+for a person to look at (nothing is undone).
+Lean: `gitai hook` imports this for commit commands, and where git runs no hooks, for any that may write.
 """
 
 from __future__ import annotations
@@ -19,11 +26,11 @@ import subprocess
 import sys
 
 from gitai.agents import budget
-from gitai.agents.sessions import HEAD_BEFORE
+from gitai.agents.sessions import current_head, forget_head
 from gitai.agents.shell_reads import segments
 from gitai.gate.check import check_paths, staged_paths
 from gitai.git.repository import without_config_overrides
-from gitai.git.runner import head_commit, run_git, split_z
+from gitai.git.runner import run_git, split_z
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -189,21 +196,19 @@ def commit_refusal(layout: Layout, policy: Policy, intent_id: str | None, comman
         "(checked before the command runs: this host's shell runs git without gitai's hooks)").for_agent()
 
 
-def remember_head(layout: Layout, session: Session) -> None:
-    """Before a commit command: the HEAD the after-shell hook compares with."""
-    session.data[HEAD_BEFORE] = head_commit(layout.root) or ""
-
-
-def record_new_commits(layout: Layout, session: Session) -> None:
-    """After a commit command: trace each commit made since `remember_head` that has no record,
-    as the session's (the post-commit hook does it, in a process that carries the agent's marks)."""
-    before = session.data.pop(HEAD_BEFORE, None)
-    if not isinstance(before, str):
-        return
+def record_new_commits(layout: Layout, session: Session, intent_id: str | None) -> str:
+    """After a command that may have committed: trace each commit made since `remember_head`
+    (gitai/agents/sessions.py) that has
+    no record, as the session's (the post-commit hook does it, in a process that carries the agent's
+    marks). Where nothing gated the command's commits, what they hold outside `intent_id`'s scope is
+    told: the warning for the agent, "" when there is none."""
+    before, ungated = forget_head(session)
+    if before is None:
+        return ""
     session.save()
-    now = head_commit(layout.root)
-    if now is None or now == before:
-        return
+    now = current_head(layout)
+    if not now or now == before:
+        return ""
     env = {**without_config_overrides(), "GITAI_AGENT": str(session.data.get("host") or "agent")}
     model = session.data.get("model")
     if isinstance(model, str) and model:
@@ -213,6 +218,36 @@ def record_new_commits(layout: Layout, session: Session) -> None:
     args = ["post-commit", "--since", before] if before else ["post-commit"]
     subprocess.run([sys.executable, "-m", "gitai.hook_main", *args], cwd=layout.root, env=env,
                    stdin=subprocess.DEVNULL, capture_output=True, timeout=120, check=False)
+    return _ungated_outside_scope(layout, session, intent_id, before, now) if ungated else ""
+
+
+def _ungated_outside_scope(layout: Layout, session: Session, intent_id: str | None, before: str, now: str) -> str:
+    """The new commits of a command nothing gated, checked as the pre-commit gate would have: each one
+    with paths outside `intent_id`'s scope is logged as an event and named in the warning returned.
+    HEAD and the work tree are left as they are: undoing a commit is a person's decision."""
+    from gitai.gate.policy import load_policy
+    from gitai.intents.events import record_event
+
+    policy = load_policy(layout)
+    commits = run_git(["rev-list", "--reverse", "--no-merges", now, *([f"^{before}"] if before else [])],
+                      layout.root, check=False).decode().split()
+    found = []
+    for commit in commits:
+        paths = split_z(run_git(["diff-tree", "-r", "-z", "--root", "--no-commit-id", "--name-only", "--no-renames",
+                                 commit], layout.root, check=False))
+        outside = [v.path for v in check_paths(policy, intent_id, paths).violations]
+        if outside:
+            found.append(f"{commit[:12]}: {', '.join(outside[:20])}")
+            host = str(session.data.get("host") or "agent")
+            record_event(layout, "agent-commit-ungated-outside-scope", False, actor=f"agent:{host}",
+                         intent_id=intent_id, host=host, session=session.key, commit=commit, paths=outside[:50])
+    if not found:
+        return ""
+    return ("gitai: warning: a program your command ran made a commit without gitai's pre-commit gate "
+            "(git runs no hooks in this shell), and it holds paths outside the scope of "
+            f"{intent_id or 'no intent'}: " + "; ".join(found) + ". It is recorded as this session's, and "
+            "logged for a person to look at. Commit with `git commit` in a command of its own: gitai checks "
+            "that one first.")
 
 
 def _short_options(arg: str) -> str:

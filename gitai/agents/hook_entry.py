@@ -216,8 +216,7 @@ def handle(layout: Layout, event: ev.AgentEvent) -> Answer:
         session.save()
         return Answer(ALLOW)
     if kind == ev.AFTER_SHELL:
-        _after_shell(layout, event, session)
-        return Answer(ALLOW)
+        return Answer(ALLOW, context=_after_shell(layout, event, session))
     if kind == ev.SESSION_START:
         from gitai.agents.context import context_text
         from gitai.agents.sessions import prune_stale
@@ -350,12 +349,13 @@ def _before_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> Ans
     from gitai.agents.shell_changes import before_shell
 
     saved = not before_shell(layout, event, session, intent_id, risk.git_dirs if risk.commits else [])
-    if risk.commits:
-        from gitai.agents.commits import commit_refusal, remember_head
-        from gitai.agents.sessions import note_commit
-        from gitai.sandbox.enter import git_hooks_off
+    from gitai.sandbox.enter import git_hooks_off
 
-        hookless = git_hooks_off(event.host, os.environ)
+    hookless = git_hooks_off(event.host, os.environ)
+    if risk.commits:
+        from gitai.agents.commits import commit_refusal
+        from gitai.agents.sessions import note_commit, remember_head
+
         if hookless:
             refusal = commit_refusal(layout, _policy(layout), intent_id, event.command, event.cwd)
             if refusal:
@@ -366,6 +366,14 @@ def _before_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> Ans
         if hookless:  # elsewhere git's own post-commit hook records the commit
             remember_head(layout, session)
         saved = False
+    elif hookless:  # a program the command runs may commit, and no hook of git's would see it
+        from gitai.agents.shell_changes import may_write
+
+        if may_write(event.command):
+            from gitai.agents.sessions import remember_head
+
+            remember_head(layout, session, gated=False)
+            saved = False
     if not saved:
         session.save()
     if wraps:
@@ -440,7 +448,8 @@ def _commit_under_session(layout: Layout, session: Session) -> None:
                      model=session.data.get("model"))
 
 
-def _after_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> None:
+def _after_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> str:
+    """Settle what the command did; a warning for the agent where it committed what nothing gated, else ""."""
     command = event.command or ""
     changed = False
     if session.data.get("session_id"):
@@ -476,14 +485,19 @@ def _after_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> None
     from gitai.agents.shell_changes import after_shell
 
     changed = after_shell(layout, event, session, session_intent(layout, session)) or changed
-    from gitai.agents.sessions import HEAD_BEFORE
+    from gitai.agents.sessions import HEAD_BEFORE, current_head, forget_head
 
-    if HEAD_BEFORE in session.data:  # after the checkpoints: the commit's record reads them
+    warning = ""
+    if HEAD_BEFORE in session.data and session.data[HEAD_BEFORE] == current_head(layout):  # no commit made
+        forget_head(session)
+        changed = True
+    elif HEAD_BEFORE in session.data:  # after the checkpoints: the commit's record reads them
         from gitai.agents.commits import record_new_commits
 
-        record_new_commits(layout, session)
+        warning = record_new_commits(layout, session, session_intent(layout, session))
     if changed or not session.exists:
         session.save()
+    return warning
 
 
 def _reminder(layout: Layout, session: Session) -> str:

@@ -1,5 +1,6 @@
 """Answering each host in its own protocol (PROTOCOLS.md): a deny that the host really enforces,
-with a reason the model reads; context for session-start and prompt-submit.
+with a reason the model reads; context for session-start and prompt-submit, and a warning after a shell
+command (a commit nothing gated) where the host reads one after a tool call.
 
 Every answer is (stdout text, stderr text, exit code). A deny is always exit 0 with the host's
 deny JSON, which every host reads (and which, unlike exit 2, carries the reason everywhere).
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 from gitai.agents.hosts import (
     ADDITIONAL_CONTEXT,
+    AFTER_SHELL,
     BY_NAME,
     CURSOR,
     DECISION,
@@ -67,6 +69,8 @@ def render(event: AgentEvent, answer: Answer) -> tuple[str, str, int]:
         return _dumps({"hookSpecificOutput": {"hookEventName": event.hook_event or "PreToolUse",
                                               "updatedInput": rewrite}}), "", 0
     if answer.context and event.kind in (SESSION_START, PROMPT_SUBMIT):
+        return _dumps(_context(host.context, event, answer.context)), "", 0
+    if answer.context and event.kind == AFTER_SHELL and host.context != CURSOR:  # Cursor's after-shell reads none
         return _dumps(_context(host.context, event, answer.context)), "", 0
     if (host.refusal == CURSOR and event.kind not in (SESSION_START, PROMPT_SUBMIT)
             and event.hook_event.startswith(("pre", "before"))):

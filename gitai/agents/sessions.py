@@ -20,6 +20,8 @@ COMMIT_FILE = "agent-commit.json"  # the agent session about to commit (before-s
 COMMIT_FRESH = 600
 COMMIT_RUNNING = 120  # seconds a commit command's announcement makes a commit the agent's
 HEAD_BEFORE = "head_before_commit"  # session key: HEAD when the session's last commit command started
+# session key, with HEAD_BEFORE: the command was not read as a commit command, so nothing gated what it may commit
+UNGATED = "head_before_ungated"
 SAFE_ID_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")  # the others become "_"
 
 TYPE_CHECKING = False
@@ -224,3 +226,28 @@ def model_metadata(layout: Layout, contributor: Mapping[str, object]) -> dict[st
     model = _announced(layout, "model", COMMIT_FRESH)
     named = contributor.get("model_id")
     return {"model_source": source} if source and model and named and str(named).endswith(model) else {}
+
+
+def current_head(layout: Layout) -> str:
+    """HEAD's commit id from git's files where they say it for certain (no git process), else from
+    git; "" on an unborn branch."""
+    from gitai.git.repository import head_from_files
+    from gitai.git.runner import head_commit
+
+    return head_from_files(layout.repo) or head_commit(layout.root) or ""
+
+
+def remember_head(layout: Layout, session: Session, gated: bool = True) -> None:
+    """Before a command that may commit where git runs no hooks: the HEAD the after-shell hook compares
+    with. `gated`: the command was read as a commit command and what it commits checked before it runs."""
+    session.data[HEAD_BEFORE] = current_head(layout)
+    if gated:
+        session.data.pop(UNGATED, None)
+    else:
+        session.data[UNGATED] = True
+
+
+def forget_head(session: Session) -> tuple[str | None, bool]:
+    """After the command: the HEAD remembered before it (None: none), and whether nothing gated it."""
+    before = session.data.pop(HEAD_BEFORE, None)
+    return (before if isinstance(before, str) else None), session.data.pop(UNGATED, None) is True

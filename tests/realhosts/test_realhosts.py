@@ -273,6 +273,29 @@ def test_a_host_started_with_git_hooks_off_still_gates_and_records_its_agents_co
     assert record(s)["metadata"]["dev.gitai"]["intent_id"] == "INT-001"
 
 
+def test_a_commit_a_program_makes_in_geminis_shell_is_recorded_and_flagged(session: MakeSession) -> None:
+    """Gemini's shell runs git without hooks, and a program that commits by itself is not read as a commit:
+    nothing gates it, but the after-shell hook records it with the session's intent and tells the model
+    which of its paths are outside the scope (here one a person had staged). Outside the kernel domain
+    (GITAI_EXEC_WRAP=0): inside it gitai's own commit-msg hook would gate the commit."""
+    s = session("gemini")
+    s.gitai("select", "INT-001")
+    s.env |= {"GITAI_EXEC_WRAP": "0"}
+    (s.repo / "docs" / "guide.md").write_text("# Guide\n\na person's change\n")
+    s.git("add", "docs/guide.md")  # staged by a person, out of INT-001's scope
+    program = ("python3 -c \"import subprocess; subprocess.run(['git', 'add', 'src/auth/token.py']); "
+               "subprocess.run(['git', 'commit', '-q', '-m', 'made by a program'])\"")
+    result = s.run([s.host.write("src/auth/token.py", NEW_CODE), s.host.shell(program)])
+    told = result.tool_results()
+    made = s.head()
+    assert s.git("log", "-1", "--format=%s").strip() == "made by a program", told
+    assert record(s)["metadata"]["dev.gitai"]["intent_id"] == "INT-001"
+    assert made[:12] in told[-1] and "docs/guide.md" in told[-1] and "outside the scope of INT-001" in told[-1], told
+    events = [json.loads(line) for line in (s.repo / ".orchestration" / "events.jsonl").read_text().splitlines()]
+    (event,) = [e for e in events if e["event"] == "agent-commit-ungated-outside-scope"]
+    assert event["commit"] == made and event["paths"] == ["docs/guide.md"]
+
+
 @pytest.mark.parametrize("host", HOSTS)
 def test_a_write_over_a_persons_edit_waits_for_a_fresh_read(session: MakeSession, host: str) -> None:
     s = session(host)
