@@ -1078,3 +1078,31 @@ def test_a_wrapped_command_cannot_reach_a_server_the_user_listens_on(repo: Path,
         accepted = False
     server.close()
     assert (done.stdout.split(), accepted) == (["refused"], False), done.stdout + done.stderr
+
+
+HIDE_THEN_READ = ("import sys\nfrom gitai.sandbox.landlock import CannotHide, MountsUnavailable, restrict\n"
+                  "try:\n    restrict([sys.argv[1]], [], [], hidden=sys.argv[3:])\n"
+                  "except (CannotHide, MountsUnavailable) as exc:\n    print(type(exc).__name__, exc)\n"
+                  "    raise SystemExit(0)\n"
+                  "print('entered', repr(open(sys.argv[2]).read()))\n")
+
+
+def test_a_hidden_path_gone_before_the_mount_is_skipped_and_the_rest_still_hidden(tmp_path: Path) -> None:
+    """A socket listed at planning whose server exited before restrict: nothing to hide there, and the
+    domain is entered with everything else hidden (not planned again without mounts)."""
+    secret = tmp_path / "secret"
+    secret.write_text("kept from the agent\n")
+    done = subprocess.run([sys.executable, "-c", HIDE_THEN_READ, str(tmp_path), str(secret),
+                           str(tmp_path / "gone.sock"), str(secret)], capture_output=True, text=True)
+    assert done.stdout.split("\n")[0] == "entered ''", done.stdout + done.stderr
+
+
+def test_a_hidden_path_that_cannot_be_hidden_refuses_the_domain(tmp_path: Path) -> None:
+    """Any hide failure but a path gone: CannotHide, never MountsUnavailable (which would mean a weaker
+    plan without mounts); `gitai run` turns it into one line and starts nothing."""
+    secret = tmp_path / "secret"
+    secret.write_text("kept from the agent\n")
+    done = subprocess.run([sys.executable, "-c", HIDE_THEN_READ, str(tmp_path), str(secret),
+                           str(secret / "below-a-file")], capture_output=True, text=True)
+    assert done.stdout.startswith("CannotHide cannot hide"), done.stdout + done.stderr
+    assert "entered" not in done.stdout
