@@ -1106,3 +1106,23 @@ def test_a_hidden_path_that_cannot_be_hidden_refuses_the_domain(tmp_path: Path) 
                            str(secret / "below-a-file")], capture_output=True, text=True)
     assert done.stdout.startswith("CannotHide cannot hide"), done.stdout + done.stderr
     assert "entered" not in done.stdout
+
+
+def test_a_link_left_at_another_intents_scope_root_opens_nothing_outside_the_repository(repo: Path) -> None:
+    """A session of INT-001 (src/**) leaves src/auth as a link to a directory outside the repository (not
+    in /tmp, which every domain opens); the next session, of an intent owning src/auth/**, gets no rule
+    on the link's target, and is told so in one line."""
+    outside = Path(__file__).resolve().parent.parent / f".outside-{os.getpid()}"
+    shutil.rmtree(outside, ignore_errors=True)
+    outside.mkdir()
+    try:
+        first = run_in(repo, "sh", "-c", f"rm -rf src/auth && ln -s {outside} src/auth && echo linked")
+        assert "linked" in first.stdout, first.stdout + first.stderr
+        catalogue = repo / ".orchestration" / "active_intents.yaml"
+        catalogue.write_text(catalogue.read_text() + "  - id: INT-009\n    name: auth\n    status: IN_PROGRESS\n"
+                             "    owned_scope: [\"src/auth/**\"]\n")
+        second = run_in(repo, "sh", "-c", f"echo pwned > {outside}/x; echo rc=$?", intent="INT-009")
+        assert not (outside / "x").exists(), second.stdout + second.stderr
+        assert f"gitai: note: src/auth leads out of the work tree (to {outside})" in second.stderr, second.stderr
+    finally:
+        shutil.rmtree(outside, ignore_errors=True)
