@@ -1126,3 +1126,20 @@ def test_a_link_left_at_another_intents_scope_root_opens_nothing_outside_the_rep
         assert f"gitai: note: src/auth leads out of the work tree (to {outside})" in second.stderr, second.stderr
     finally:
         shutil.rmtree(outside, ignore_errors=True)
+
+
+def test_a_listening_socket_in_the_scope_is_not_hidden_so_its_directory_can_be_removed(repo: Path) -> None:
+    """A dev server's socket in the work tree (in scope): hidden under a mount it would make its directory
+    impossible to remove (EBUSY), though the domain lets the agent write there. It is left as it is."""
+    import socket
+
+    (repo / "src" / "run").mkdir()
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(str(repo / "src" / "run" / "dev.sock"))
+    server.listen(4)
+    try:
+        done = run_in(repo, "sh", "-c", "rm -rf src/run; echo rc=$?")
+    finally:
+        server.close()
+    assert "rc=0" in done.stdout, done.stdout + done.stderr
+    assert not (repo / "src" / "run").exists()

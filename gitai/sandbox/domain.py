@@ -191,7 +191,8 @@ def plan_domain(layout: Layout, scope: tuple[str, ...], home: str | None, mounts
     from gitai.sandbox.servers import hidden_paths
 
     if mounts:
-        plan.hidden = hidden_paths(os.environ, os.getuid(), home)
+        plan.hidden = hidden_paths(os.environ, os.getuid(), home,
+                                   tuple(os.path.realpath(root) for root in worktree_roots))
     else:
         plan.notes.append("without read-only mounts, command servers (tmux, screen, systemd --user, dbus, "
                           "docker) stay reachable from the domain and can run commands outside it")
