@@ -53,8 +53,14 @@ def enter_domain(layout: Layout, scope: tuple[str, ...], host_inside: bool = Tru
     unless that parent is `unreachable` already (outside the session's PID namespace)."""
     from gitai.errors import GitaiError
     from gitai.sandbox.domain import plan_domain, unpinned_holders
-    from gitai.sandbox.landlock import (SIGNAL_SCOPE_ABI, CannotHide, LandlockUnavailable, MountsUnavailable, abi_version,
-                                       restrict)
+    from gitai.sandbox.landlock import (
+        SIGNAL_SCOPE_ABI,
+        CannotHide,
+        LandlockUnavailable,
+        MountsUnavailable,
+        abi_version,
+        restrict,
+    )
 
     home = os.environ.get("HOME") or None
     try:

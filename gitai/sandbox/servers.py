@@ -61,7 +61,8 @@ def command_servers(environ: Mapping[str, str], uid: int, home: str | None) -> l
 
 # Sockets kept reachable: they sign, decrypt or hand out a stored credential, and run no command.
 # ssh-agent (`$SSH_AUTH_SOCK`: git push over ssh) and gpg-agent's sockets (commit signing; dirmngr and
-# keyboxd beside it), and git's credential cache (git push over https with `credential.helper cache`).
+# keyboxd beside it), and git's credential cache where git in the domain can find it (the domain's own
+# XDG_CACHE_HOME hides the usual one from git: docs/security.md, "Command servers").
 KEPT_NAMES = ("S.gpg-agent", "S.gpg-agent.ssh", "S.gpg-agent.extra", "S.gpg-agent.browser", "S.dirmngr",
               "S.keyboxd", "S.scdaemon")
 KEPT_ENDINGS = ("/git/credential/socket", "/.git-credential-cache/socket")
