@@ -909,7 +909,8 @@ def test_one_rule_says_which_host_a_command_starts() -> None:
         assert (found.name if found else None) == host, command
 
 
-@pytest.mark.parametrize("command", [("sh", "-c", "copilot -p hi"), ("bash", "-lc", "npx @github/copilot@latest")])
+@pytest.mark.parametrize("command", [("sh", "-c", "copilot -p hi"), ("bash", "-lc", "npx @github/copilot@latest"),
+                                     ("env", "bash", "-o", "pipefail", "-c", "true; copilot -p hi")])
 def test_copilot_named_where_gitai_run_cannot_tell_it_starts_is_refused_in_one_line(
         repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: tuple[str, ...]) -> None:
     """Past a program gitai does not step over, Copilot would meet its config.json read-only and could not
@@ -920,6 +921,19 @@ def test_copilot_named_where_gitai_run_cannot_tell_it_starts_is_refused_in_one_l
     assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
     assert done.stderr.startswith("gitai: error: gitai run cannot tell which program") and "-- copilot" in done.stderr
     assert not marker.exists() and json.loads(config.read_text()) == {"trustedFolders": []}
+
+
+@pytest.mark.parametrize("command", [("grep", "-rc", "copilot", "src"), ("echo", "copilot"),
+                                     ("sh", "-c", "echo \"$0\"", "copilot")])
+def test_a_command_that_only_names_copilot_runs(repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 command: tuple[str, ...]) -> None:
+    """Copilot's name as a word that starts nothing (an argument, a shell's `$0`): the command runs as any
+    other, with Copilot's config read-only; only a command string a shell runs is searched for it."""
+    original = json.dumps({"trustedFolders": []})
+    config = copilot_home(tmp_path, monkeypatch, original)
+    done = run_in(repo, *command)
+    assert "gitai: error" not in done.stderr and done.returncode in (0, 1), done.stdout + done.stderr
+    assert done.stdout.strip() in ("copilot", "src/app.py:0") and config.read_text() == original, done.stdout
 
 
 def test_other_hosts_keep_copilots_config_read_only(repo: Path, tmp_path: Path,
