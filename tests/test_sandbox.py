@@ -909,7 +909,8 @@ def test_one_rule_says_which_host_a_command_starts() -> None:
         assert (found.name if found else None) == host, command
 
 
-@pytest.mark.parametrize("command", [("sh", "-c", "copilot -p hi"), ("bash", "-lc", "npx @github/copilot@latest")])
+@pytest.mark.parametrize("command", [("sh", "-c", "copilot -p hi"), ("bash", "-lc", "npx @github/copilot@latest"),
+                                     ("env", "bash", "-o", "pipefail", "-c", "true; copilot -p hi")])
 def test_copilot_named_where_gitai_run_cannot_tell_it_starts_is_refused_in_one_line(
         repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: tuple[str, ...]) -> None:
     """Past a program gitai does not step over, Copilot would meet its config.json read-only and could not
@@ -920,6 +921,19 @@ def test_copilot_named_where_gitai_run_cannot_tell_it_starts_is_refused_in_one_l
     assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
     assert done.stderr.startswith("gitai: error: gitai run cannot tell which program") and "-- copilot" in done.stderr
     assert not marker.exists() and json.loads(config.read_text()) == {"trustedFolders": []}
+
+
+@pytest.mark.parametrize("command", [("grep", "-rc", "copilot", "src"), ("echo", "copilot"),
+                                     ("sh", "-c", "echo \"$0\"", "copilot")])
+def test_a_command_that_only_names_copilot_runs(repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 command: tuple[str, ...]) -> None:
+    """Copilot's name as a word that starts nothing (an argument, a shell's `$0`): the command runs as any
+    other, with Copilot's config read-only; only a command string a shell runs is searched for it."""
+    original = json.dumps({"trustedFolders": []})
+    config = copilot_home(tmp_path, monkeypatch, original)
+    done = run_in(repo, *command)
+    assert "gitai: error" not in done.stderr and done.returncode in (0, 1), done.stdout + done.stderr
+    assert done.stdout.strip() in ("copilot", "src/app.py:0") and config.read_text() == original, done.stdout
 
 
 def test_other_hosts_keep_copilots_config_read_only(repo: Path, tmp_path: Path,
@@ -1078,3 +1092,68 @@ def test_a_wrapped_command_cannot_reach_a_server_the_user_listens_on(repo: Path,
         accepted = False
     server.close()
     assert (done.stdout.split(), accepted) == (["refused"], False), done.stdout + done.stderr
+
+
+HIDE_THEN_READ = ("import sys\nfrom gitai.sandbox.landlock import CannotHide, MountsUnavailable, restrict\n"
+                  "try:\n    restrict([sys.argv[1]], [], [], hidden=sys.argv[3:])\n"
+                  "except (CannotHide, MountsUnavailable) as exc:\n    print(type(exc).__name__, exc)\n"
+                  "    raise SystemExit(0)\n"
+                  "print('entered', repr(open(sys.argv[2]).read()))\n")
+
+
+def test_a_hidden_path_gone_before_the_mount_is_skipped_and_the_rest_still_hidden(tmp_path: Path) -> None:
+    """A socket listed at planning whose server exited before restrict: nothing to hide there, and the
+    domain is entered with everything else hidden (not planned again without mounts)."""
+    secret = tmp_path / "secret"
+    secret.write_text("kept from the agent\n")
+    done = subprocess.run([sys.executable, "-c", HIDE_THEN_READ, str(tmp_path), str(secret),
+                           str(tmp_path / "gone.sock"), str(secret)], capture_output=True, text=True)
+    assert done.stdout.split("\n")[0] == "entered ''", done.stdout + done.stderr
+
+
+def test_a_hidden_path_that_cannot_be_hidden_refuses_the_domain(tmp_path: Path) -> None:
+    """Any hide failure but a path gone: CannotHide, never MountsUnavailable (which would mean a weaker
+    plan without mounts); `gitai run` turns it into one line and starts nothing."""
+    secret = tmp_path / "secret"
+    secret.write_text("kept from the agent\n")
+    done = subprocess.run([sys.executable, "-c", HIDE_THEN_READ, str(tmp_path), str(secret),
+                           str(secret / "below-a-file")], capture_output=True, text=True)
+    assert done.stdout.startswith("CannotHide cannot hide"), done.stdout + done.stderr
+    assert "entered" not in done.stdout
+
+
+def test_a_link_left_at_another_intents_scope_root_opens_nothing_outside_the_repository(repo: Path) -> None:
+    """A session of INT-001 (src/**) leaves src/auth as a link to a directory outside the repository (not
+    in /tmp, which every domain opens); the next session, of an intent owning src/auth/**, gets no rule
+    on the link's target, and is told so in one line."""
+    outside = Path(__file__).resolve().parent.parent / f".outside-{os.getpid()}"
+    shutil.rmtree(outside, ignore_errors=True)
+    outside.mkdir()
+    try:
+        first = run_in(repo, "sh", "-c", f"rm -rf src/auth && ln -s {outside} src/auth && echo linked")
+        assert "linked" in first.stdout, first.stdout + first.stderr
+        catalogue = repo / ".orchestration" / "active_intents.yaml"
+        catalogue.write_text(catalogue.read_text() + "  - id: INT-009\n    name: auth\n    status: IN_PROGRESS\n"
+                             "    owned_scope: [\"src/auth/**\"]\n")
+        second = run_in(repo, "sh", "-c", f"echo pwned > {outside}/x; echo rc=$?", intent="INT-009")
+        assert not (outside / "x").exists(), second.stdout + second.stderr
+        assert f"gitai: note: src/auth leads out of the work tree (to {outside})" in second.stderr, second.stderr
+    finally:
+        shutil.rmtree(outside, ignore_errors=True)
+
+
+def test_a_listening_socket_in_the_scope_is_not_hidden_so_its_directory_can_be_removed(repo: Path) -> None:
+    """A dev server's socket in the work tree (in scope): hidden under a mount it would make its directory
+    impossible to remove (EBUSY), though the domain lets the agent write there. It is left as it is."""
+    import socket
+
+    (repo / "src" / "run").mkdir()
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(str(repo / "src" / "run" / "dev.sock"))
+    server.listen(4)
+    try:
+        done = run_in(repo, "sh", "-c", "rm -rf src/run; echo rc=$?")
+    finally:
+        server.close()
+    assert "rc=0" in done.stdout, done.stdout + done.stderr
+    assert not (repo / "src" / "run").exists()

@@ -154,7 +154,14 @@ def plan_domain(layout: Layout, scope: tuple[str, ...], home: str | None, mounts
         held = {os.path.dirname(path) for path in kept}
         protected += [p for p in user_configs if os.path.dirname(os.path.realpath(p)) not in held] + user_dirs
     planner = _Planner(protected)
+    notes: list[str] = []
+    real_root = os.path.realpath(layout.root)
     for path in scope_roots(layout.root, scope):
+        real = os.path.realpath(path)
+        if not _contains(real_root, real):  # a link a session left in the work tree: its target is elsewhere
+            notes.append(f"{os.path.relpath(path, layout.root)} leads out of the work tree (to {real}): "
+                         "the scope gets no write rule there")
+            continue
         planner.allow_beneath(path)
     planner.protect(worktree_roots)  # below, a repository inside /tmp or HOME stays out of reach
     if home and not host_inside:
@@ -172,6 +179,7 @@ def plan_domain(layout: Layout, scope: tuple[str, ...], home: str | None, mounts
             if os.path.isdir(state) and not _contains(state, os.path.realpath(home)):
                 planner.allow_beneath(state)
     plan = DomainPlan(writable=sorted(planner.allowed))
+    plan.notes += notes
     plan.writable += [d for d in DEVICES if os.path.exists(d)]
     plan.writable += _recording_files(layout)
     plan.writable += _git_parts(layout, mounts, plan)
@@ -183,7 +191,8 @@ def plan_domain(layout: Layout, scope: tuple[str, ...], home: str | None, mounts
     from gitai.sandbox.servers import hidden_paths
 
     if mounts:
-        plan.hidden = hidden_paths(os.environ, os.getuid(), home)
+        plan.hidden = hidden_paths(os.environ, os.getuid(), home,
+                                   tuple(os.path.realpath(root) for root in worktree_roots))
     else:
         plan.notes.append("without read-only mounts, command servers (tmux, screen, systemd --user, dbus, "
                           "docker) stay reachable from the domain and can run commands outside it")

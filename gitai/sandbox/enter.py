@@ -53,7 +53,14 @@ def enter_domain(layout: Layout, scope: tuple[str, ...], host_inside: bool = Tru
     unless that parent is `unreachable` already (outside the session's PID namespace)."""
     from gitai.errors import GitaiError
     from gitai.sandbox.domain import plan_domain, unpinned_holders
-    from gitai.sandbox.landlock import SIGNAL_SCOPE_ABI, LandlockUnavailable, MountsUnavailable, abi_version, restrict
+    from gitai.sandbox.landlock import (
+        SIGNAL_SCOPE_ABI,
+        CannotHide,
+        LandlockUnavailable,
+        MountsUnavailable,
+        abi_version,
+        restrict,
+    )
 
     home = os.environ.get("HOME") or None
     try:
@@ -69,6 +76,8 @@ def enter_domain(layout: Layout, scope: tuple[str, ...], host_inside: bool = Tru
         try:
             plan = plan_domain(layout, scope, home, mounts=True, host_inside=host_inside, supervised=supervised)
             restrict(plan.writable, plan.readonly, plan.pinned, scope_signals=bool(supervised), hidden=plan.hidden)
+        except CannotHide as exc:
+            raise GitaiError(f"{exc}: gitai does not start the command in a domain weaker than planned") from None
         except MountsUnavailable:
             plan = plan_domain(layout, scope, home, mounts=False, host_inside=host_inside, supervised=supervised)
             movable = unpinned_holders(plan, supervised)

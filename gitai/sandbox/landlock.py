@@ -17,6 +17,7 @@ Nothing here knows about gitai: `restrict(rules, readonly, pinned, hidden)` is t
 from __future__ import annotations
 
 import ctypes
+import errno
 import os
 import stat
 
@@ -82,6 +83,11 @@ class LandlockUnavailable(Exception):
 
 class MountsUnavailable(LandlockUnavailable):
     """The read-only bind mounts cannot be made (no unprivileged user namespaces)."""
+
+
+class CannotHide(Exception):
+    """A path the plan hides could not be hidden though mounts can be made: the domain would be weaker
+    than planned, so it is not entered (the message says which path and why, in one line)."""
 
 
 class _RulesetAttr(ctypes.Structure):
@@ -181,7 +187,8 @@ def _protect_readonly(paths: list[str], pinned: list[str], hidden: list[str]) ->
 
 def _hide(mount: Callable[..., int], path: str) -> None:
     """An empty read-only mount over `path`: what was there cannot be reached through it (a mount point
-    cannot be renamed or removed either)."""
+    cannot be renamed or removed either). A path gone since planning (its server exited) has nothing to
+    hide; any other failure raises CannotHide."""
     target = os.fsencode(path)
     if os.path.isdir(path):
         done = mount(b"tmpfs", target, b"tmpfs", _MS_RDONLY | _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, b"mode=0500")
@@ -190,7 +197,9 @@ def _hide(mount: Callable[..., int], path: str) -> None:
         if done == 0:
             done = mount(None, target, None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY | _MS_NOSUID | _MS_NOEXEC, None)
     if done < 0:
-        raise MountsUnavailable(f"cannot hide {path}: {os.strerror(ctypes.get_errno())}")
+        error = ctypes.get_errno()
+        if error != errno.ENOENT:
+            raise CannotHide(f"cannot hide {path}: {os.strerror(error)}")
 
 
 def mounts_available() -> bool:
@@ -227,7 +236,8 @@ def restrict(writable: list[str], readonly: list[str], pinned: list[str] | None 
     `scope_signals`: nothing in the domain can signal a process outside it, where the ABI can say so
     (SIGNAL_SCOPE_ABI). Returns the ABI used.
 
-    Raises LandlockUnavailable (MountsUnavailable for the mounts) before the domain is entered:
+    Raises LandlockUnavailable (MountsUnavailable for the mounts, CannotHide for a hidden path) before the
+    domain is entered:
     the mounts only ever take rights away, so a failure leaves the process no less confined.
     """
     abi = abi_version()

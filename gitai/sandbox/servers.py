@@ -7,9 +7,11 @@ namespace each known server's socket (or its directory) is hidden under an empty
 the variables that point a client at one are unset.
 
 Beyond the known places, every Unix socket this user's programs listen on when the domain is made is
-hidden too (a tmux started with `-S anywhere`), but those kept reachable on purpose (KEPT_NAMES). Still
-reachable: a server that starts listening at another path after the domain is made, and servers of other
-users (a docker daemon's socket beyond the places listed).
+hidden too (a tmux started with `-S anywhere`), but those kept reachable on purpose (KEPT_NAMES) and
+those beneath the work tree (a dev server's socket there: a mount point in it could not be removed, and
+the agent may change what listens there anyway). Still reachable: a server that starts listening at
+another path after the domain is made, and servers of other users (a docker daemon's socket beyond the
+places listed).
 """
 
 from __future__ import annotations
@@ -59,7 +61,8 @@ def command_servers(environ: Mapping[str, str], uid: int, home: str | None) -> l
 
 # Sockets kept reachable: they sign, decrypt or hand out a stored credential, and run no command.
 # ssh-agent (`$SSH_AUTH_SOCK`: git push over ssh) and gpg-agent's sockets (commit signing; dirmngr and
-# keyboxd beside it), and git's credential cache (git push over https with `credential.helper cache`).
+# keyboxd beside it), and git's credential cache where git in the domain can find it (the domain's own
+# XDG_CACHE_HOME hides the usual one from git: docs/security.md, "Command servers").
 KEPT_NAMES = ("S.gpg-agent", "S.gpg-agent.ssh", "S.gpg-agent.extra", "S.gpg-agent.browser", "S.dirmngr",
               "S.keyboxd", "S.scdaemon")
 KEPT_ENDINGS = ("/git/credential/socket", "/.git-credential-cache/socket")
@@ -105,10 +108,10 @@ def listening_sockets(uid: int, environ: Mapping[str, str]) -> list[str]:
 MADE_IN_TMP = ("tmux-", "emacs")
 
 
-def hidden_paths(environ: Mapping[str, str], uid: int, home: str | None) -> list[str]:
+def hidden_paths(environ: Mapping[str, str], uid: int, home: str | None, worktrees: tuple[str, ...] = ()) -> list[str]:
     """The command servers' paths to hide in the domain (real, each once, none beneath another): the
     known places (those missing in a temporary directory made first: MADE_IN_TMP) and the sockets this
-    user's programs listen on."""
+    user's programs listen on, but those beneath the `worktrees` (real)."""
     found: set[str] = set()
     for path in command_servers(environ, uid, home):
         name = os.path.basename(path)
@@ -119,6 +122,7 @@ def hidden_paths(environ: Mapping[str, str], uid: int, home: str | None) -> list
                 pass
         if os.path.lexists(path):
             found.add(os.path.realpath(path))
-    found.update(listening_sockets(uid, environ))
+    found.update(path for path in listening_sockets(uid, environ)
+                 if not any(path.startswith(tree.rstrip(os.sep) + os.sep) for tree in worktrees))
     return [path for path in sorted(found)
             if not any(path.startswith(other.rstrip(os.sep) + os.sep) for other in found)]

@@ -73,14 +73,45 @@ def host_rewriting_its_trust_file(command: list[str]) -> Host | None:
     return host
 
 
+# Shells whose `-c` runs a command string (`sh -c 'copilot -p x'`), and their options that take the next word
+SHELLS = ("sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "fish", "busybox")
+_SHELL_VALUED = ("-o", "+o", "-O", "+O", "--rcfile", "--init-file")
+
+
 def _host_named_in(command: list[str]) -> Host | None:
-    """A host that rewrites its trust file, named anywhere in `command` (`sh -c 'copilot -p x'`)."""
+    """A host that rewrites its trust file, named in a command string a shell in `command` runs (`sh -c
+    'copilot -p x'`, `bash -lc ...`); a host's name as any other word (`make copilot`) starts nothing."""
     import re
 
     from gitai.agents.hosts import HOSTS
 
-    names = {part.split("@", 1)[0] for word in command for part in re.split(r"[\s/'\";|&()<>`$=]+", word)}
+    names = {part.split("@", 1)[0] for script in _shell_scripts(command)
+             for part in re.split(r"[\s/'\";|&()<>`$=]+", script)}
     return next((host for host in HOSTS if host.trust_file_own_keys and names & set(host.executables)), None)
+
+
+def _shell_scripts(command: list[str]) -> list[str]:
+    """The command strings the shells in `command` run: after a shell and its options, the first other word
+    where an option had `c` (`-c`, `-lc`, `-e -c`)."""
+    scripts = []
+    for at, word in enumerate(command):
+        name = word.rsplit("/", 1)[-1]
+        if name not in SHELLS:
+            continue
+        rest, runs_string = command[at + 1:], False
+        if name == "busybox" and rest and rest[0].rsplit("/", 1)[-1] in SHELLS:
+            rest = rest[1:]  # `busybox sh -c ...`
+        while rest and rest[0][:1] in "-+" and rest[0] not in ("-", "--"):
+            option = rest.pop(0)
+            if option in _SHELL_VALUED and rest:
+                rest.pop(0)
+            elif not option.startswith("--") and "c" in option[1:]:
+                runs_string = True
+        if rest and rest[0] == "--":
+            rest = rest[1:]
+        if runs_string and rest:
+            scripts.append(rest[0])
+    return scripts
 
 
 def trust_file_path(host: Host, home: str, environ: Mapping[str, str]) -> str:
