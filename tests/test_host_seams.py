@@ -627,3 +627,20 @@ def test_claude_code_user_settings_moved_by_claude_config_dir_are_protected(repo
     if agent.shell(command).decision == "allow":  # as the host would: run what the hook let through
         subprocess.run(["bash", "-c", command], cwd=repo, env=env, capture_output=True)
     assert settings.read_text() == "{}\n"
+
+
+def test_a_persons_commits_while_an_agent_command_runs_are_not_flagged_as_the_agents(repo: Path) -> None:
+    """The agent's may-write command runs (or its after-shell never comes: the person declined it, it was
+    interrupted); meanwhile the person commits in their own terminal, where gitai's hooks record the
+    commits as the person's. The agent's next command must not count them as its own."""
+    agent, _ = gemini_session(repo)
+    assert agent.shell("make build").decision == "allow"  # before-shell: HEAD remembered, command never ends
+    write(repo, "docs/by-a-person.md", "x\n")
+    git(repo, "add", "docs/by-a-person.md")
+    git(repo, "commit", "-q", "--no-verify", "-m", "a person's")  # the gate skipped, the post-commit record kept
+    write(repo, "src/auth/by-a-person.py", "y = 1\n")
+    commit(repo, "a person's second", "src/auth/by-a-person.py")  # through the person's hooks
+    assert agent.shell("ls").decision == "allow"
+    told = agent.shell_done("ls").context
+    assert _events(repo, "agent-commit-ungated-outside-scope") == [], told
+    assert told == []
