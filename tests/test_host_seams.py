@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -644,3 +645,23 @@ def test_a_persons_commits_while_an_agent_command_runs_are_not_flagged_as_the_ag
     told = agent.shell_done("ls").context
     assert _events(repo, "agent-commit-ungated-outside-scope") == [], told
     assert told == []
+
+
+def test_a_head_remembered_for_a_command_whose_after_shell_never_came_is_forgotten(repo: Path) -> None:
+    """An hour after the agent's command started, its after-shell has not come (declined, interrupted):
+    a commit git ran no hooks for since then is no longer taken for that command's."""
+    agent, _ = gemini_session(repo)
+    assert agent.shell("make build").decision == "allow"  # HEAD remembered; the after-shell never comes
+    (state,) = (repo / ".git" / "gitai" / "sessions").glob("gemini-g1.json")
+    data = json.loads(state.read_text())
+    data["head_before_at"] = time.time() - 2 * 3600  # remembered two hours ago
+    state.write_text(json.dumps(data))
+    write(repo, "docs/by-a-person.md", "x\n")
+    git(repo, "add", "docs/by-a-person.md")
+    subprocess.run(["git", "commit", "-q", "-m", "a person's, hooks off"], cwd=repo, check=True,
+                   env={**os.environ, **GEMINI_GIT_CONFIG})  # no hook ran: no record
+    assert agent.shell("ls").decision == "allow"
+    told = agent.shell_done("ls").context
+    assert _events(repo, "agent-commit-ungated-outside-scope") == [], told
+    assert told == []
+    assert gitai(repo, "show", "HEAD", "--json").returncode != 0  # not recorded as the agent's either

@@ -485,10 +485,11 @@ def _after_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> str:
     from gitai.agents.shell_changes import after_shell
 
     changed = after_shell(layout, event, session, session_intent(layout, session)) or changed
-    from gitai.agents.sessions import HEAD_BEFORE, current_head, forget_head
+    from gitai.agents.sessions import HEAD_BEFORE, current_head, forget_head, remembered_head
 
     warning = ""
-    if HEAD_BEFORE in session.data and session.data[HEAD_BEFORE] == current_head(layout):  # no commit made
+    before, _ = remembered_head(session)
+    if HEAD_BEFORE in session.data and (before is None or before == current_head(layout)):  # none made, or stale
         forget_head(session)
         changed = True
     elif HEAD_BEFORE in session.data:  # after the checkpoints: the commit's record reads them
