@@ -349,9 +349,7 @@ def _before_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> Ans
     from gitai.agents.shell_changes import before_shell
 
     saved = not before_shell(layout, event, session, intent_id, risk.git_dirs if risk.commits else [])
-    from gitai.sandbox.enter import git_hooks_off
-
-    hookless = git_hooks_off(event.host, os.environ)
+    hookless = _git_hooks_off(event.host)
     if risk.commits:
         from gitai.agents.commits import commit_refusal
         from gitai.agents.sessions import note_commit, remember_head
@@ -379,6 +377,16 @@ def _before_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> Ans
     if wraps:
         _wrap_in_domain(event, session, answer)
     return answer
+
+
+def _git_hooks_off(host: str) -> bool:
+    """`git_hooks_off` (gitai/sandbox/enter.py), imported only where the answer is not plain: the host's
+    shell runs git's hooks (a registry fact) and the environment gives git no config (no GIT_CONFIG_COUNT)."""
+    if BY_NAME[host].git_hooks_in_shell and "GIT_CONFIG_COUNT" not in os.environ:
+        return False
+    from gitai.sandbox.enter import git_hooks_off
+
+    return git_hooks_off(host, os.environ)
 
 
 def _wraps(event: ev.AgentEvent, commits: bool) -> bool:
