@@ -665,3 +665,18 @@ def test_a_head_remembered_for_a_command_whose_after_shell_never_came_is_forgott
     assert _events(repo, "agent-commit-ungated-outside-scope") == [], told
     assert told == []
     assert gitai(repo, "show", "HEAD", "--json").returncode != 0  # not recorded as the agent's either
+
+
+def test_a_head_remembered_for_a_command_still_running_is_kept_for_the_next(repo: Path) -> None:
+    """Two commands run side by side (or the first's after-shell never comes): what the first one's
+    program committed before the second started is still counted when an after-shell comes."""
+    agent, shell_env = gemini_session(repo)
+    assert agent.shell("make first").decision == "allow"
+    write(repo, "docs/by-a-script.md", "x\n")
+    git(repo, "add", "docs/by-a-script.md")
+    subprocess.run(["git", "commit", "-q", "-m", "by the first command's script"], cwd=repo, check=True,
+                   env={**os.environ, **shell_env})  # git ran no hooks: no record
+    assert agent.shell("make second").decision == "allow"
+    told = agent.shell_done("make second").context
+    (event,) = _events(repo, "agent-commit-ungated-outside-scope")
+    assert event["paths"] == ["docs/by-a-script.md"] and "docs/by-a-script.md" in " ".join(told)
