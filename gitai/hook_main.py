@@ -36,7 +36,8 @@ def _post_commit(layout: Layout, args: list[str]) -> int:
     from gitai.hooks.post_hooks import after_commit, after_unhooked_commits
 
     if args[:1] == ["--since"] and len(args) == 2:  # an agent's commits that git ran no hooks for
-        after_unhooked_commits(layout, args[1])
+        recorded = after_unhooked_commits(layout, args[1])
+        sys.stdout.write("".join(f"{commit}\n" for commit in recorded))  # which ones: gitai/agents/commits.py
     else:
         after_commit(layout)
     return 0

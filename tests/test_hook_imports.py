@@ -13,6 +13,7 @@ the time goes").
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -42,7 +43,7 @@ try:
 except SystemExit:
     pass
 print()
-print(",".join(sorted({m.split(".")[0] for m in sys.modules} & set(HEAVY))))
+print(",".join(sorted((set(sys.modules) | {m.split(".")[0] for m in sys.modules}) & set(HEAVY))))
 """
 
 
@@ -72,10 +73,12 @@ def test_pre_commit_gate_imports_no_heavy_module(repo: Path) -> None:
     assert _run_gate_as_installed(repo, HEAVY) == (1, set())  # the refusal path: no heavy module either
 
 
-def _agent_hook_modules(repo: Path, payload: dict[str, object], heavy: set[str] = HEAVY_AGENT) -> tuple[str, set[str]]:
-    """Run `gitai hook claude-code` in-process as the console script does; its answer and the heavy modules loaded."""
+def _agent_hook_modules(repo: Path, payload: dict[str, object], heavy: set[str] = HEAVY_AGENT,
+                        env: dict[str, str] | None = None) -> tuple[str, set[str]]:
+    """Run `gitai hook claude-code` in-process as the console script does; its answer and the heavy modules
+    loaded (`heavy`: top-level names, or a module's full name)."""
     probe = AGENT_PROBE.replace("HEAVY", repr(sorted(heavy)))
-    proc = subprocess.run([sys.executable, "-c", probe], cwd=repo, capture_output=True, text=True,
+    proc = subprocess.run([sys.executable, "-c", probe], cwd=repo, capture_output=True, text=True, env=env,
                           input=json.dumps({"session_id": "imports", "cwd": str(repo), **payload}))
     answer, _, loaded = proc.stdout.rpartition("\n\n")
     return answer, set(filter(None, loaded.strip().split(",")))
@@ -97,3 +100,15 @@ def test_agent_hooks_import_no_heavy_module(repo: Path) -> None:
     answer, loaded = _agent_hook_modules(repo, {**shell, "hook_event_name": "PostToolUse",
                                                 "tool_response": {"stdout": "auth\n", "stderr": ""}}, HEAVY_FOR_WRITE)
     assert loaded == set()  # after a shell command that names no file to read whole: no `re` (shlex) either
+
+
+def test_a_before_shell_where_git_runs_hooks_does_not_import_the_sandbox_entry(repo: Path) -> None:
+    """Claude Code's shell runs git's hooks (a registry fact) and nothing gives git config through the
+    environment: whether git runs no hooks is answered without gitai.sandbox.enter."""
+    gitai_ok(repo, "select", "INT-001")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_CONFIG_")}
+    for command in ("ls src", "make build", "git commit -m x"):
+        shell = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_use_id": "t1",
+                 "tool_input": {"command": command}}
+        answer, loaded = _agent_hook_modules(repo, shell, {"gitai.sandbox.enter"}, env)
+        assert answer and loaded == set(), command

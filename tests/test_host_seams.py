@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -627,3 +628,55 @@ def test_claude_code_user_settings_moved_by_claude_config_dir_are_protected(repo
     if agent.shell(command).decision == "allow":  # as the host would: run what the hook let through
         subprocess.run(["bash", "-c", command], cwd=repo, env=env, capture_output=True)
     assert settings.read_text() == "{}\n"
+
+
+def test_a_persons_commits_while_an_agent_command_runs_are_not_flagged_as_the_agents(repo: Path) -> None:
+    """The agent's may-write command runs (or its after-shell never comes: the person declined it, it was
+    interrupted); meanwhile the person commits in their own terminal, where gitai's hooks record the
+    commits as the person's. The agent's next command must not count them as its own."""
+    agent, _ = gemini_session(repo)
+    assert agent.shell("make build").decision == "allow"  # before-shell: HEAD remembered, command never ends
+    write(repo, "docs/by-a-person.md", "x\n")
+    git(repo, "add", "docs/by-a-person.md")
+    git(repo, "commit", "-q", "--no-verify", "-m", "a person's")  # the gate skipped, the post-commit record kept
+    write(repo, "src/auth/by-a-person.py", "y = 1\n")
+    commit(repo, "a person's second", "src/auth/by-a-person.py")  # through the person's hooks
+    assert agent.shell("ls").decision == "allow"
+    told = agent.shell_done("ls").context
+    assert _events(repo, "agent-commit-ungated-outside-scope") == [], told
+    assert told == []
+
+
+def test_a_head_remembered_for_a_command_whose_after_shell_never_came_is_forgotten(repo: Path) -> None:
+    """An hour after the agent's command started, its after-shell has not come (declined, interrupted):
+    a commit git ran no hooks for since then is no longer taken for that command's."""
+    agent, _ = gemini_session(repo)
+    assert agent.shell("make build").decision == "allow"  # HEAD remembered; the after-shell never comes
+    (state,) = (repo / ".git" / "gitai" / "sessions").glob("gemini-g1.json")
+    data = json.loads(state.read_text())
+    data["head_before_at"] = time.time() - 2 * 3600  # remembered two hours ago
+    state.write_text(json.dumps(data))
+    write(repo, "docs/by-a-person.md", "x\n")
+    git(repo, "add", "docs/by-a-person.md")
+    subprocess.run(["git", "commit", "-q", "-m", "a person's, hooks off"], cwd=repo, check=True,
+                   env={**os.environ, **GEMINI_GIT_CONFIG})  # no hook ran: no record
+    assert agent.shell("ls").decision == "allow"
+    told = agent.shell_done("ls").context
+    assert _events(repo, "agent-commit-ungated-outside-scope") == [], told
+    assert told == []
+    assert gitai(repo, "show", "HEAD", "--json").returncode != 0  # not recorded as the agent's either
+
+
+def test_a_head_remembered_for_a_command_still_running_is_kept_for_the_next(repo: Path) -> None:
+    """Two commands run side by side (or the first's after-shell never comes): what the first one's
+    program committed before the second started is still counted when an after-shell comes."""
+    agent, shell_env = gemini_session(repo)
+    assert agent.shell("make first").decision == "allow"
+    write(repo, "docs/by-a-script.md", "x\n")
+    git(repo, "add", "docs/by-a-script.md")
+    subprocess.run(["git", "commit", "-q", "-m", "by the first command's script"], cwd=repo, check=True,
+                   env={**os.environ, **shell_env})  # git ran no hooks: no record
+    assert agent.shell("make second").decision == "allow"
+    told = agent.shell_done("make second").context
+    (event,) = _events(repo, "agent-commit-ungated-outside-scope")
+    assert event["paths"] == ["docs/by-a-script.md"] and "docs/by-a-script.md" in " ".join(told)

@@ -215,22 +215,32 @@ def record_new_commits(layout: Layout, session: Session, intent_id: str | None) 
         env["GITAI_MODEL"] = model
     if session.intent:
         env["GITAI_INTENT"] = session.intent
-    args = ["post-commit", "--since", before] if before else ["post-commit"]
-    subprocess.run([sys.executable, "-m", "gitai.hook_main", *args], cwd=layout.root, env=env,
-                   stdin=subprocess.DEVNULL, capture_output=True, timeout=120, check=False)
-    return _ungated_outside_scope(layout, session, intent_id, before, now) if ungated else ""
+    proc = subprocess.run([sys.executable, "-m", "gitai.hook_main", "post-commit", "--since", before],
+                          cwd=layout.root, env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=120,
+                          check=False)
+    if not ungated:
+        return ""
+    # Only the commits that had no record before: one a person made meanwhile in their own terminal,
+    # recorded there by their hooks, is not the agent's.
+    recorded = set(proc.stdout.decode("ascii", "replace").split())
+    return _ungated_outside_scope(layout, session, intent_id, before, now, recorded)
 
 
-def _ungated_outside_scope(layout: Layout, session: Session, intent_id: str | None, before: str, now: str) -> str:
-    """The new commits of a command nothing gated, checked as the pre-commit gate would have: each one
-    with paths outside `intent_id`'s scope is logged as an event and named in the warning returned.
-    HEAD and the work tree are left as they are: undoing a commit is a person's decision."""
+def _ungated_outside_scope(layout: Layout, session: Session, intent_id: str | None, before: str, now: str,
+                           recorded: set[str]) -> str:
+    """The new commits of a command nothing gated (those of `recorded`, recorded now as the session's),
+    checked as the pre-commit gate would have: each one with paths outside `intent_id`'s scope is logged
+    as an event and named in the warning returned. HEAD and the work tree are left as they are: undoing
+    a commit is a person's decision."""
     from gitai.gate.policy import load_policy
     from gitai.intents.events import record_event
 
     policy = load_policy(layout)
-    commits = run_git(["rev-list", "--reverse", "--no-merges", now, *([f"^{before}"] if before else [])],
-                      layout.root, check=False).decode().split()
+    new = run_git(["rev-list", "--reverse", "--no-merges", now, *([f"^{before}"] if before else [])],
+                  layout.root, check=False).decode().split()
+    commits = [commit for commit in new if commit in recorded]
+    if not commits:
+        return ""
     found = []
     for commit in commits:
         paths = split_z(run_git(["diff-tree", "-r", "-z", "--root", "--no-commit-id", "--name-only", "--no-renames",

@@ -349,9 +349,7 @@ def _before_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> Ans
     from gitai.agents.shell_changes import before_shell
 
     saved = not before_shell(layout, event, session, intent_id, risk.git_dirs if risk.commits else [])
-    from gitai.sandbox.enter import git_hooks_off
-
-    hookless = git_hooks_off(event.host, os.environ)
+    hookless = _git_hooks_off(event.host)
     if risk.commits:
         from gitai.agents.commits import commit_refusal
         from gitai.agents.sessions import note_commit, remember_head
@@ -379,6 +377,16 @@ def _before_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> Ans
     if wraps:
         _wrap_in_domain(event, session, answer)
     return answer
+
+
+def _git_hooks_off(host: str) -> bool:
+    """`git_hooks_off` (gitai/sandbox/enter.py), imported only where the answer is not plain: the host's
+    shell runs git's hooks (a registry fact) and the environment gives git no config (no GIT_CONFIG_COUNT)."""
+    if BY_NAME[host].git_hooks_in_shell and "GIT_CONFIG_COUNT" not in os.environ:
+        return False
+    from gitai.sandbox.enter import git_hooks_off
+
+    return git_hooks_off(host, os.environ)
 
 
 def _wraps(event: ev.AgentEvent, commits: bool) -> bool:
@@ -485,10 +493,11 @@ def _after_shell(layout: Layout, event: ev.AgentEvent, session: Session) -> str:
     from gitai.agents.shell_changes import after_shell
 
     changed = after_shell(layout, event, session, session_intent(layout, session)) or changed
-    from gitai.agents.sessions import HEAD_BEFORE, current_head, forget_head
+    from gitai.agents.sessions import HEAD_BEFORE, current_head, forget_head, remembered_head
 
     warning = ""
-    if HEAD_BEFORE in session.data and session.data[HEAD_BEFORE] == current_head(layout):  # no commit made
+    before, _ = remembered_head(session)
+    if HEAD_BEFORE in session.data and (before is None or before == current_head(layout)):  # none made, or stale
         forget_head(session)
         changed = True
     elif HEAD_BEFORE in session.data:  # after the checkpoints: the commit's record reads them

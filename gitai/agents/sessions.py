@@ -19,7 +19,9 @@ SESSIONS = "sessions"  # in a worktree's state directory: one file a session
 COMMIT_FILE = "agent-commit.json"  # the agent session about to commit (before-shell saw `git commit`)
 COMMIT_FRESH = 600
 COMMIT_RUNNING = 120  # seconds a commit command's announcement makes a commit the agent's
+COMMAND_FRESH = 3600  # seconds: a command whose after-shell never came is forgotten after this
 HEAD_BEFORE = "head_before_commit"  # session key: HEAD when the session's last commit command started
+HEAD_AT = "head_before_at"  # session key: when HEAD_BEFORE was remembered (time.time())
 # session key, with HEAD_BEFORE: the command was not read as a commit command, so nothing gated what it may commit
 UNGATED = "head_before_ungated"
 SAFE_ID_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")  # the others become "_"
@@ -239,15 +241,33 @@ def current_head(layout: Layout) -> str:
 
 def remember_head(layout: Layout, session: Session, gated: bool = True) -> None:
     """Before a command that may commit where git runs no hooks: the HEAD the after-shell hook compares
-    with. `gated`: the command was read as a commit command and what it commits checked before it runs."""
-    session.data[HEAD_BEFORE] = current_head(layout)
-    if gated:
+    with. `gated`: the command was read as a commit command and what it commits checked before it runs.
+    A HEAD remembered less than COMMAND_FRESH seconds ago is kept, with its time: the command it was
+    remembered for may still run beside this one (a host runs tool calls in parallel), and its commits
+    lie after that HEAD; one older than that is replaced (a command whose after-shell never came:
+    declined, interrupted). What nothing gated stays ungated."""
+    before, ungated = remembered_head(session)
+    if before is None:
+        session.data[HEAD_BEFORE], session.data[HEAD_AT] = current_head(layout), time.time()
+    if gated and not ungated:
         session.data.pop(UNGATED, None)
     else:
         session.data[UNGATED] = True
 
 
+def remembered_head(session: Session) -> tuple[str | None, bool]:
+    """The HEAD remembered before the session's command (None: none, or remembered COMMAND_FRESH
+    seconds ago or more: its after-shell never came, and the commits since may be anyone's), and
+    whether nothing gated it."""
+    before, at = session.data.get(HEAD_BEFORE), session.data.get(HEAD_AT)
+    if not isinstance(before, str) or not isinstance(at, (int, float)) or time.time() - at >= COMMAND_FRESH:
+        return None, False
+    return before, session.data.get(UNGATED) is True
+
+
 def forget_head(session: Session) -> tuple[str | None, bool]:
-    """After the command: the HEAD remembered before it (None: none), and whether nothing gated it."""
-    before = session.data.pop(HEAD_BEFORE, None)
-    return (before if isinstance(before, str) else None), session.data.pop(UNGATED, None) is True
+    """After the command: `remembered_head`, no longer remembered."""
+    found = remembered_head(session)
+    for key in (HEAD_BEFORE, HEAD_AT, UNGATED):
+        session.data.pop(key, None)
+    return found

@@ -34,6 +34,7 @@ from gitai.agents.checkpoints import (
     record_checkpoint,
     record_deleted,
 )
+from gitai.agents.sessions import COMMAND_FRESH
 from gitai.agents.shell_reads import segments
 from gitai.util.files import is_binary
 
@@ -42,7 +43,6 @@ WORKTREES = "worktrees"  # in a snapshot: the other worktrees' changed files, by
 # In SNAPSHOTS: the last work tree gitai listed before a command whose changes it could not list after it (git
 # status failed): the next listing that works claims every change since as the session's commands' doing.
 UNSETTLED = "unsettled"
-SNAPSHOT_FRESH = 3600  # seconds: a command whose after-shell never came is forgotten after this
 MAX_DIRTY = 5000  # more changed files than this: the command's changes are not attributed
 OWN_DIRS = (".git/", ".orchestration/")
 SIMILAR = 0.5  # a new file this much like one that went away in the same command was moved
@@ -123,7 +123,7 @@ def before_shell(layout: Layout, event: AgentEvent, session: Session, intent_id:
     if not isinstance(snapshots, dict):
         snapshots = {}
     now = time.time()
-    fresh = {k: v for k, v in snapshots.items() if isinstance(v, dict) and now - float(v.get("at", 0)) < SNAPSHOT_FRESH}
+    fresh = {k: v for k, v in snapshots.items() if isinstance(v, dict) and now - float(v.get("at", 0)) < COMMAND_FRESH}
     if not may_write(event.command or ""):
         if fresh != snapshots:
             session.data[SNAPSHOTS] = fresh

@@ -81,15 +81,20 @@ def after_commit(layout: Layout) -> None:
                      old_records=old_records)
 
 
-def after_unhooked_commits(layout: Layout, since: str) -> None:
-    """Each commit of `since..HEAD` without a record, oldest first: commits an agent made where git
-    ran no hooks (gitai/agents/commits.py starts this with the agent's marks in the environment)."""
+def after_unhooked_commits(layout: Layout, since: str) -> list[str]:
+    """Each commit of `since..HEAD` (of HEAD where `since` is "": the branch was unborn) without a
+    record, oldest first: commits an agent made where git ran no hooks (gitai/agents/commits.py starts
+    this with the agent's marks in the environment). The commits it recorded: those with a record
+    already (a person's, recorded by their own hooks meanwhile) are not the agent's."""
     contributor = _contributor(layout)
+    recorded = []
     with ObjectReader(layout.root) as reader:
-        for commit in rev_list(layout.root, f"{since}..HEAD", "--reverse"):
+        for commit in rev_list(layout.root, f"{since}..HEAD" if since else "HEAD", "--reverse"):
             if not own_records(read_note(layout.root, commit), commit):
                 trace_commit(layout, reader, commit, _active_id(layout), contributor,
                              model_metadata(layout, contributor))
+                recorded.append(commit)
+    return recorded
 
 
 def _cherry_picked_from(layout: Layout) -> str | None:
