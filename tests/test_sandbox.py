@@ -1122,11 +1122,24 @@ def test_a_hidden_path_that_cannot_be_hidden_refuses_the_domain(tmp_path: Path) 
     assert "entered" not in done.stdout
 
 
+def _outside_every_domain(name: str) -> Path:
+    """A new directory's path that no domain opens whatever the scope (not beneath /tmp, /var/tmp or
+    TMPDIR): in this checkout, else in the user's own home (a clean clone may well lie in /tmp)."""
+    import pwd
+
+    opened = [os.path.realpath(p) for p in ("/tmp", "/var/tmp", os.environ.get("TMPDIR") or "/tmp")]
+    for base in (Path(__file__).resolve().parent.parent, Path(pwd.getpwuid(os.getuid()).pw_dir)):
+        real = os.path.realpath(base)
+        if os.access(real, os.W_OK) and not any(real == o or real.startswith(o + os.sep) for o in opened):
+            return Path(real) / name
+    pytest.skip("no writable directory outside every domain's temporary directories")
+
+
 def test_a_link_left_at_another_intents_scope_root_opens_nothing_outside_the_repository(repo: Path) -> None:
     """A session of INT-001 (src/**) leaves src/auth as a link to a directory outside the repository (not
     in /tmp, which every domain opens); the next session, of an intent owning src/auth/**, gets no rule
     on the link's target, and is told so in one line."""
-    outside = Path(__file__).resolve().parent.parent / f".outside-{os.getpid()}"
+    outside = _outside_every_domain(f".gitai-outside-{os.getpid()}")
     shutil.rmtree(outside, ignore_errors=True)
     outside.mkdir()
     try:
