@@ -904,7 +904,12 @@ def test_one_rule_says_which_host_a_command_starts() -> None:
                           (["node", "/usr/lib/node_modules/@github/copilot/index.js"], "copilot"),
                           (["node", "--require", "x.js", "/n/node_modules/@google/gemini-cli/dist/index.js"],
                            "gemini"),
-                          (["npx", "some-tool@1", "copilot"], None)):
+                          (["npx", "some-tool@1", "copilot"], None), (["npx", "gemini"], None),
+                          (["pnpm", "dlx", "@github/copilot"], "copilot"),
+                          (["npm", "exec", "@google/gemini-cli"], "gemini"),
+                          (["bun", "x", "@openai/codex@latest"], "codex"),
+                          (["yarn", "dlx", "@qwen-code/qwen-code"], "qwen"),
+                          (["npm", "test"], None), (["bun", "copilot"], None)):
         found = host_of_command(command)
         assert (found.name if found else None) == host, command
 

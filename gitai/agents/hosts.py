@@ -479,6 +479,8 @@ def user_control_dirs(home: str, environ: Mapping[str, str]) -> list[str]:
 # are one word). The host a command starts is then named by the first word past them that is not an option or a
 # NAME=VALUE (`timeout`: the word after its duration), or by an npm package (`@github/copilot@latest`) or a file
 # in one (`node .../node_modules/@github/copilot/npm-loader.js`). `env -S` splits its value into words.
+# A package runner's (PACKAGE_RUNNERS) next word names an npm package, never a program: `npx gemini` runs
+# the package `gemini`, not Gemini CLI.
 LAUNCHERS = {
     "env": ("-u", "--unset", "-C", "--chdir", "-S", "--split-string"),
     "timeout": ("-s", "--signal", "-k", "--kill-after"),
@@ -489,7 +491,10 @@ LAUNCHERS = {
     "setsid": (), "nohup": (),
     "node": ("-r", "--require", "--import", "--loader", "--experimental-loader", "-C", "--conditions", "--title"),
     "npx": ("-p", "--package", "-c", "--call"), "bunx": ("-p", "--package"), "pnpx": ("-p", "--package"),
+    "pnpm dlx": ("--package",), "npm exec": ("-p", "--package", "-c", "--call"), "bun x": ("-p", "--package"),
+    "yarn dlx": ("-p", "--package"),
 }
+PACKAGE_RUNNERS = ("npx", "bunx", "pnpx", "pnpm dlx", "npm exec", "bun x", "yarn dlx")
 _SPLIT = ("-S", "--split-string")
 _TAKES_ONE_WORD = ("timeout",)  # a positional word (the duration) before the program
 
@@ -498,9 +503,10 @@ def host_of_command(command: list[str]) -> Host | None:
     """The host `command` starts, known by its program's name (`gitai run`: whether it rewrites its own trust
     file, whether its shell runs git's hooks): the first word's, or past the launchers (LAUNCHERS) the next
     program's, an npm package's or a file's in one; None where it is none of the hosts or cannot be told."""
-    words = list(command)
-    while words and (launcher := words[0].rsplit("/", 1)[-1]) in LAUNCHERS:
-        words, valued, positional = words[1:], LAUNCHERS[launcher], launcher in _TAKES_ONE_WORD
+    words, package_only = list(command), False
+    while words and (launcher := _launcher(words)):
+        words, valued, positional = words[len(launcher.split()):], LAUNCHERS[launcher], launcher in _TAKES_ONE_WORD
+        package_only = launcher in PACKAGE_RUNNERS
         while words and (words[0].startswith("-") or "=" in words[0] or positional):  # `env -`: `env -i`
             word = words.pop(0)
             if not word.startswith("-") and "=" not in word:
@@ -518,10 +524,19 @@ def host_of_command(command: list[str]) -> Host | None:
         return None
     word = words[0]
     for host in HOSTS:
-        if word.rsplit("/", 1)[-1] in host.executables or _package_name(word) in host.npm_packages \
-                or any(f"/{package}/" in word for package in host.npm_packages):
+        if _package_name(word) in host.npm_packages:
+            return host
+        if not package_only and (word.rsplit("/", 1)[-1] in host.executables
+                                 or any(f"/{package}/" in word for package in host.npm_packages)):
             return host
     return None
+
+
+def _launcher(words: list[str]) -> str | None:
+    """The launcher (LAUNCHERS) `words` begin with: its program's name, or that and its subcommand (`npm exec`)."""
+    first = words[0].rsplit("/", 1)[-1]
+    two = f"{first} {words[1]}" if len(words) > 1 else ""
+    return two if two in LAUNCHERS else first if first in LAUNCHERS else None
 
 
 def _option(word: str, valued: tuple[str, ...]) -> tuple[str, str | None]:
