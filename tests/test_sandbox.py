@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -742,25 +743,55 @@ def test_a_trusted_folder_the_session_added_as_a_link_to_the_repository_is_taken
     assert f"taken out: {link}" in done.stderr
 
 
-def test_where_the_trust_file_cannot_be_written_back_it_is_removed_rather_than_left_as_the_session_made_it(
+def test_where_the_trust_file_cannot_be_written_back_the_copy_kept_beside_it_goes_back(
         repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A full disk: neither what gitai merged nor the bytes kept before the session can be written (here a
-    file size limit stands for it: the session's small file fits, the person's larger one does not). gitai
-    removes the file, so Copilot starts next as on its first launch with no folder trusted, and says so."""
+    """A full disk once the session runs: neither what gitai merged nor the bytes kept before the session
+    can be written (here a file size limit put on gitai once the session started stands for it: the
+    session's small file fits, the person's larger one does not). gitai renames the copy it wrote beside
+    the file before the session into place (a rename needs no new space), and says so."""
     import resource
 
     person = json.dumps({"trustedFolders": [], "banner": "x" * 4000})
     config = copilot_home(tmp_path, monkeypatch, person)
+    go = config.parent / "go"
     body = ("(pathlib.Path(os.environ['HOME']) / '.copilot' / 'config.json')"
+            ".write_text(json.dumps({'trustedFolders': ['/']}))\n"
+            f"pathlib.Path({str(config.parent / 'written')!r}).touch()\n"
+            f"while not os.path.exists({str(go)!r}):\n    time.sleep(0.01)\n")
+    gitai = subprocess.Popen([GITAI, "run", "INT-001", "--", "copilot"], cwd=repo, text=True,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             env={**os.environ, **fake_copilot(tmp_path / "bin", body)}, stdin=subprocess.DEVNULL,
+                             start_new_session=True)
+    while not (config.parent / "written").exists() and gitai.poll() is None:
+        time.sleep(0.01)
+    resource.prlimit(gitai.pid, resource.RLIMIT_FSIZE, (3000, 3000))
+    go.touch()
+    _, stderr = gitai.communicate()
+    assert config.read_text() == person, stderr
+    assert config.stat().st_mode & 0o777 == 0o644
+    said = [line for line in stderr.splitlines() if line.startswith("gitai: ")]
+    assert len(said) == 1 and "put back the copy kept beside it since before the session" in said[0], said
+    assert not [p.name for p in config.parent.iterdir() if "gitai" in p.name], "no copy or temporary file is left"
+
+
+def test_a_session_leaves_no_copy_of_the_trust_file_behind(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The copy gitai keeps beside the trust file during the session (mode 0600, a name no one could take
+    beforehand) is gone after it, whether the file was put back or not; one a killed gitai run left is
+    removed by the next."""
+    config = copilot_home(tmp_path, monkeypatch, json.dumps({"trustedFolders": []}))
+    leftover = config.parent / ".config.json.gitai-original-0123456789abcdef"
+    leftover.write_text("{}")
+    body = ("print(json.dumps([[p.name, p.stat().st_mode & 0o777] "
+            "for p in pathlib.Path(os.environ['HOME'], '.copilot').iterdir()]))\n"
+            "(pathlib.Path(os.environ['HOME']) / '.copilot' / 'config.json')"
             ".write_text(json.dumps({'trustedFolders': ['/']}))\n")
-    done = subprocess.run([GITAI, "run", "INT-001", "--", "copilot"], cwd=repo, capture_output=True, text=True,
-                          env={**os.environ, **fake_copilot(tmp_path / "bin", body)}, stdin=subprocess.DEVNULL,
-                          start_new_session=True,
-                          preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (3000, 3000)))
-    assert not os.path.lexists(config), done.stderr
-    said = [line for line in done.stderr.splitlines() if line.startswith("gitai: ")]
-    assert len(said) == 1 and "removed it rather than leave what the session wrote there" in said[0], said
-    assert not [p.name for p in config.parent.iterdir() if "gitai" in p.name], "no temporary file is left"
+    done = run_in(repo, "copilot", env=fake_copilot(tmp_path / "bin", body))
+    assert done.returncode == 0 and "put back" in done.stderr, done.stderr
+    during = [(name, mode) for name, mode in json.loads(done.stdout) if "gitai" in name]
+    assert len(during) == 1 and during[0][0].startswith(".config.json.gitai-original-") and during[0][1] == 0o600
+    assert during[0][0] != leftover.name
+    assert not [p.name for p in config.parent.iterdir() if "gitai" in p.name]
 
 
 @pytest.mark.parametrize("move", ["huge", "unreadable", "directory-closed", "deeply-nested"])

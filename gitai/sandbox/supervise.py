@@ -44,6 +44,7 @@ MAX_TRUST_FILE = 1 << 20  # a larger trust file is not read: before the session 
 _MISSING = object()
 EMPTY_JSON = b"{}\n"  # what gitai makes where a user control it mounts read-only is missing (gitai/sandbox/domain.py)
 _OWNER_READS = 0o400  # a mode without it: the host cannot read its trust (the host's own rename may change the rest)
+COPY_MARK = ".gitai-original-"  # `.config.json.gitai-original-<random>`: the copy kept beside the file in a session
 
 
 def host_rewriting_its_trust_file(command: list[str]) -> Host | None:
@@ -130,9 +131,11 @@ class Kept:
     """A trust file as it was before the session, and its directory held open: the bytes (None: missing),
     the JSON object (None: not one gitai can read, so only the bytes count), the file's mode, and the
     directory's identity, so that gitai writes only into that directory, never through what took its
-    place. (A plain class: see DomainPlan.)"""
+    place, and a copy of the file held open beside it (what goes back where a full disk stops gitai
+    writing). (A plain class: see DomainPlan.)"""
 
-    __slots__ = ("path", "name", "directory", "dir_fd", "identity", "dir_mode", "data", "value", "mode")
+    __slots__ = ("path", "name", "directory", "dir_fd", "identity", "dir_mode", "data", "value", "mode",
+                 "copy_name", "copy_fd")
 
     def __init__(self, path: str) -> None:
         """Raises GitaiError where the file is one gitai could not put back (a link, a directory, too
@@ -158,9 +161,70 @@ class Kept:
             os.close(self.dir_fd)
             raise GitaiError(f"{path} {exc}, so gitai run could not put it back after the session") from None
         self.value = _object(self.data) if self.data is not None else {}
+        self.copy_name, self.copy_fd = "", -1
+        _remove_stale_copies(self.dir_fd, self.name)
+        if self.data is not None:
+            try:
+                self.copy_name, self.copy_fd = _keep_copy(self.dir_fd, self.name, self.data)
+            except OSError as exc:
+                os.close(self.dir_fd)
+                raise GitaiError(f"cannot keep a copy of {path} beside it ({exc.strerror}), which gitai run puts "
+                                 "back where it cannot write the file after the session (a full disk)") from None
 
     def close(self) -> None:
+        """Close the directory; the copy kept beside the file goes (`restore_copy` may have used it)."""
+        if self.copy_fd >= 0:
+            try:
+                os.unlink(self.copy_name, dir_fd=self.dir_fd)
+            except OSError:
+                pass  # already put in place, or the session removed it
+            os.close(self.copy_fd)
         os.close(self.dir_fd)
+
+
+def _keep_copy(dir_fd: int, name: str, data: bytes) -> tuple[str, int]:
+    """A copy of `data` beside `name` (mode 0600, under a name the session cannot have taken beforehand),
+    held open and locked (so that another gitai run knows it is in use): what a full disk cannot stop
+    gitai from putting back, since a rename needs no new space. Returns its name and descriptor."""
+    import fcntl
+
+    copy_name = f".{name}{COPY_MARK}{os.urandom(8).hex()}"
+    handle = os.open(copy_name, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600,
+                     dir_fd=dir_fd)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        os.fchmod(handle, 0o600)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(handle, view):]
+        os.fsync(handle)
+    except BaseException:
+        os.close(handle)
+        os.unlink(copy_name, dir_fd=dir_fd)
+        raise
+    return copy_name, handle
+
+
+def _remove_stale_copies(dir_fd: int, name: str) -> None:
+    """Remove the copies a gitai run that did not finish (killed) left beside `name`: those no running
+    gitai holds locked."""
+    import fcntl
+
+    prefix = f".{name}{COPY_MARK}"
+    for entry in os.listdir(dir_fd):
+        if not entry.startswith(prefix):
+            continue
+        try:
+            handle = os.open(entry, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dir_fd)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            os.unlink(entry, dir_fd=dir_fd)
+        except OSError:
+            pass  # in use by another gitai run
+        finally:
+            os.close(handle)
 
 
 def read_entry(dir_fd: int, name: str) -> tuple[bytes | None, int]:
@@ -249,12 +313,20 @@ def put_back_whole(kept: Kept) -> str | None:
 
 def _as_it_was(kept: Kept, why: str, without: str = "starts next as on its first launch (no folder trusted)") -> str:
     """Put the bytes kept before the session back, where the merge failed (`why`); where that fails too (a
-    full disk), remove the file rather than leave the session's content there: the host then does `without`."""
+    full disk), rename the copy kept beside the file since before the session into place; only where that
+    copy was changed or cannot be renamed, remove the file rather than leave the session's content there:
+    the host then does `without`."""
     try:
         _replace(kept, kept.data, kept.mode)
         return f"{kept.path} could not be put back as merged ({why}): put back as it was before the session"
     except Exception as exc:  # noqa: BLE001 - one line, never a traceback
         failed = f"{exc.__class__.__name__}: {exc}"
+    try:
+        if _restore_copy(kept):
+            return (f"{kept.path} could not be written back ({why}; then {failed}): put back the copy kept beside it "
+                    "since before the session, as it was")
+    except Exception as exc:  # noqa: BLE001 - one line, never a traceback
+        failed += f"; the copy kept beside it: {exc.__class__.__name__}: {exc}"
     try:
         _replace(kept, None, kept.mode)
     except Exception as exc:  # noqa: BLE001 - one line, never a traceback
@@ -333,6 +405,48 @@ def _put_back(kept: Kept, own_keys: tuple[str, ...], roots: tuple[str, ...]) -> 
     return f"put back in {kept.path} what the session changed there: {', '.join(changed)}"
 
 
+def _restore_copy(kept: Kept) -> bool:
+    """Rename the copy kept since before the session onto the trust file (no new space needed), where it is
+    still the file gitai wrote, with the bytes kept; False where there is none or the session changed it."""
+    import stat
+
+    if kept.copy_fd < 0 or kept.data is None:
+        return False
+    info = os.fstat(kept.copy_fd)
+    named = os.lstat(kept.copy_name, dir_fd=kept.dir_fd)
+    if ((named.st_dev, named.st_ino) != (info.st_dev, info.st_ino) or not stat.S_ISREG(info.st_mode)
+            or info.st_nlink != 1 or info.st_size != len(kept.data)
+            or os.pread(kept.copy_fd, len(kept.data) + 1, 0) != kept.data):
+        return False
+    os.fchmod(kept.copy_fd, kept.mode)
+    aside = _move_directory_aside(kept)
+    os.rename(kept.copy_name, kept.name, src_dir_fd=kept.dir_fd, dst_dir_fd=kept.dir_fd)
+    _remove_aside(kept, aside)
+    return True
+
+
+def _move_directory_aside(kept: Kept) -> str | None:
+    """Where the session made the trust file a directory, move it aside (removed once the file is back)."""
+    import stat
+
+    try:
+        if stat.S_ISDIR(os.lstat(kept.name, dir_fd=kept.dir_fd).st_mode):
+            aside = f".{kept.name}.gitai-gone-{os.urandom(8).hex()}"
+            os.rename(kept.name, aside, src_dir_fd=kept.dir_fd, dst_dir_fd=kept.dir_fd)
+            return aside
+    except FileNotFoundError:
+        pass
+    return None
+
+
+def _remove_aside(kept: Kept, aside: str | None) -> None:
+    if aside:
+        try:
+            _remove_tree(aside, kept.dir_fd)
+        except (OSError, RecursionError):
+            pass  # what the session made there stays beside the file, under a name no host reads
+
+
 def _replace(kept: Kept, data: bytes | None, mode: int) -> None:
     """Put `data` (None: nothing) in place of the trust file, in the directory held open: a new file
     renamed onto it, whatever the session left there (a link is replaced, never written through)."""
@@ -341,13 +455,7 @@ def _replace(kept: Kept, data: bytes | None, mode: int) -> None:
     fd = kept.dir_fd
     if stat.S_IMODE(os.fstat(fd).st_mode) != kept.dir_mode:
         os.fchmod(fd, kept.dir_mode)  # the session may have taken away gitai's right to write in it
-    aside = None
-    try:
-        if stat.S_ISDIR(os.lstat(kept.name, dir_fd=fd).st_mode):  # moved aside first, removed once the file is back
-            aside = f".{kept.name}.gitai-gone-{os.urandom(8).hex()}"
-            os.rename(kept.name, aside, src_dir_fd=fd, dst_dir_fd=fd)
-    except FileNotFoundError:
-        pass
+    aside = _move_directory_aside(kept)
     if data is None:
         try:
             os.unlink(kept.name, dir_fd=fd)
@@ -355,11 +463,7 @@ def _replace(kept: Kept, data: bytes | None, mode: int) -> None:
             pass
     else:
         _write_new(fd, kept.name, data, mode)
-    if aside:
-        try:
-            _remove_tree(aside, fd)
-        except (OSError, RecursionError):
-            pass  # what the session made there stays beside the file, under a name no host reads
+    _remove_aside(kept, aside)
 
 
 def _write_new(fd: int, name: str, data: bytes, mode: int) -> None:
