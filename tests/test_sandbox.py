@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import time
@@ -1056,13 +1057,18 @@ def test_the_session_bus_and_the_user_managers_socket_are_out_of_reach_but_ssh_a
     expected = ["reached" if name in reachable else "refused" for name in servers]
     assert done.stdout.split() == expected, done.stdout + done.stderr
     for name, server in servers.items():
-        try:
-            server.accept()[0].close()
-            accepted = True
-        except BlockingIOError:
-            accepted = False
+        assert _accepted(server) == (name in reachable), name
+
+
+def _accepted(server: socket.socket) -> bool:
+    """Whether a connection reached the listening (non-blocking) `server`, which is closed after."""
+    try:
+        server.accept()[0].close()
+        return True
+    except BlockingIOError:
+        return False
+    finally:
         server.close()
-        assert accepted == (name in reachable), name
 
 
 RESTRICT_AFTER_A_SWAP = """
@@ -1121,13 +1127,7 @@ def test_a_wrapped_command_cannot_reach_a_server_the_user_listens_on(repo: Path,
     done = subprocess.run([GITAI, "exec", "--session", "claude-code-s1", "--", "python3", "-c", probe,
                            str(tmp_path / "anywhere.sock")], cwd=repo, capture_output=True, text=True,
                           stdin=subprocess.DEVNULL, start_new_session=True)
-    try:
-        server.accept()[0].close()
-        accepted = True
-    except BlockingIOError:
-        accepted = False
-    server.close()
-    assert (done.stdout.split(), accepted) == (["refused"], False), done.stdout + done.stderr
+    assert (done.stdout.split(), _accepted(server)) == (["refused"], False), done.stdout + done.stderr
 
 
 HIDE_THEN_READ = ("import sys\nfrom gitai.sandbox.landlock import CannotHide, MountsUnavailable, restrict\n"

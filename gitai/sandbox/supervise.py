@@ -24,7 +24,7 @@ import time
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import ctypes
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
     from typing import NoReturn
 
     from gitai.agents.hosts import Host
@@ -675,10 +675,25 @@ def pid_namespace_available() -> bool:
 
 
 def _end_namespace() -> None:
-    """In the namespace's first process, once the host exited: end every other process there (SIGTERM,
-    then SIGKILL after LEFTOVER_GRACE); the kernel ends any left when this process exits."""
+    """In the namespace's first process, once the host exited: end every other process there; the
+    kernel ends any left when this process exits."""
     if os.getpid() != 1:  # never outside one: there -1 is every process this user may signal
         return
+
+    def signal_the_namespace(number: int) -> bool:
+        try:
+            os.kill(-1, number)  # from the first process of a PID namespace: every other process in it
+        except ProcessLookupError:
+            return False
+        return True
+
+    _end_all(signal_the_namespace)
+
+
+def _end_all(signal_the_rest: Callable[[int], bool]) -> None:
+    """Reap, then signal what is left (SIGTERM, SIGKILL after LEFTOVER_GRACE) until `signal_the_rest`
+    finds none; orphans come to this process (the namespace's first, or a subreaper), so none left to
+    reap means none left at all."""
     number = signal.SIGTERM
     deadline = time.monotonic() + LEFTOVER_GRACE
     while True:
@@ -686,12 +701,10 @@ def _end_namespace() -> None:
             while os.waitpid(-1, os.WNOHANG)[0]:
                 pass
         except ChildProcessError:
-            pass
+            return
         if time.monotonic() > deadline:
             number = signal.SIGKILL
-        try:
-            os.kill(-1, number)  # from the first process of a PID namespace: every other process in it
-        except ProcessLookupError:
+        if not signal_the_rest(number):
             return
         time.sleep(0.05)
 
@@ -738,21 +751,13 @@ def _children() -> list[int]:
 
 
 def _end_leftovers() -> None:
-    """End every process the session left running (SIGTERM, then SIGKILL after LEFTOVER_GRACE): one
-    left behind could change the trust file after it was put back."""
-    number = signal.SIGTERM
-    deadline = time.monotonic() + LEFTOVER_GRACE
-    while True:
-        try:
-            while os.waitpid(-1, os.WNOHANG)[0]:
-                pass
-        except ChildProcessError:
-            return
+    """End every process the session left running: one left behind could change the trust file after it
+    was put back."""
+
+    def signal_the_children(number: int) -> bool:
         left = _children()
-        if not left:
-            return
-        if time.monotonic() > deadline:
-            number = signal.SIGKILL
         for pid in left:
             _signal(pid, number)
-        time.sleep(0.05)
+        return bool(left)
+
+    _end_all(signal_the_children)
