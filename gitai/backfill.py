@@ -31,7 +31,7 @@ from gitai.git.trailers import commit_intents
 from gitai.layout import Layout
 from gitai.recording import Classified, RecordBatch
 from gitai.trace.changes import CommitChanges, commit_changes
-from gitai.trace.classify_commit import classify_prepared_files, file_changes
+from gitai.trace.classify_commit import changed_lines, classify_prepared_files, file_changes
 from gitai.trace.notes_reader import notes_of
 from gitai.trace.record import Contributor, TraceRecord, own_records
 
@@ -209,12 +209,14 @@ def _start_worker(state_dir: str) -> None:
     _worker_hashes = HashCache(state_dir, recent=256)
 
 
-def _prepare_files(changes: list[FileChange]) -> list[PreparedFile]:
-    """A worker's part of a round: the versions of its files, in commit order."""
-    from gitai.syntax.classify import prepare_file
+def _prepare_files(task: list[tuple[FileChange, list[int]]]) -> list[PreparedFile]:
+    """A worker's part of a round: the versions of its files, in commit order, each with the lines
+    its commit added (the answers cut to what the records need)."""
+    from gitai.syntax.classify import for_record, prepare_file
 
     assert _worker_hashes is not None
-    return [prepare_file(change, _worker_hashes.hash_source, _worker_hashes.statements) for change in changes]
+    hashes = _worker_hashes
+    return [for_record(prepare_file(change, hashes.hash_source, hashes.statements), lines) for change, lines in task]
 
 
 def _content_bytes(change: FileChange) -> int:
@@ -234,25 +236,43 @@ def _failed() -> Future[list[PreparedFile]]:
     return future
 
 
+class FileOwners:
+    """Which of `workers` processes each file's versions go to, for the whole run: its old path's
+    (a rename keeps it); a file seen first goes to the one given the fewest content bytes so far."""
+
+    def __init__(self, workers: int) -> None:
+        self.owner: dict[str, int] = {}
+        self.given = [0] * workers
+
+    def of(self, change: FileChange) -> int:
+        path = change.old_path if change.old_data is not None else change.new_path
+        worker = self.owner.get(path or "")
+        if worker is None:
+            worker = min(range(len(self.given)), key=self.given.__getitem__)
+        for named in (change.old_path, change.new_path):
+            if named is not None:
+                self.owner[named] = worker
+        self.given[worker] += _content_bytes(change)
+        return worker
+
+
 class Classifiers:
     """Classification, the bulk of backfill's work, in `workers` forked processes (0: here), while
     this one reads the next commits (`commits` in all) and keeps records and line origins in order.
 
-    Each worker owns a set of files for the whole run (a file keeps its worker through a rename; a
-    file seen first goes to the worker given the fewest bytes so far), so every version of a file is
+    Each worker owns a set of files for the whole run (`FileOwners`), so every version of a file is
     parsed in the same process, from the tree of the version before, and none is parsed afresh for
     having gone to another worker. The workers do the part of each file's classification that reads
-    its contents (`prepare_file`: parses, normal-form hashes), this process the rest, commit by
-    commit in order (definitions paired, moves between files, the verdicts), which is little. The
-    commits go by rounds of consecutive ones, one task per worker. Should a worker die, what is left
-    is classified here."""
+    its contents (`prepare_file`: parses, normal-form hashes, definitions paired) and answer with
+    what the record needs of it (`for_record`); this process does the rest, commit by commit in
+    order (moves between files, the verdicts), which is little. The commits go by rounds of
+    consecutive ones, one task per worker. Should a worker die, what is left is classified here."""
 
     def __init__(self, layout: Layout, workers: int, commits: int) -> None:
         self.size = min(CHUNK, -(-commits // 4))  # commits per round
-        self.owner: dict[str, int] = {}  # path -> its worker
-        self.given = [0] * workers  # content bytes given to each worker so far
+        self.owners = FileOwners(workers)
         self.round: list[tuple[Pending, list[int]]] = []  # commits, and the worker of each file of theirs
-        self.tasks: list[list[FileChange]] = [[] for _ in range(workers)]
+        self.tasks: list[list[tuple[FileChange, list[int]]]] = [[] for _ in range(workers)]
         self.round_bytes = 0
         self.running: deque[tuple[list[tuple[Pending, list[int]]], list[Future[list[PreparedFile]]]]] = deque()
         self.broken = False
@@ -276,25 +296,14 @@ class Classifiers:
             self._record(pending, None, batch)
             return
         routes = []
-        for change in file_changes(pending.changes):
-            worker = self._worker(change)
-            self.tasks[worker].append(change)
+        for change, lines in zip(file_changes(pending.changes), changed_lines(pending.changes), strict=True):
+            worker = self.owners.of(change)
+            self.tasks[worker].append((change, lines))
             routes.append(worker)
             self.round_bytes += _content_bytes(change)
         self.round.append((pending, routes))
         if len(self.round) >= self.size or self.round_bytes >= CHUNK_BYTES:
             self._submit(batch)
-
-    def _worker(self, change: FileChange) -> int:
-        path = change.old_path if change.old_data is not None else change.new_path
-        worker = self.owner.get(path or "")
-        if worker is None:
-            worker = min(range(len(self.given)), key=self.given.__getitem__)
-        for named in (change.old_path, change.new_path):
-            if named is not None:
-                self.owner[named] = worker
-        self.given[worker] += _content_bytes(change)
-        return worker
 
     def _submit(self, batch: RecordBatch) -> None:
         if self.round:

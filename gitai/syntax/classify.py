@@ -12,7 +12,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Final, Literal
 
 from gitai.syntax.languages import language_for_path
@@ -206,9 +206,9 @@ def _prepare(change: FileChange, hasher: Hasher) -> PreparedFile:
 def prepare_file(change: FileChange, hasher: Hasher = fresh_hash,
                  statements: StatementsOf = top_level_statements) -> PreparedFile:
     """The part of a file's classification that reads its contents: the rules that need no parse,
-    both sides' normal forms, and what a reason needs of the contents (where a parse failed, which
-    top-level statements differ). The contents are not kept, so the rest (`classify_prepared`) can
-    run in another process, from a small answer."""
+    both sides' normal forms, their definitions paired, and what a reason needs of the contents
+    (where a parse failed, which top-level statements differ). The contents are not kept, so the
+    rest (`classify_prepared`) can run in another process (see `for_record`)."""
     work = _prepare(change, hasher)
     old, new = work.old, work.new
     errors = [side for side, parsed in (("old", old), ("new", new)) if parsed and parsed.parse_error]
@@ -217,7 +217,21 @@ def prepare_file(change: FileChange, hasher: Hasher = fresh_hash,
     elif old is not None and new is not None and old.skeleton_hash != new.skeleton_hash and work.language:
         work.reason = "; ".join(_skeleton_reason(work.language, change.old_data or b"", change.new_data or b"",
                                                  statements))
+    if work.decided is None:
+        _match_definitions(work)
     work.change = FileChange(change.old_path, change.new_path, None, None)
+    return work
+
+
+def for_record(work: PreparedFile, changed_lines: Sequence[int]) -> PreparedFile:
+    """`work` cut to what a record of it needs (`to_record_json`, with the file's sorted
+    `changed_lines`): of the unchanged definitions, which are most, those holding a changed line;
+    of the normal forms, not their definitions (the entries hold those left). A small answer to
+    pass from a worker process; the class and the reason come out the same."""
+    work.entries = [entry for entry in work.entries
+                    if entry.status != "unchanged" or (entry.new and _holds_any(entry.new.lines, changed_lines))]
+    work.old = replace(work.old, definitions=()) if work.old else None
+    work.new = replace(work.new, definitions=()) if work.new else None
     return work
 
 
@@ -395,7 +409,7 @@ def to_record_json(result: FileClassification, changed_lines: Iterable[int]) -> 
     return {**FileClassification(result.classification, result.language, result.reason).to_json(), "definitions": kept}
 
 
-def _holds_any(span: tuple[int, int], sorted_lines: list[int]) -> bool:
+def _holds_any(span: tuple[int, int], sorted_lines: Sequence[int]) -> bool:
     index = bisect_left(sorted_lines, span[0])
     return index < len(sorted_lines) and sorted_lines[index] <= span[1]
 
@@ -409,10 +423,7 @@ def classify_changes(changes: Sequence[FileChange], hasher: Hasher = fresh_hash,
 
 def classify_prepared(files: list[PreparedFile]) -> CommitClassification:
     """The commit-level part of `classify_changes`, from each file's `prepare_file` in the commit's
-    order: definitions paired, moves between files found, each file's class, the commit's."""
-    for work in files:
-        if work.decided is None:
-            _match_definitions(work)
+    order: moves between files found, each file's class, the commit's."""
     _match_moves(files)
     results = {work.key: _finish(work) for work in files}
     ok = all(result.classification == AST_REFACTOR for result in results.values())

@@ -28,6 +28,12 @@ def file_changes(changes: CommitChanges) -> list[FileChange]:
     return inputs + [FileChange(path, None, data, None) for path, data in changes.deleted if data is not None]
 
 
+def changed_lines(changes: CommitChanges) -> list[list[int]]:
+    """For each of `file_changes(changes)`, the lines the commit adds to it, sorted (see `for_record`)."""
+    lines = [sorted(set(f.added_lines)) for f in changes.files if f.kind not in NOT_PARSED]
+    return lines + [[] for _, data in changes.deleted if data is not None]
+
+
 def classify_files(changes: CommitChanges, cache_dir: str | None = None,
                    cache: HashCache | None = None) -> tuple[str, dict[str, FileClassification]]:
     """Commit-level class and each file's classification, typed (tree-sitter loads only here); with
