@@ -43,7 +43,6 @@ class OriginStore:
         self._fresh: dict[tuple[str, str, str], int] = {}  # held versions no step read yet -> their lines
         self._stepped: dict[tuple[str, str, str], int] = {}  # held versions a step read, in the order read
         self._held_lines = 0
-        self.dropped = 0  # held versions let go for want of memory
 
     def _file(self, path: str, blob: str) -> str:
         key = hashlib.sha1(f"{path}\0{blob}".encode("utf-8", "surrogateescape")).hexdigest()
@@ -140,7 +139,6 @@ class OriginStore:
         while self._held_lines > HELD_LINES and (self._stepped or self._fresh):
             oldest_path, oldest_blob, oldest = next(iter(self._stepped or self._fresh))
             self._forget(oldest_path, oldest_blob, oldest)
-            self.dropped += 1
 
     def _forget(self, path: str, blob: str, commit: str) -> None:
         held = self._held.get((path, blob))
