@@ -43,6 +43,24 @@ class OriginStore:
         self._fresh: dict[tuple[str, str, str], int] = {}  # held versions no step read yet -> their lines
         self._stepped: dict[tuple[str, str, str], int] = {}  # held versions a step read, in the order read
         self._held_lines = 0
+        self._on_disk = self._listing() if written is not None else None
+
+    def _listing(self) -> set[str]:
+        """The cache's files, listed once (backfill asks for thousands of versions, most of them
+        never written: a failed open each costs more than the listing). A file another process
+        writes meanwhile is not seen: a cache miss."""
+        found: set[str] = set()
+        try:
+            parts = os.listdir(self.directory)
+        except OSError:
+            return found
+        for part in parts:
+            try:
+                found.update(os.path.join(self.directory, part, name) for name in os.listdir(
+                    os.path.join(self.directory, part)))
+            except OSError:
+                continue
+        return found
 
     def _file(self, path: str, blob: str) -> str:
         key = hashlib.sha1(f"{path}\0{blob}".encode("utf-8", "surrogateescape")).hexdigest()
@@ -57,8 +75,11 @@ class OriginStore:
         return self._read_cache[path, blob]
 
     def _load(self, path: str, blob: str) -> dict[str, Any]:
+        file = self._file(path, blob)
+        if self._on_disk is not None and file not in self._on_disk:
+            return {}
         try:
-            with open(self._file(path, blob), "rb") as handle:
+            with open(file, "rb") as handle:
                 data = json.loads(zlib.decompress(handle.read()))
         except (OSError, ValueError, zlib.error):
             return {}
@@ -118,10 +139,13 @@ class OriginStore:
         self._write(path, blob, data)
 
     def _write(self, path: str, blob: str, data: dict[str, Any]) -> None:
+        file = self._file(path, blob)
         try:
-            write_atomic(self._file(path, blob), zlib.compress(json.dumps(data, separators=(",", ":")).encode(), 1))
+            write_atomic(file, zlib.compress(json.dumps(data, separators=(",", ":")).encode(), 1))
         except OSError:
-            pass  # a read-only git dir only costs speed
+            return  # a read-only git dir only costs speed
+        if self._on_disk is not None:
+            self._on_disk.add(file)
 
     def _hold(self, path: str, blob: str, commit: str, version: Version) -> None:
         """Keep a version in memory only, as `put` would keep it on disk. Beyond HELD_LINES, the
