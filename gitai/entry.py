@@ -15,14 +15,19 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import NoReturn
 
 
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "hook":
+        from gitai.util.code_bundle import serve
+
+        bundle = serve()  # the hook's modules from one file (gitai/util/code_bundle.py)
         from gitai.agents.hook_entry import main as hook_main
 
-        _answered(hook_main(sys.argv[2:]))
+        code = hook_main(sys.argv[2:])
+        _answered(code, bundle.save)
     if sys.argv[1:3] == ["hooks", "run"] and len(sys.argv) > 3:  # the pre-commit framework's entry: every commit
         from gitai.hook_main import FRAMEWORK_HOOKS, run_for_framework
 
@@ -45,9 +50,10 @@ def main() -> None:
     cli_main()
 
 
-def _answered(code: int) -> NoReturn:
+def _answered(code: int, after: Callable[[], None]) -> NoReturn:
     """Leave without the interpreter's shutdown, with `code` whatever became of the streams: a stream
-    that was closed when the hook started is None, and a host reads exit 1 as "let the call through"."""
+    that was closed when the hook started is None, and a host reads exit 1 as "let the call through".
+    `after` runs once the answer is out, and nothing it raises changes the exit code."""
     import os
 
     for stream in (sys.stdout, sys.stderr):
@@ -56,4 +62,8 @@ def _answered(code: int) -> NoReturn:
                 stream.flush()
             except (OSError, ValueError):  # a reader gone, a stream closed: the answer says what it could
                 pass
+    try:
+        after()
+    except Exception:  # noqa: BLE001 -- the answer is given: a failure here must not turn it into another
+        pass
     os._exit(code)
