@@ -34,9 +34,9 @@ from hook_latency import STAGED, describe, gitai_repo, load, prek_repo, stage, u
 # Each step's process ends as the hook does, by os._exit (gitai/entry.py): the interpreter's own shutdown,
 # which the hook skips, is measured apart, as the last line.
 EXIT = "import os; os._exit(0)"
-# Where gitai keeps the hook's modules in one file (gitai/util/code_bundle.py), the steps import them from it,
+# Where gitai keeps the hook's modules in one file (gitai/entry.py), the steps import them from it,
 # as `gitai hook` does.
-BUNDLED = "from gitai.util.code_bundle import serve; serve(); "
+BUNDLED = "from gitai.entry import serve; serve(); "
 EVERY = "+ every module the before-write loads"
 SHUTDOWN = "(skipped) Python's shutdown of them"
 PROBE = """
@@ -81,7 +81,7 @@ def main() -> int:
             "file_path": str(agent / folder / "bench_new.py"), "content": "VALUE = 2\n"}}).encode()
         hook = [str(gitai), "hook", "claude-code"]
         cpu_and_wall(hook, agent, json.dumps({**base, "hook_event_name": "SessionStart"}).encode())
-        bundled = subprocess.run([python, "-c", "import gitai.util.code_bundle"], env=ENV,
+        bundled = subprocess.run([python, "-c", "from gitai.entry import serve"], env=ENV,
                                  capture_output=True).returncode == 0
         as_the_hook = BUNDLED if bundled else ""
         loaded = subprocess.run([python, "-c", PROBE, as_the_hook], cwd=agent, env=ENV, input=write,

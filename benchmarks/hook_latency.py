@@ -42,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _common import BIN, CATALOGUE, ENV, hooks_dir, new_repo, remove_hooks, run, scratch
 
 # As a user's environment has it: gitai hook keeps its modules in one file beside their bytecode
-# (gitai/util/code_bundle.py), which this variable (set on some build machines) turns off.
+# (gitai/entry.py), which this variable (set on some build machines) turns off.
 ENV.pop("PYTHONDONTWRITEBYTECODE", None)
 
 TARGETS = {"pre-commit gate": 1.2, "agent before-write": 1.0, "agent session-start": 3.0}

@@ -1,4 +1,4 @@
-"""The agent hooks' modules kept as one file (gitai/util/code_bundle.py): a hook serves them from it only
+"""The agent hooks' modules kept as one file (gitai/entry.py): a hook serves them from it only
 while their sources and directories are the ones it was written from, so the code that decides is always
 the code on disk. Each test runs `gitai hook claude-code` as the console script does, from a copy of
 gitai's package (edited where the test says), in a real repository."""
