@@ -33,7 +33,7 @@ import sys
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from types import ModuleType
+    from types import CodeType, ModuleType
     from typing import Any, NoReturn
 
     # path in the package, is a package, the source's mtime and size (as in its .pyc), code offset, code length
@@ -42,6 +42,9 @@ if TYPE_CHECKING:
 
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "hook":
+        import gc
+
+        gc.disable()  # its collections, while the modules load, find nothing to free in a process this short
         bundle = serve()  # the hook's modules from one file (below)
         from gitai.agents.hook_entry import main as hook_main
 
@@ -101,6 +104,9 @@ def _stamp(path: str) -> tuple[int, int]:
     return int(st.st_mtime) & 0xFFFFFFFF, st.st_size & 0xFFFFFFFF
 
 
+_CODE = type(_stamp.__code__)  # types.CodeType, without importing types
+
+
 class Bundle:
     """A meta path finder and loader of gitai's modules from the bundle; `save` writes it again when
     this process loaded a gitai module the normal way (one it lacked, or one whose source changed)."""
@@ -111,6 +117,7 @@ class Bundle:
         self.entries = entries
         self.before = set(sys.modules)  # loaded already: never counted as missing
         self.served: dict[str, bytes] = {}
+        self.found: dict[str, CodeType] = {}  # the code of the modules find_spec answered for, until loaded
 
     def find_spec(self, name: str, path: object = None, target: object = None) -> Any:
         entry = self.entries.get(name)
@@ -119,10 +126,13 @@ class Bundle:
         relative, is_package, mtime, size, _, _ = entry
         origin = os.path.join(PACKAGE, relative)
         try:
-            if _stamp(origin) != (mtime, size):
-                return None
-        except OSError:
+            data = self._code(name) if _stamp(origin) == (mtime, size) else None
+            code = marshal.loads(data) if data is not None else None
+        except (OSError, ValueError, EOFError, TypeError):
             return None
+        if data is None or not isinstance(code, _CODE):
+            return None  # changed since, or a bundle cut short or damaged: the normal import, then a new bundle
+        self.found[name], self.served[name] = code, data
         spec = _BOOTSTRAP.ModuleSpec(name, self, origin=origin, is_package=is_package)
         spec.has_location = True
         if is_package:
@@ -133,11 +143,7 @@ class Bundle:
         return None  # the default module object
 
     def exec_module(self, module: ModuleType) -> None:
-        code = self._code(module.__name__)
-        if code is None:
-            raise ImportError(f"{module.__name__}: the hooks' bundle is cut short", name=module.__name__)
-        self.served[module.__name__] = code
-        exec(marshal.loads(code), module.__dict__)
+        exec(self.found.pop(module.__name__), module.__dict__)
 
     def _code(self, name: str) -> bytes | None:
         if name in self.served:
@@ -154,6 +160,8 @@ class Bundle:
         write stops the hook (which has answered already)."""
         if sys.dont_write_bytecode or not hasattr(os, "pread"):
             return
+        if not os.access(os.path.dirname(bundle_path()), os.W_OK):
+            return  # a system-wide install this user cannot write: no `.pyc` read for a bundle never written
         loaded = [m for m in list(sys.modules) if m.startswith("gitai.") and m not in self.before
                   and m not in self.served]
         fresh = {name: compiled for name in loaded if (compiled := _compiled(name)) is not None}

@@ -98,7 +98,10 @@ def test_a_module_added_beside_them_drops_the_bundle(repo: Path, package: Path) 
 def test_a_damaged_bundle_is_not_used(repo: Path, package: Path) -> None:
     gitai_ok(repo, "select", "INT-001")
     _hook(repo, package, "src/auth/a.py")
-    for damaged in (b"", b"\xff\xff\xff\x7f", _bundle(package).read_bytes()[:1000]):
+    whole = _bundle(package).read_bytes()
+    header = 4 + int.from_bytes(whole[:4], "little")
+    codes_garbled = whole[:header] + bytes(b ^ 0x5A for b in whole[header:])
+    for damaged in (b"", b"\xff\xff\xff\x7f", whole[:1000], whole[:header + 100], codes_garbled):
         _bundle(package).write_bytes(damaged)
         answer, loaders = _hook(repo, package, "docs/a.md")
         assert '"deny"' in answer and "INT-001" in answer, damaged[:4]
