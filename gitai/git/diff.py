@@ -66,8 +66,16 @@ Hunk = tuple[int, int, int, int]
 """One `-U0` hunk: old start, old count, new start, new count (git's numbering: with a count of
 0, the start is the line after which the change sits)."""
 
+Listed = tuple[list[RawChange], list[list[Hunk] | None] | None]
+"""One diff: its raw changes and, for each, its hunks (see `raw_and_hunks`)."""
 
-def raw_and_hunks(root: str, parent: str | None, commit: str) -> tuple[list[RawChange], list[list[Hunk] | None] | None]:
+SYMLINK_MODE = 0o120000
+GITLINK_MODE = 0o160000
+UNDIFFED_MODES = (0, SYMLINK_MODE, GITLINK_MODE)
+"""No file, a symlink, a submodule: no lines to diff (a file that was one is all new lines)."""
+
+
+def raw_and_hunks(root: str, parent: str | None, commit: str) -> Listed:
     """The changes of `raw_changes` and, for each in that order, its `-U0` hunks (None where git
     saw a binary file: a real one, or text marked `-diff`, which the caller diffs again with
     `--text`), from one `diff-tree --raw -p`. The hunks are None when the patch does not line up
@@ -79,7 +87,7 @@ def raw_and_hunks(root: str, parent: str | None, commit: str) -> tuple[list[RawC
 RAW_AND_PATCH = ("-r", "-z", "--raw", "-p", "-U0", "-M", *DIFF_OPTIONS)
 
 
-def parse_raw_and_hunks(out: bytes) -> tuple[list[RawChange], list[list[Hunk] | None] | None]:
+def parse_raw_and_hunks(out: bytes) -> Listed:
     """Parse one diff of `diff-tree -z --raw -p` (see `raw_and_hunks`)."""
     changes: list[RawChange] = []
     pos = 0
@@ -100,17 +108,26 @@ def parse_raw_and_hunks(out: bytes) -> tuple[list[RawChange], list[list[Hunk] | 
     return changes, [None if BINARY_PATCH.search(chunk) else parse_hunks(chunk) for chunk in chunks]
 
 
-class DiffStream:
-    """`raw_and_hunks` for many (parent, commit) pairs known in advance (backfill: thousands),
-    from one `git diff-tree --stdin` fed by a thread while its output is read as it comes: a
-    process per commit cost more than the diffs themselves. Asked for the pairs in their order;
-    a pair asked out of order, or a stream that failed, falls back to `raw_and_hunks`."""
+RAW_ONLY = ("-r", "-z", "--raw", "-M", *DIFF_OPTIONS)
+"""The raw listing of `RAW_AND_PATCH` without the patch."""
 
-    def __init__(self, root: str, pairs: list[tuple[str | None, str]]) -> None:
+
+def merge_paths(raws: list[list[RawChange]]) -> tuple[set[str], set[str]]:
+    """A merge's own changes, from its raw changes against each parent: the paths it adds or
+    changes against every parent (by their name in the merge) and those it deletes against every
+    parent. Any other path it took as is from one of its parents."""
+    return (set.intersection(*({change.new_path for change in raw if change.status != "D"} for raw in raws)),
+            set.intersection(*({change.old_path for change in raw if change.status == "D"} for raw in raws)))
+
+
+class _PairStream:
+    """One `git diff-tree --stdin OPTIONS` over (parent, commit) pairs known in advance, fed by a
+    thread while its output is read as it comes: each pair's output, asked in their order."""
+
+    def __init__(self, root: str, pairs: list[tuple[str | None, str]], options: tuple[str, ...]) -> None:
         import subprocess
         import threading
 
-        self.root = root
         self.pairs = pairs
         self.next = 0
         self.buffer = bytearray()
@@ -118,7 +135,7 @@ class DiffStream:
         if self.failed:
             return
         # a root commit alone (with --root: against the empty tree), else "COMMIT PARENT"
-        self._proc = subprocess.Popen(["git", "diff-tree", "--stdin", "--root", "--always", *RAW_AND_PATCH],
+        self._proc = subprocess.Popen(["git", "diff-tree", "--stdin", "--root", "--always", *options],
                                       cwd=root, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                       stderr=subprocess.DEVNULL, bufsize=0)
         lines = b"".join(f"{commit} {parent}\n".encode() if parent else f"{commit}\n".encode()
@@ -192,14 +209,14 @@ class DiffStream:
         del self.buffer[:end]
         return out
 
-    def __call__(self, parent: str | None, commit: str) -> tuple[list[RawChange], list[list[Hunk] | None] | None]:
-        if not self.failed and self.next < len(self.pairs) and self.pairs[self.next] == (parent, commit):
-            out = self._take()
-            self.next += 1
-            if out is not None:
-                return parse_raw_and_hunks(out)
-            self.failed = True
-        return raw_and_hunks(self.root, parent, commit)
+    def take(self, parent: str | None, commit: str) -> bytes | None:
+        """The output for this pair; None when it is not the next one, or the stream failed."""
+        if self.failed or self.next >= len(self.pairs) or self.pairs[self.next] != (parent, commit):
+            return None
+        out = self._take()
+        self.next += 1
+        self.failed = out is None
+        return out
 
     def close(self) -> None:
         if self.pairs:
@@ -207,11 +224,128 @@ class DiffStream:
             self._proc.wait()
             self._writer.join()
 
+
+MERGES_PER_BATCH = 256
+"""Merges whose own files' hunks are computed together (one `mktree` and one `diff-tree`)."""
+
+
+class DiffStream:
+    """`raw_and_hunks` for many (parent, commit) pairs known in advance (backfill: thousands), asked
+    in their order: a process per commit cost more than the diffs themselves. A commit's diff comes
+    from one `git diff-tree --stdin --raw -p`; a merge's, against each of its parents, raw only
+    from another, with the hunks of the files it changes against every parent (`merge_paths`)
+    alone, the only ones its record and line origins read (computed by batches of merges, as blob
+    pairs: `hunks_between`); the other entries' hunks are None (diff them yourself). A merge of a
+    long-lived branch differs from its other parent in every file the branch did not touch: those
+    patches cost as much as all the other diffs. A pair asked out of order, or a stream that
+    failed, falls back to `raw_and_hunks`."""
+
+    def __init__(self, root: str, pairs: list[tuple[str | None, str]]) -> None:
+        from collections import Counter
+
+        self.root = root
+        counts = Counter(commit for _, commit in pairs)
+        self.merges = {commit for commit, count in counts.items() if count > 1}
+        self.patches = _PairStream(root, [pair for pair in pairs if pair[1] not in self.merges], RAW_AND_PATCH)
+        self.merge_pairs = [pair for pair in pairs if pair[1] in self.merges]
+        self.raws = _PairStream(root, self.merge_pairs, RAW_ONLY)
+        self.batched = 0  # merge pairs read so far
+        self.ready: dict[tuple[str | None, str], Listed] = {}
+
+    def _read_merges(self) -> None:
+        """Read the next batch of merges' raw diffs and compute their own files' hunks."""
+        batch: list[list[tuple[tuple[str | None, str], list[RawChange]]]] = []
+        while self.batched < len(self.merge_pairs) and len(batch) < MERGES_PER_BATCH:
+            commit = self.merge_pairs[self.batched][1]
+            sides = []
+            while self.batched < len(self.merge_pairs) and self.merge_pairs[self.batched][1] == commit:
+                pair = self.merge_pairs[self.batched]
+                self.batched += 1
+                out = self.raws.take(*pair)
+                if out is not None:  # else that pair is diffed apart
+                    sides.append((pair, parse_raw(out)))
+            batch.append(sides)
+        wanted: list[tuple[str | None, str]] = []  # (old blob or None, new blob)
+        slots: list[tuple[list[list[Hunk] | None], int]] = []  # where each one's hunks go
+        for sides in batch:
+            if not sides:
+                continue
+            files, _ = merge_paths([raw for _, raw in sides])
+            for pair, raw in sides:
+                per_change: list[list[Hunk] | None] = [None] * len(raw)
+                self.ready[pair] = (raw, per_change)
+                for index, change in enumerate(raw):
+                    if change.status != "D" and change.new_path in files and change.new_mode not in UNDIFFED_MODES:
+                        had_text = change.status != "A" and change.old_mode not in UNDIFFED_MODES
+                        wanted.append((change.old_oid if had_text else None, change.new_oid))
+                        slots.append((per_change, index))
+        found = hunks_between(self.root, wanted)
+        if found is not None:  # else those files are diffed one by one
+            for (per_change, index), hunks in zip(slots, found, strict=True):
+                per_change[index] = hunks
+
+    def __call__(self, parent: str | None, commit: str) -> Listed:
+        if commit in self.merges:
+            if (parent, commit) not in self.ready and self.batched < len(self.merge_pairs) and \
+                    (parent, commit) == self.merge_pairs[self.batched]:
+                self._read_merges()
+            found = self.ready.pop((parent, commit), None)
+            if found is not None:
+                return found
+        else:
+            out = self.patches.take(parent, commit)
+            if out is not None:
+                return parse_raw_and_hunks(out)
+        return raw_and_hunks(self.root, parent, commit)
+
+    def close(self) -> None:
+        self.patches.close()
+        self.raws.close()
+
     def __enter__(self) -> DiffStream:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def hunks_between(root: str, pairs: list[tuple[str | None, str]]) -> list[list[Hunk]] | None:
+    """The `-U0` hunks (as `blob_hunks` gives them) from each old blob to its new one (None: no
+    old file, every line added), from one `git diff-tree` of two trees holding the pairs under
+    the same names: there is no git command diffing a list of blob pairs. The trees are written
+    to an object directory of their own, next to the repository's and removed after, so nothing
+    is added to the repository. None when git fails (diff them one by one then)."""
+    if not pairs:
+        return []
+    import os
+    import shutil
+    import tempfile
+
+    from gitai.git.runner import GitCommandError
+
+    width = len(str(len(pairs)))
+    old = b"".join(f"100644 blob {blob}\t{number:0{width}}\n".encode()
+                   for number, (blob, _) in enumerate(pairs) if blob is not None)
+    new = b"".join(f"100644 blob {blob}\t{number:0{width}}\n".encode() for number, (_, blob) in enumerate(pairs))
+    objects = tempfile.mkdtemp(prefix="gitai-trees-")
+    try:
+        env = dict(os.environ)
+        own = os.path.join(root, run_git(["rev-parse", "--git-path", "objects"], root).decode().strip())
+        env["GIT_ALTERNATE_OBJECT_DIRECTORIES"] = os.pathsep.join(
+            [own, *filter(None, [env.get("GIT_ALTERNATE_OBJECT_DIRECTORIES")])])
+        env["GIT_OBJECT_DIRECTORY"] = objects
+        trees = run_git(["mktree", "--missing", "--batch"], root, input=old + b"\n" + new, env=env).split()
+        out = run_git(["diff-tree", "-p", "-U0", "--text", "--no-renames", *DIFF_OPTIONS,
+                       trees[0].decode(), trees[1].decode()], root, env=env)
+    except GitCommandError:
+        return None
+    finally:
+        shutil.rmtree(objects, ignore_errors=True)
+    found: list[list[Hunk]] = [[] for _ in pairs]  # a pair git does not list is the same blob twice
+    headers = list(re.finditer(rb"^diff --git a/(\d+) ", out, flags=re.MULTILINE))
+    for header, following in zip(headers, [*headers[1:], None], strict=True):
+        found[int(header.group(1))] = parse_hunks(out[header.end():following.start() if following else len(out)])
+    return found
 
 
 def blob_hunks(root: str, old: str | None, new: str) -> list[Hunk]:

@@ -12,10 +12,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gitai.git.diff import (
+    GITLINK_MODE,
+    SYMLINK_MODE,
     Hunk,
+    Listed,
     RawChange,
     added_lines,
     blob_hunks,
+    merge_paths,
     raw_and_hunks,
 )
 from gitai.git.objects import ObjectReader
@@ -25,13 +29,8 @@ from gitai.util.lines import split_lines
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    Diffs = Callable[[str | None, str], tuple[list[RawChange], list[list[Hunk] | None] | None]]
+    Diffs = Callable[[str | None, str], Listed]
     """(parent or None, commit) -> `raw_and_hunks`: a `DiffStream` (backfill)."""
-
-SYMLINK_MODE = 0o120000
-
-
-GITLINK_MODE = 0o160000
 
 
 @dataclass
@@ -81,10 +80,6 @@ def changes_against(root: str, reader: ObjectReader, parent: str | None, commit:
     """What `commit` adds, changes and deletes against `parent` (None: the empty tree); `diffs`:
     the stream that has this diff (backfill), else one `diff-tree` here."""
     return _loaded(root, reader, diffs(parent, commit) if diffs else raw_and_hunks(root, parent, commit))
-
-
-Listed = tuple[list[RawChange], list[list[Hunk] | None] | None]
-"""One diff: its raw changes and, for each, its hunks (see `raw_and_hunks`)."""
 
 
 def _loaded(root: str, reader: ObjectReader, listed: Listed,
@@ -155,8 +150,7 @@ def commit_changes(root: str, reader: ObjectReader, commit: str, parents: list[s
     if len(parents) < 2:
         return changes_against(root, reader, parents[0] if parents else None, commit, diffs)
     listed = [diffs(parent, commit) if diffs else raw_and_hunks(root, parent, commit) for parent in parents]
-    files = set.intersection(*({change.new_path for change in raw if change.status != "D"} for raw, _ in listed))
-    deleted = set.intersection(*({change.old_path for change in raw if change.status == "D"} for raw, _ in listed))
+    files, deleted = merge_paths([raw for raw, _ in listed])
     first = _loaded(root, reader, listed[0], files, deleted)
     for other in (_loaded(root, reader, diff, files, set()) for diff in listed[1:]):
         first.paths_gone += other.paths_gone
