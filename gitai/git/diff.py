@@ -13,7 +13,9 @@ from gitai.git.objects import empty_tree
 from gitai.git.runner import run_git
 from gitai.util.lines import split_lines
 
-HUNK_HEADER = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
+HUNK_HEADER = rb"(?m)^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@"
+"""A `-U0` hunk's header. The patterns here are compiled where used (then taken from `re`'s cache):
+this module is imported on the hook path, where compiling them all would cost about a millisecond."""
 
 
 @dataclass(frozen=True)
@@ -40,22 +42,40 @@ def staged_raw_changes(root: str, head: str | None) -> list[RawChange]:
     return parse_raw(run_git(["diff-index", "--cached", "-z", "--raw", "-M", head or empty_tree(root)], root))
 
 
+RAW_ENTRY = (rb":([0-7]+) ([0-7]+) ([0-9a-f]+) ([0-9a-f]+) "
+             rb"(?:([RC])[0-9]*\0([^\0]*)\0([^\0]*)\0|([A-Z])[0-9]*\0([^\0]*)\0)")
+"""One entry of `--raw -z` output: modes, blobs, then a rename's or copy's status (its score
+dropped) and its two paths, or another status and its path."""
+RAW_ENTRIES = rb"(?:" + RAW_ENTRY + rb")*"
+
+
+def _raw_end(out: bytes | bytearray, pos: int = 0) -> int:
+    """Where the raw entries from `pos` end (there may be none)."""
+    found = re.compile(RAW_ENTRIES).match(out, pos)
+    return found.end() if found else pos
+
+
 def parse_raw(out: bytes) -> list[RawChange]:
-    """Parse `--raw -z` output of the diff plumbing commands."""
-    fields = out.split(b"\0")
+    """Parse `--raw -z` output of the diff plumbing commands (what follows the entries is left)."""
+    return _raw_entries(out, _raw_end(out))
+
+
+def _raw_entries(out: bytes, end: int) -> list[RawChange]:
+    """The raw entries of `out` up to `end`, where they end."""
     changes = []
-    index = 0
-    while index < len(fields) and fields[index].startswith(b":"):
-        meta = fields[index][1:].decode().split(" ")
-        status = meta[4][0]
-        paths = 2 if status in "RC" else 1
-        names = [f.decode("utf-8", "surrogateescape") for f in fields[index + 1 : index + 1 + paths]]
-        changes.append(RawChange(status, int(meta[0], 8), int(meta[1], 8), meta[2], meta[3], names[0], names[-1]))
-        index += 1 + paths
+    entries = re.compile(RAW_ENTRY).findall(out, 0, end)
+    for old_mode, new_mode, old_oid, new_oid, moved, source, target, status, path in entries:
+        if moved:
+            changes.append(RawChange(moved.decode(), int(old_mode, 8), int(new_mode, 8), old_oid.decode(),
+                                     new_oid.decode(), source.decode("utf-8", "surrogateescape"),
+                                     target.decode("utf-8", "surrogateescape")))
+        else:
+            name = path.decode("utf-8", "surrogateescape")
+            changes.append(RawChange(status.decode(), int(old_mode, 8), int(new_mode, 8), old_oid.decode(),
+                                     new_oid.decode(), name, name))
     return changes
 
 
-BINARY_PATCH = re.compile(rb"^Binary files .* differ$", re.MULTILINE)
 DIFF_OPTIONS = ("--no-color", "--no-ext-diff", "--no-textconv", "--diff-algorithm=myers", "--indent-heuristic",
                 "--inter-hunk-context=0")
 """Pinned, whatever the user's diff configuration says: hunks must match `git blame`'s line tracking
@@ -87,25 +107,31 @@ def raw_and_hunks(root: str, parent: str | None, commit: str) -> Listed:
 RAW_AND_PATCH = ("-r", "-z", "--raw", "-p", "-U0", "-M", *DIFF_OPTIONS)
 
 
+PATCH_PARTS = rb"(?m)^(?:(d)iff --git |(B)inary files .* differ$|@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@)"
+"""What the hunks of a `-U0` patch are read from: where each file's patch starts, git's word that
+a file is binary, and hunk headers (no line of a hunk starts so: each starts with `+`, `-` or `\\`)."""
+
+
 def parse_raw_and_hunks(out: bytes) -> Listed:
     """Parse one diff of `diff-tree -z --raw -p` (see `raw_and_hunks`)."""
-    changes: list[RawChange] = []
-    pos = 0
-    while out.startswith(b":", pos):
-        end = out.index(b"\0", pos)
-        meta = out[pos + 1 : end].decode().split(" ")
-        pos = end + 1
-        status = meta[4][0]
-        names = []
-        for _ in range(2 if status in "RC" else 1):
-            end = out.index(b"\0", pos)
-            names.append(out[pos:end].decode("utf-8", "surrogateescape"))
-            pos = end + 1
-        changes.append(RawChange(status, int(meta[0], 8), int(meta[1], 8), meta[2], meta[3], names[0], names[-1]))
-    chunks = re.split(rb"^diff --git ", out[pos:].lstrip(b"\0"), flags=re.MULTILINE)[1:]
-    if len(chunks) != len(changes):
+    end = _raw_end(out)
+    changes = _raw_entries(out, end)
+    per_change: list[list[Hunk] | None] = []
+    hunks: list[Hunk] = []
+    parts = re.compile(PATCH_PARTS).findall(out[end:].lstrip(b"\0"))
+    for new_file, binary, old_start, old_count, new_start, new_count in parts:
+        if new_file:
+            hunks = []
+            per_change.append(hunks)
+        elif not per_change:
+            return changes, None  # a hunk before any file: not git's patch
+        elif binary:
+            per_change[-1] = None
+        else:
+            hunks.append((int(old_start), int(old_count or 1), int(new_start), int(new_count or 1)))
+    if len(per_change) != len(changes):
         return changes, None
-    return changes, [None if BINARY_PATCH.search(chunk) else parse_hunks(chunk) for chunk in chunks]
+    return changes, per_change
 
 
 RAW_ONLY = ("-r", "-z", "--raw", "-M", *DIFF_OPTIONS)
@@ -176,21 +202,11 @@ class _PairStream:
         if not self.buffer.startswith(header):
             return None
         pos = len(header)
-        while True:  # the raw entries, ":META\0PATH\0" (renames and copies: two paths)
-            if len(self.buffer) <= pos:
-                self._fill()
-            if not self.buffer.startswith(b":", pos):
-                break
-            meta_end = self._index(b"\0", pos)
-            if meta_end < 0:
-                return None
-            paths = 2 if self.buffer[self.buffer.rindex(b" ", pos, meta_end) + 1] in b"RC" else 1
-            pos = meta_end
-            for _ in range(paths):
-                pos = self._index(b"\0", pos + 1)
-                if pos < 0:
-                    return None
-            pos += 1
+        while True:  # the raw entries, up to what is read of them
+            pos = _raw_end(self.buffer, pos)
+            if (pos == len(self.buffer) or self.buffer.startswith(b":", pos)) and self._fill():
+                continue  # more may follow, or a part of one is read
+            break
         if self.next + 1 == len(self.pairs):
             while self._fill():
                 pass
@@ -358,10 +374,8 @@ def blob_hunks(root: str, old: str | None, new: str) -> list[Hunk]:
 
 def parse_hunks(patch: bytes) -> list[Hunk]:
     """The hunk headers of a `-U0` patch."""
-    return [
-        (int(m.group(1)), int(m.group(2) or 1), int(m.group(3)), int(m.group(4) or 1))
-        for m in HUNK_HEADER.finditer(patch)
-    ]
+    return [(int(old_start), int(old_count or 1), int(new_start), int(new_count or 1))
+            for old_start, old_count, new_start, new_count in re.findall(HUNK_HEADER, patch)]
 
 
 def added_lines(hunks: list[Hunk]) -> list[int]:
