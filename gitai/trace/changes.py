@@ -107,7 +107,7 @@ def load_changes(
     wanted = [oid for change in raw
               for mode, oid in ((change.old_mode, change.old_oid), (change.new_mode, change.new_oid))
               if mode not in (0, GITLINK_MODE, SYMLINK_MODE)]
-    blobs = _Prefetched(reader, reader.read_many(wanted) if len(wanted) > 1 else {})
+    blobs = _Prefetched(reader, reader.read_many(wanted, remember=True) if wanted else {})
     for index, change in enumerate(raw):
         if change.status == "D":
             deleted.append((change.old_path, _content(blobs, change.old_mode, change.old_oid)))
