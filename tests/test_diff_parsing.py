@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
 from testing.commands import git
 from testing.repos import commit, write
 
@@ -62,3 +63,22 @@ def test_a_diff_is_read_as_git_lists_it(bare_repo: Path) -> None:
     for change, found in zip(raw, hunks or [], strict=True):  # each as one `git diff` of its blobs says
         if change.status == "M" and found is not None:
             assert found == blob_hunks(root, change.old_oid, change.new_oid)
+
+
+def test_blobs_read_to_be_remembered_are_given_again_without_git_up_to_a_bound(
+        bare_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from gitai.git import objects
+
+    monkeypatch.setattr(objects, "REMEMBERED_BYTES", 11)
+    blobs = [git(bare_repo, "hash-object", "-w", "--stdin", input=text).stdout.strip()
+             for text in ("four", "five!", "sixsix", "x" * 12)]
+    reader = objects.ObjectReader(str(bare_repo))
+    assert reader.read_many(blobs[:2], remember=True) == {blobs[0]: b"four", blobs[1]: b"five!"}
+    assert reader.read_many([blobs[2]], remember=True) == {blobs[2]: b"sixsix"}  # the oldest goes
+    assert reader.read_many([blobs[3]], remember=True) == {blobs[3]: b"x" * 12}  # too large to keep
+    assert reader.read_many([blobs[0]]) == {blobs[0]: b"four"}  # not remembered: from git
+    reader._proc.kill()
+    reader._proc.wait()
+    assert reader.read_many(blobs[1:3]) == {blobs[1]: b"five!", blobs[2]: b"sixsix"}  # no git needed
+    with pytest.raises(OSError):  # git is gone indeed
+        reader.read_many([blobs[0]])
