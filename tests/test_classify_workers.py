@@ -1,5 +1,7 @@
-"""Backfill's worker processes: a worker dying leaves the run complete, with the records and line
-origins a run without workers gives (what is left is classified in the parent)."""
+"""Backfill's worker processes: each file's classification split in the part that reads its
+contents (in a worker, which owns the file for the whole run) and the commit's part (in the
+parent) classifies as the whole does; a worker dying leaves the run complete, with the same
+records and line origins."""
 
 from __future__ import annotations
 
@@ -11,9 +13,13 @@ from testing.commands import git, gitai_ok
 from testing.repos import commit, kept_origins, records_by_commit, write
 
 import gitai.backfill
-from gitai.backfill import backfill
+from gitai.backfill import FileOwners, backfill
 from gitai.gate.policy import load_policy
+from gitai.git.objects import ObjectReader, commit_parents
 from gitai.layout import find_layout
+from gitai.syntax.classify import FileChange, for_record, prepare_file
+from gitai.trace.changes import commit_changes
+from gitai.trace.classify_commit import changed_lines, classify, classify_prepared_files, file_changes
 
 CATALOGUE = """\
 active_intents:
@@ -31,8 +37,9 @@ def module(names: list[str], value: int = 0, spaced: bool = False, header: str =
 
 
 def generate(repo: Path, rounds: int = 10) -> None:
-    """Reformats, changes, moves between files and inside one, an import changed, a parse error, a
-    rename, a file deleted once its definitions moved out, a file added."""
+    """Reformats (unchanged definitions holding changed lines), changes, moves between files and
+    inside one, an import changed, a parse error, a rename, a file deleted once its definitions
+    moved out, a file added."""
     names = [f"f{n}" for n in range(8)]
     write(repo, "src/a.py", module(names))
     write(repo, "src/b.py", module(["g"]))
@@ -57,6 +64,37 @@ def generate(repo: Path, rounds: int = 10) -> None:
         commit(repo, f"late {number}")
 
 
+def test_the_workers_part_and_the_parents_classify_as_the_whole_does(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    generate(repo)
+    shas = git(repo, "rev-list", "--reverse", "HEAD").stdout.split()
+    cut = 0
+    with ObjectReader(str(repo)) as reader:
+        for sha in shas:
+            changes = commit_changes(str(repo), reader, sha, commit_parents(reader, sha))
+            prepared = [prepare_file(change) for change in file_changes(changes)]
+            whole = sum(len(work.entries) for work in prepared)
+            answers = [for_record(work, lines) for work, lines in zip(prepared, changed_lines(changes), strict=True)]
+            cut += whole - sum(len(work.entries) for work in answers)
+            assert all(not (work.old and work.old.definitions) for work in answers)
+            assert classify_prepared_files(changes, answers) == classify(changes), sha
+    assert cut > 0  # the unchanged definitions holding no changed line were left out
+
+
+def test_a_files_versions_go_to_one_worker_through_renames() -> None:
+    owners = FileOwners(2)
+    big = FileChange(None, "big.py", None, b"x" * 1000)
+    assert owners.of(big) == 0
+    assert owners.of(FileChange(None, "small.py", None, b"y")) == 1  # the one given less so far
+    assert owners.of(FileChange(None, "other.py", None, b"z")) == 1
+    assert owners.of(FileChange("big.py", "big.py", b"x", b"x" * 2000)) == 0
+    assert owners.of(FileChange("big.py", "moved.py", b"x", b"x")) == 0  # a rename keeps its worker
+    assert owners.of(FileChange("moved.py", None, b"x", None)) == 0  # deleted
+    assert owners.of(FileChange("small.py", "small.py", b"y", b"yy")) == 1
+
+
 _tasks = 0
 
 
@@ -66,9 +104,9 @@ def _dying(task: object) -> object:
     _tasks += 1
     if _tasks >= 2:
         os._exit(1)
-    from gitai.backfill import _classify_chunk
+    from gitai.backfill import _prepare_files
 
-    return _classify_chunk(task)  # type: ignore[arg-type]
+    return _prepare_files(task)  # type: ignore[arg-type]
 
 
 def test_a_worker_dying_leaves_the_run_complete(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -83,7 +121,7 @@ def test_a_worker_dying_leaves_the_run_complete(tmp_path: Path, monkeypatch: pyt
         gitai_ok(clones[name], "init", "--no-hooks")
         (clones[name] / ".orchestration" / "active_intents.yaml").write_text(CATALOGUE)
     gitai_ok(clones["whole"], "backfill", "--jobs", "1")
-    monkeypatch.setattr(gitai.backfill, "_classify_chunk", _dying)
+    monkeypatch.setattr(gitai.backfill, "_prepare_files", _dying)
     layout = find_layout(str(clones["dying"]))
     result = backfill(layout, load_policy(layout), jobs=2)
     assert _tasks == 0  # only the workers died
