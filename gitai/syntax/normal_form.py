@@ -94,13 +94,53 @@ class _Tables:
     distinct: frozenset[int]  # kind ids of runs whose duplicates count once
 
 
+class _Memo:
+    """The token streams of subtrees walked before, for one language, by kind id and text: a new version
+    of a definition is mostly the old one's statements, which need no walk again. A subtree's stream
+    is a function of its kind and text (the assumption the digests of definitions rest on too), when
+    no handler in it looks above it (`roots`: the kinds whose children's handlers do) and the walk
+    enters it after layout only (the text before it then adds nothing to its first gap). Each stream
+    is kept joined, one token, with where its walk ended (a grammar's hidden tokens may end a node
+    past its last leaf) and the string prefix it left."""
+
+    __slots__ = ("roots", "size", "streams")
+
+    def __init__(self, roots: frozenset[int]) -> None:
+        self.roots = roots
+        self.streams: dict[tuple[int, bytes], tuple[bytes, int, bytes]] = {}
+        self.size = 0  # bytes held, keys and streams
+
+    def keep(self, key: tuple[int, bytes], stream: bytes, end: int, prefix: bytes) -> None:
+        if self.size > _MEMO_BYTES:
+            self.streams.clear()
+            self.size = 0
+        self.streams[key] = (stream, end, prefix)
+        self.size += len(key[1]) + len(stream)
+
+
+_MEMO_LEAST = 24  # source bytes of the smallest subtree remembered (smaller ones cost less to walk than to look up)
+_MEMO_BYTES = 32 << 20
+# node kinds whose children's handlers look at the node's parent (a docstring's owner): never remembered alone
+_CONTEXTS: dict[str, tuple[str, ...]] = {"python": ("module", "block")}
+
+
+@functools.cache
+def _memo(language: str) -> _Memo:
+    lang = load_grammar(language).language
+    return _Memo(frozenset(kind for kind in range(lang.node_kind_count)
+                           if lang.node_kind_for_id(kind) in _CONTEXTS.get(language, ())))
+
+
 class _Walk:
-    """State one normal-form walk shares with the handlers: the source and the current string prefix."""
+    """State one normal-form walk shares with the handlers: the source and the current string prefix;
+    `memo` for the walks of whole frames and statements (not the handlers', which may look inside the
+    tokens they get back), None where the source needs escaping."""
 
-    __slots__ = ("escape", "prefix", "src", "tables")
+    __slots__ = ("escape", "memo", "prefix", "src", "tables")
 
-    def __init__(self, src: bytes, escape: bool, tables: _Tables) -> None:
+    def __init__(self, src: bytes, escape: bool, tables: _Tables, memo: _Memo | None = None) -> None:
         self.src, self.escape, self.tables, self.prefix = src, escape, tables, b""
+        self.memo = None if escape else memo
 
     def text(self, text: bytes) -> bytes:
         return _escape(text) if self.escape else text
@@ -194,7 +234,7 @@ def _gap(src: bytes, pos: int, start: int, escape: bool, out: list[bytes]) -> in
 def _digest(nodes: Sequence[Node], walk: _Walk, skip: frozenset[int], skip_depth: int) -> str:
     """SHA-256 of the normal-form token stream of `nodes`, leaving out subtrees whose id is in `skip`."""
     walk.prefix = b""  # one walk object serves all the digests of a file: each starts afresh
-    return _stream_digest(_walk(nodes, walk, skip, skip_depth))
+    return _stream_digest(_walk(nodes, walk, skip, skip_depth, memo=walk.memo))
 
 
 def _stream_digest(out: list[bytes]) -> str:
@@ -212,14 +252,15 @@ def _stream_digest(out: list[bytes]) -> str:
 
 def _walk(
     nodes: Sequence[Node], walk: _Walk, skip: frozenset[int] = frozenset(), skip_depth: int = -1,
-    as_is: bool = False, frames: dict[int, _Frame] | None = None,
+    as_is: bool = False, frames: dict[int, _Frame] | None = None, memo: _Memo | None = None,
 ) -> list[bytes]:
     """The normal-form token stream of `nodes`, leaving out subtrees whose id is in `skip`.
 
     Iterative TreeCursor walk; `skip` is only consulted down to `skip_depth` below each node;
     `as_is`: no handler for `nodes` themselves (a handler walking its own node); `frames`: left-out
     nodes (by id, taken out as used) to walk on the way into their own streams, as `_walk` of them
-    alone with their own `skip` would (one walk for all of a file's definitions). Source bytes
+    alone with their own `skip` would (one walk for all of a file's definitions); `memo`: the
+    streams of subtrees walked before, by their kind and text (see `_Memo`). Source bytes
     that no leaf covers (a grammar's hidden tokens) are kept unless they are layout. Speed: this
     loop runs once per node, so the common kinds (named nodes first, keywords, punctuation, quotes)
     are written inline; a handler's kind asks `_handled` first (and, left to the walk, is walked as
@@ -235,6 +276,9 @@ def _walk(
     append = out.append
     outer: list[tuple[list[bytes], int, frozenset[int], int, int, int]] = []  # the walks `frames` interrupted
     frame_depth = frame_end = -1  # where the current one of `frames` ends: its node's depth and end byte
+    streams, roots, least = (memo.streams, memo.roots, _MEMO_LEAST) if memo is not None else (None, (), 0)
+    recording: list[tuple[int, int, tuple[int, bytes], int]] = []  # subtrees `memo` lacks: (depth, where
+    # their stream begins in `out`, key, start byte), to keep when the walk leaves them
     for top in nodes:
         cursor = top.walk()
         first_child, next_sibling, parent = cursor.goto_first_child, cursor.goto_next_sibling, cursor.goto_parent
@@ -276,19 +320,35 @@ def _walk(
                         field = fields[field_id]
                         if field:
                             append(field)
-                    if first_child():
+                    known = None
+                    if streams is not None and depth > skip_depth and kind not in roots:
+                        start, end = node.byte_range
+                        if end - start >= least and (start == pos or (pos < start and src[pos:start].isspace())):
+                            key = (kind, src[start:end])
+                            known = streams.get(key)
+                            if known is None and not node.has_error and first_child():
+                                append(markers[kind])
+                                recording.append((depth, len(out) - 1, key, start))
+                                depth += 1
+                                continue
+                    if known is not None:  # walked before: its stream, where it ended, the string prefix after it
+                        append(known[0])
+                        pos = start + known[1]
+                        walk.prefix = known[2]
+                    elif first_child():
                         append(markers[kind])
                         depth += 1
                         continue
-                    start, end = node.byte_range
-                    if start > pos and not src[pos:start].isspace():
-                        _gap(src, pos, start, escape, out)
-                    pos = end
-                    append(markers[kind])
-                    if start == end:  # empty: like a node whose children were all dropped
-                        append(_CLOSE)
                     else:
-                        append(_escape(src[start:end]) if escape else src[start:end])
+                        start, end = node.byte_range
+                        if start > pos and not src[pos:start].isspace():
+                            _gap(src, pos, start, escape, out)
+                        pos = end
+                        append(markers[kind])
+                        if start == end:  # empty: like a node whose children were all dropped
+                            append(_CLOSE)
+                        else:
+                            append(_escape(src[start:end]) if escape else src[start:end])
             elif action == anon:  # keywords and operators: their text, no marker
                 start, end = node.byte_range
                 if start > pos and not src[pos:start].isspace():
@@ -333,6 +393,9 @@ def _walk(
                     transparent.pop()
                 else:
                     append(_CLOSE)
+                    if recording and recording[-1][0] == depth:
+                        _, mark, key, start = recording.pop()
+                        memo.keep(key, b"\x00".join(out[mark:]), pos - start, walk.prefix)  # type: ignore[union-attr]
                 if depth == frame_depth:  # the end of one of `frames`: back to the walk it interrupted
                     if frame_end > pos:
                         _gap(src, pos, frame_end, escape, out)
@@ -1331,7 +1394,7 @@ def _own_digests(walk: _Walk, frames: list[tuple[Sequence[Node], list[Node], int
                 passing[node.id] = entry
         nodes, skipped, depth = frames[0]
         walk.prefix = b""
-        streams[0] = _walk(nodes, walk, frozenset([n.id for n in skipped]), depth, frames=passing)
+        streams[0] = _walk(nodes, walk, frozenset([n.id for n in skipped]), depth, frames=passing, memo=walk.memo)
         if passing:  # some not (wholly) passed through
             for frame in missing[1:]:
                 if any(node.id in passing for node in frames[frame][0]):
@@ -1370,7 +1433,7 @@ def top_level_statements(language: str, data: bytes, tree: Tree | None = None,
         found = find_definitions(language, root)
     sites = [node for site in found.sites if site.parent == -1 for node in site.nodes]
     starts = {node.start_byte for node in sites}
-    walk = _Walk(data, b"\x00" in data or b"\x01" in data, tables)
+    walk = _Walk(data, b"\x00" in data or b"\x01" in data, tables, _memo(language))
     statements = []
     for child in _named(root):
         if child.start_byte in starts or any(child.start_byte <= n.start_byte < child.end_byte for n in sites):
@@ -1413,7 +1476,7 @@ def hash_tree(language: str, data: bytes, tree: Tree, found: Definitions | None 
     tables = _tables(language)
     root = tree.root_node
     escape = b"\x00" in data or b"\x01" in data
-    walk = _Walk(data, escape, tables)
+    walk = _Walk(data, escape, tables, _memo(language))
     if found is None:
         found = find_definitions(language, root)
     sites = found.sites
@@ -1423,23 +1486,37 @@ def hash_tree(language: str, data: bytes, tree: Tree, found: Definitions | None 
     frames: list[tuple[Sequence[Node], list[Node], int]] = []  # by frame: frame 0 is the file, i + 1 site i
     # What a frame's digest is remembered by: the bytes its nodes span and where the definitions it leaves
     # out sit in them (the token stream of a span is a function of its text and of what is left out of it),
-    # so a new version of a file re-hashes only the definitions whose text changed.
-    keys: list[tuple[object, ...]] = []
+    # so a new version of a file re-hashes only the definitions whose text changed. The bytes are taken
+    # by SHA-1: a frame without members of its whole span, one with members of the text around them and
+    # of its members' (members first: each byte of the file is read once, not once per frame holding it).
+    keys: list[tuple[object, ...]] = [()] * len(members)
+    spans: list[bytes] = [b""] * len(members)
     sha1 = hashlib.sha1
-    for frame, inner in enumerate(members):
+    for frame in range(len(members) - 1, -1, -1):
+        inner = members[frame]
         nodes = sites[frame - 1].nodes if frame else (root,)
         first = nodes[0]
-        start = first.start_byte
-        span = sha1(data[start : nodes[-1].end_byte]).digest()
+        start, end = first.start_byte, nodes[-1].end_byte
         if inner:
             skipped = [n for i in inner for n in sites[i].nodes]
             depth = max([sites[i].depth for i in inner])
             frames.append((nodes, skipped, depth))
             offsets = tuple([(n.start_byte - start, n.end_byte - start) for n in skipped])
-            keys.append((language, escape, first.kind_id, len(nodes), depth, span, offsets))
+            digest = sha1()
+            done = start
+            for node in skipped:
+                digest.update(data[done : node.start_byte])
+                done = node.end_byte
+            digest.update(data[done:end])
+            for i in inner:
+                digest.update(spans[i + 1])
+            spans[frame] = span = digest.digest()
+            keys[frame] = (language, escape, first.kind_id, len(nodes), depth, span, end - start, offsets)
         else:
             frames.append((nodes, [], -1))
-            keys.append((language, escape, first.kind_id, len(nodes), -1, span, ()))
+            spans[frame] = span = sha1(data[start:end]).digest()
+            keys[frame] = (language, escape, first.kind_id, len(nodes), -1, span)
+    frames.reverse()
     remembered = _DIGESTS.get
     own = [remembered(key, "") for key in keys]
     firsts: dict[tuple[object, ...], int] = {}  # the first frame of each key the memo lacks (a repeat is hashed once)
