@@ -92,12 +92,15 @@ class _Tables:
     field_ids: dict[str, int]
     kind_markers: dict[str, bytes]  # by node type name
     distinct: frozenset[int]  # kind ids of runs whose duplicates count once
+    plain: list[bool]  # by kind id: walked as a named node or a transparent wrapper, with no handler
 
 
 class _Memo:
     """The token streams of subtrees walked before, for one language, by kind id and text: a new version
     of a definition is mostly the old one's statements, which need no walk again. A subtree's stream
-    is a function of its kind and text (the assumption the digests of definitions rest on too), when
+    is a function of its kind and text (the assumption the digests of definitions rest on too) in a
+    tree without syntax errors (error recovery parses the same text apart differently: C's
+    `sizeof(T)*2` as a call of `sizeof` in one file, a `sizeof` of a type in the next), when
     no handler in it looks above it (`roots`: the kinds whose children's handlers do) and the walk
     enters it after layout only (the text before it then adds nothing to its first gap). Each stream
     is kept joined, one token, with where its walk ended (a grammar's hidden tokens may end a node
@@ -134,7 +137,7 @@ def _memo(language: str) -> _Memo:
 class _Walk:
     """State one normal-form walk shares with the handlers: the source and the current string prefix;
     `memo` for the walks of whole frames and statements (not the handlers', which may look inside the
-    tokens they get back), None where the source needs escaping."""
+    tokens they get back), None where the source needs escaping or the tree has syntax errors."""
 
     __slots__ = ("escape", "memo", "prefix", "src", "tables")
 
@@ -207,8 +210,9 @@ def _tables(language: str) -> _Tables:
         if lang.node_kind_is_named(kind):
             kind_markers.setdefault(lang.node_kind_for_id(kind) or "", markers[kind])
     distinct = frozenset(kind for kind in range(lang.node_kind_count) if lang.node_kind_for_id(kind) in canon.distinct)
+    plain = [action in _INNER for action in actions]
     return _Tables(language, actions, markers, fields, handlers, starts, needles, keyed, field_ids, kind_markers,
-                   distinct)
+                   distinct, plain)
 
 
 def _escape(text: bytes) -> bytes:
@@ -326,7 +330,7 @@ def _walk(
                         if end - start >= least and (start == pos or (pos < start and src[pos:start].isspace())):
                             key = (kind, src[start:end])
                             known = streams.get(key)
-                            if known is None and not node.has_error and first_child():
+                            if known is None and first_child():
                                 append(markers[kind])
                                 recording.append((depth, len(out) - 1, key, start))
                                 depth += 1
@@ -1408,6 +1412,27 @@ def _own_digests(walk: _Walk, frames: list[tuple[Sequence[Node], list[Node], int
             own[frame] = _digest(nodes, walk, frozenset([n.id for n in skipped]) if skipped else _NO_SKIP, depth)
 
 
+def _around_plain(tables: _Tables, frame: tuple[Sequence[Node], list[Node], int]) -> bool:
+    """Whether the own stream of `frame` is a function of the text around its members: no node holding
+    a member (the frame's own node included) is one a handler may write whole or a run sorts, each
+    of which reads the members' text. Then the stream leaves the members out wholly (it only ever
+    has their place, the text around them and the tree there, which that text gives)."""
+    nodes, skipped, _ = frame
+    plain = tables.plain
+    top = nodes[-1]
+    if not plain[top.kind_id]:
+        return False
+    checked = {top.id}
+    for node in skipped:
+        holder = node.parent
+        while holder is not None and holder.id not in checked:
+            if holder.kind_id >= len(plain) or not plain[holder.kind_id]:
+                return False
+            checked.add(holder.id)
+            holder = holder.parent
+    return True
+
+
 _NO_SKIP: frozenset[int] = frozenset()
 _IMPORTS = frozenset({"import_statement", "import_from_statement", "future_import_statement", "import_declaration",
                       "use_declaration", "extern_crate_declaration", "package_clause", "package_declaration"})
@@ -1433,7 +1458,7 @@ def top_level_statements(language: str, data: bytes, tree: Tree | None = None,
         found = find_definitions(language, root)
     sites = [node for site in found.sites if site.parent == -1 for node in site.nodes]
     starts = {node.start_byte for node in sites}
-    walk = _Walk(data, b"\x00" in data or b"\x01" in data, tables, _memo(language))
+    walk = _Walk(data, b"\x00" in data or b"\x01" in data, tables, None if root.has_error else _memo(language))
     statements = []
     for child in _named(root):
         if child.start_byte in starts or any(child.start_byte <= n.start_byte < child.end_byte for n in sites):
@@ -1476,7 +1501,7 @@ def hash_tree(language: str, data: bytes, tree: Tree, found: Definitions | None 
     tables = _tables(language)
     root = tree.root_node
     escape = b"\x00" in data or b"\x01" in data
-    walk = _Walk(data, escape, tables, _memo(language))
+    walk = _Walk(data, escape, tables, None if root.has_error else _memo(language))
     if found is None:
         found = find_definitions(language, root)
     sites = found.sites
@@ -1491,6 +1516,10 @@ def hash_tree(language: str, data: bytes, tree: Tree, found: Definitions | None 
     # of its members' (members first: each byte of the file is read once, not once per frame holding it).
     keys: list[tuple[object, ...]] = [()] * len(members)
     spans: list[bytes] = [b""] * len(members)
+    # A frame with members is remembered by the text around them too (see `_around_plain`): a new version of
+    # a class whose methods alone changed needs no walk of the class, nor the file's of the file.
+    mended = not root.has_error
+    around: list[tuple[object, ...] | None] = [None] * len(members)
     sha1 = hashlib.sha1
     for frame in range(len(members) - 1, -1, -1):
         inner = members[frame]
@@ -1504,10 +1533,16 @@ def hash_tree(language: str, data: bytes, tree: Tree, found: Definitions | None 
             offsets = tuple([(n.start_byte - start, n.end_byte - start) for n in skipped])
             digest = sha1()
             done = start
+            gaps = []
             for node in skipped:
                 digest.update(data[done : node.start_byte])
+                gaps.append(node.start_byte - done)
                 done = node.end_byte
             digest.update(data[done:end])
+            gaps.append(end - done)
+            if mended:
+                around[frame] = (language, escape, first.kind_id, len(nodes), depth, digest.digest(), tuple(gaps),
+                                 tuple([n.kind_id for n in skipped]), tuple([sites[i].depth for i in inner]))
             for i in inner:
                 digest.update(spans[i + 1])
             spans[frame] = span = digest.digest()
@@ -1519,6 +1554,9 @@ def hash_tree(language: str, data: bytes, tree: Tree, found: Definitions | None 
     frames.reverse()
     remembered = _DIGESTS.get
     own = [remembered(key, "") for key in keys]
+    for frame, key in enumerate(around):
+        if key is not None and not own[frame]:
+            own[frame] = remembered(key, "")
     firsts: dict[tuple[object, ...], int] = {}  # the first frame of each key the memo lacks (a repeat is hashed once)
     repeats: list[tuple[int, int]] = []  # (frame, the first frame of its key)
     for frame, key in enumerate(keys):
@@ -1532,6 +1570,9 @@ def hash_tree(language: str, data: bytes, tree: Tree, found: Definitions | None 
             if len(_DIGESTS) >= _MAX_DIGESTS:
                 _DIGESTS.clear()
             _DIGESTS[key] = own[frame]
+            outside = around[frame]
+            if outside is not None and _around_plain(tables, frames[frame]):
+                _DIGESTS[outside] = own[frame]
         for frame, earlier in repeats:
             own[frame] = own[earlier]
     merkle = list(own)
