@@ -1381,7 +1381,7 @@ _DIGESTS: dict[tuple[object, ...], str] = {}
 _MAX_DIGESTS = 50_000
 
 
-def _own_digests(walk: _Walk, frames: list[tuple[Sequence[Node], list[Node], int]], missing: list[int],
+def _own_digests(walk: _Walk, frames: list[tuple[Sequence[Node], Sequence[Node], int]], missing: list[int],
                  own: list[str]) -> None:
     """The `missing` digests of `own`, by frame (its nodes, the member definitions it leaves out, the
     depth they sit at; frame 0 is the file): one walk of the file when its digest is missing, writing
@@ -1412,7 +1412,7 @@ def _own_digests(walk: _Walk, frames: list[tuple[Sequence[Node], list[Node], int
             own[frame] = _digest(nodes, walk, frozenset([n.id for n in skipped]) if skipped else _NO_SKIP, depth)
 
 
-def _around_plain(tables: _Tables, frame: tuple[Sequence[Node], list[Node], int]) -> bool:
+def _around_plain(tables: _Tables, frame: tuple[Sequence[Node], Sequence[Node], int]) -> bool:
     """Whether the own stream of `frame` is a function of the text around its members: no node holding
     a member (the frame's own node included) is one a handler may write whole or a run sorts, each
     of which reads the members' text. Then the stream leaves the members out wholly (it only ever
@@ -1434,6 +1434,7 @@ def _around_plain(tables: _Tables, frame: tuple[Sequence[Node], list[Node], int]
 
 
 _NO_SKIP: frozenset[int] = frozenset()
+_NO_MEMBERS: tuple[Node, ...] = ()
 _IMPORTS = frozenset({"import_statement", "import_from_statement", "future_import_statement", "import_declaration",
                       "use_declaration", "extern_crate_declaration", "package_clause", "package_declaration"})
 
@@ -1508,7 +1509,7 @@ def hash_tree(language: str, data: bytes, tree: Tree, found: Definitions | None 
     members: list[list[int]] = [[] for _ in range(len(sites) + 1)]  # frame 0 is the file
     for index, site in enumerate(sites):
         members[site.parent + 1].append(index)
-    frames: list[tuple[Sequence[Node], list[Node], int]] = []  # by frame: frame 0 is the file, i + 1 site i
+    frames: list[tuple[Sequence[Node], Sequence[Node], int]] = []  # by frame: frame 0 is the file, i + 1 site i
     # What a frame's digest is remembered by: the bytes its nodes span and where the definitions it leaves
     # out sit in them (the token stream of a span is a function of its text and of what is left out of it),
     # so a new version of a file re-hashes only the definitions whose text changed. The bytes are taken
@@ -1520,13 +1521,20 @@ def hash_tree(language: str, data: bytes, tree: Tree, found: Definitions | None 
     # a class whose methods alone changed needs no walk of the class, nor the file's of the file.
     mended = not root.has_error
     around: list[tuple[object, ...] | None] = [None] * len(members)
+    remembered = _DIGESTS.get
+    own = [""] * len(members)
+    missing: list[int] = []  # frames the memo lacks, last first
+    containers: list[int] = []  # frames with members, last first (members before the frames holding them)
     sha1 = hashlib.sha1
+    key: tuple[object, ...]
+    outside: tuple[object, ...] | None
     for frame in range(len(members) - 1, -1, -1):
         inner = members[frame]
         nodes = sites[frame - 1].nodes if frame else (root,)
         first = nodes[0]
         start, end = first.start_byte, nodes[-1].end_byte
         if inner:
+            containers.append(frame)
             skipped = [n for i in inner for n in sites[i].nodes]
             depth = max([sites[i].depth for i in inner])
             frames.append((nodes, skipped, depth))
@@ -1540,30 +1548,30 @@ def hash_tree(language: str, data: bytes, tree: Tree, found: Definitions | None 
                 done = node.end_byte
             digest.update(data[done:end])
             gaps.append(end - done)
+            outside = None
             if mended:
-                around[frame] = (language, escape, first.kind_id, len(nodes), depth, digest.digest(), tuple(gaps),
-                                 tuple([n.kind_id for n in skipped]), tuple([sites[i].depth for i in inner]))
+                around[frame] = outside = (language, escape, first.kind_id, len(nodes), depth, digest.digest(),
+                                           tuple(gaps), tuple([n.kind_id for n in skipped]),
+                                           tuple([sites[i].depth for i in inner]))
             for i in inner:
                 digest.update(spans[i + 1])
             spans[frame] = span = digest.digest()
-            keys[frame] = (language, escape, first.kind_id, len(nodes), depth, span, end - start, offsets)
+            keys[frame] = key = (language, escape, first.kind_id, len(nodes), depth, span, end - start, offsets)
+            own[frame] = remembered(key, "") or (remembered(outside, "") if outside is not None else "")
         else:
-            frames.append((nodes, [], -1))
+            frames.append((nodes, _NO_MEMBERS, -1))
             spans[frame] = span = sha1(data[start:end]).digest()
-            keys[frame] = (language, escape, first.kind_id, len(nodes), -1, span)
-    frames.reverse()
-    remembered = _DIGESTS.get
-    own = [remembered(key, "") for key in keys]
-    for frame, key in enumerate(around):
-        if key is not None and not own[frame]:
+            keys[frame] = key = (language, escape, first.kind_id, len(nodes), -1, span)
             own[frame] = remembered(key, "")
+        if not own[frame]:
+            missing.append(frame)
+    frames.reverse()
     firsts: dict[tuple[object, ...], int] = {}  # the first frame of each key the memo lacks (a repeat is hashed once)
     repeats: list[tuple[int, int]] = []  # (frame, the first frame of its key)
-    for frame, key in enumerate(keys):
-        if not own[frame]:
-            earlier = firsts.setdefault(key, frame)
-            if earlier != frame:
-                repeats.append((frame, earlier))
+    for frame in reversed(missing):
+        earlier = firsts.setdefault(keys[frame], frame)
+        if earlier != frame:
+            repeats.append((frame, earlier))
     if firsts:
         _own_digests(walk, frames, list(firsts.values()), own)
         for key, frame in firsts.items():
@@ -1576,11 +1584,9 @@ def hash_tree(language: str, data: bytes, tree: Tree, found: Definitions | None 
         for frame, earlier in repeats:
             own[frame] = own[earlier]
     merkle = list(own)
-    for frame in range(len(sites), -1, -1):  # members come after their parents
-        inner = members[frame]
-        if inner:
-            nested = "".join(sorted([merkle[i + 1] for i in inner]))
-            merkle[frame] = hashlib.sha256(f"{own[frame]}{nested}".encode()).hexdigest()
+    for frame in containers:  # members come after their parents: theirs are done first
+        nested = "".join(sorted([merkle[i + 1] for i in members[frame]]))
+        merkle[frame] = hashlib.sha256(f"{own[frame]}{nested}".encode()).hexdigest()
     make = tuple.__new__  # a named tuple made from a tuple: no call of its Python-level __new__ per definition
     return ParsedSource(
         language=language,
