@@ -147,6 +147,11 @@ _CONTEXT_PAIRS = [
     # another tree in a file without errors
     ("c", b"void f(void)\n    check(sizeof(item_t)*2, strlen(buffer()));\n",
      b"void f(void)\n{\n    check(sizeof(item_t)*2, strlen(buffer()));\n}\n"),
+    # a qualified name ends in a type's name among a template's arguments, in a value's in a call's
+    ("cpp", b"void f() { buffer.resize(fmt::internal::INLINE_BUFFER_SIZE); }\n",
+     b"void f() { fmt::internal::Array<char, fmt::internal::INLINE_BUFFER_SIZE> buffer; }\n"),
+    ("cpp", b"void f() { fmt::internal::Array<char, fmt::internal::INLINE_BUFFER_SIZE> buffer; }\n",
+     b"void f() { buffer.resize(fmt::internal::INLINE_BUFFER_SIZE); }\n"),
     ("rust", b"macro_rules! m { ($x:expr) => { |s| { $x } }; }\nfn f() { assert_eq!(|s| { s }, 1); }\n",
      b"fn g() { let v = (|s| { s }, 1); assert_eq!(|s| { s }, 1); }\n"),
 ]
@@ -155,7 +160,8 @@ _CONTEXT_PAIRS = [
 def test_remembered_subtrees_hash_as_walked_afresh() -> None:
     """A subtree walked once is remembered by its kind and text; the same text again, in another
     file, another place or another version, hashes as a fresh walk of it does, even where a handler
-    reads its surroundings (a docstring's owner) or a syntax error elsewhere made another tree of it."""
+    reads its surroundings (a docstring's owner), the same text is another tree where the parser
+    stood elsewhere (a C++ qualified name), or a syntax error elsewhere made another tree of it."""
     for language, first, second in _CONTEXT_PAIRS:
         expected = _cold(language, second)
         _cold(language, first)

@@ -96,11 +96,14 @@ class _Tables:
 
 
 class _Memo:
-    """The token streams of subtrees walked before, for one language, by kind id and text: a new version
-    of a definition is mostly the old one's statements, which need no walk again. A subtree's stream
-    is a function of its kind and text (the assumption the digests of definitions rest on too) in a
-    tree without syntax errors (error recovery parses the same text apart differently: C's
-    `sizeof(T)*2` as a call of `sizeof` in one file, a `sizeof` of a type in the next), when
+    """The token streams of subtrees walked before, for one language, by kind id, parse state and text:
+    a new version of a definition is mostly the old one's statements, which need no walk again. A
+    subtree's stream is a function of these (what tree-sitter's own reuse of subtrees rests on: the
+    same text parsed from the same state), not of its kind and text alone (C++'s `a::b::C` ends in a
+    type's name in a template's arguments, in a value's in a call's), when tree-sitter gives its
+    state (none for a subtree parsed while alternatives were open), in a tree without syntax errors
+    (error recovery parses the same text apart differently: C's `sizeof(T)*2` as a call of
+    `sizeof` in one file, a `sizeof` of a type in the next), when
     no handler in it looks above it (`roots`: the kinds whose children's handlers do) and the walk
     enters it after layout only (the text before it then adds nothing to its first gap). Each stream
     is kept joined, one token, with where its walk ended (a grammar's hidden tokens may end a node
@@ -110,17 +113,18 @@ class _Memo:
 
     def __init__(self, roots: frozenset[int]) -> None:
         self.roots = roots
-        self.streams: dict[tuple[int, bytes], tuple[bytes, int, bytes]] = {}
+        self.streams: dict[tuple[int, int, bytes], tuple[bytes, int, bytes]] = {}
         self.size = 0  # bytes held, keys and streams
 
-    def keep(self, key: tuple[int, bytes], stream: bytes, end: int, prefix: bytes) -> None:
+    def keep(self, key: tuple[int, int, bytes], stream: bytes, end: int, prefix: bytes) -> None:
         if self.size > _MEMO_BYTES:
             self.streams.clear()
             self.size = 0
         self.streams[key] = (stream, end, prefix)
-        self.size += len(key[1]) + len(stream)
+        self.size += len(key[2]) + len(stream)
 
 
+_NO_STATE = 0xFFFF  # tree-sitter's parse state of a subtree parsed while alternatives were open (not reused)
 _MEMO_LEAST = 24  # source bytes of the smallest subtree remembered (smaller ones cost less to walk than to look up)
 _MEMO_BYTES = 32 << 20
 # node kinds whose children's handlers look at the node's parent (a docstring's owner): never remembered alone
@@ -281,7 +285,7 @@ def _walk(
     outer: list[tuple[list[bytes], int, frozenset[int], int, int, int]] = []  # the walks `frames` interrupted
     frame_depth = frame_end = -1  # where the current one of `frames` ends: its node's depth and end byte
     streams, roots, least = (memo.streams, memo.roots, _MEMO_LEAST) if memo is not None else (None, (), 0)
-    recording: list[tuple[int, int, tuple[int, bytes], int]] = []  # subtrees `memo` lacks: (depth, where
+    recording: list[tuple[int, int, tuple[int, int, bytes], int]] = []  # subtrees `memo` lacks: (depth, where
     # their stream begins in `out`, key, start byte), to keep when the walk leaves them
     for top in nodes:
         cursor = top.walk()
@@ -327,8 +331,9 @@ def _walk(
                     known = None
                     if streams is not None and depth > skip_depth and kind not in roots:
                         start, end = node.byte_range
-                        if end - start >= least and (start == pos or (pos < start and src[pos:start].isspace())):
-                            key = (kind, src[start:end])
+                        if end - start >= least and (start == pos or (pos < start and src[pos:start].isspace())) \
+                                and (state := node.parse_state) != _NO_STATE:
+                            key = (kind, state, src[start:end])
                             known = streams.get(key)
                             if known is None and first_child():
                                 append(markers[kind])
@@ -1550,7 +1555,8 @@ def hash_tree(language: str, data: bytes, tree: Tree, found: Definitions | None 
             gaps.append(end - done)
             outside = None
             if mended:
-                around[frame] = outside = (language, escape, first.kind_id, len(nodes), depth, digest.digest(),
+                around[frame] = outside = (language, escape, first.kind_id, first.parse_state, len(nodes), depth,
+                                           digest.digest(),
                                            tuple(gaps), tuple([n.kind_id for n in skipped]),
                                            tuple([sites[i].depth for i in inner]))
             for i in inner:
