@@ -34,11 +34,15 @@ from hook_latency import STAGED, describe, gitai_repo, load, prek_repo, stage, u
 # Each step's process ends as the hook does, by os._exit (gitai/entry.py): the interpreter's own shutdown,
 # which the hook skips, is measured apart, as the last line.
 EXIT = "import os; os._exit(0)"
+# Where gitai keeps the hook's modules in one file (gitai/entry.py), the steps import them from it,
+# as `gitai hook` does.
+BUNDLED = "from gitai.entry import serve; serve(); "
 EVERY = "+ every module the before-write loads"
 SHUTDOWN = "(skipped) Python's shutdown of them"
 PROBE = """
 import sys
 before = set(sys.modules)
+exec(sys.argv[1])
 from gitai.agents.hook_entry import run
 run("claude-code", None, sys.stdin.buffer.read())
 print(" ".join(sorted(set(sys.modules) - before)))
@@ -77,17 +81,20 @@ def main() -> int:
             "file_path": str(agent / folder / "bench_new.py"), "content": "VALUE = 2\n"}}).encode()
         hook = [str(gitai), "hook", "claude-code"]
         cpu_and_wall(hook, agent, json.dumps({**base, "hook_event_name": "SessionStart"}).encode())
-        loaded = subprocess.run([python, "-c", PROBE], cwd=agent, env=ENV, input=write, capture_output=True,
-                                check=True).stdout.decode().split()
+        bundled = subprocess.run([python, "-c", "from gitai.entry import serve"], env=ENV,
+                                 capture_output=True).returncode == 0
+        as_the_hook = BUNDLED if bundled else ""
+        loaded = subprocess.run([python, "-c", PROBE, as_the_hook], cwd=agent, env=ENV, input=write,
+                                capture_output=True, check=True).stdout.decode().split()
         steps: list[tuple[str, list[str], Path, bytes]] = [
             ("prek's no-op pre-commit hook", [str(hooks_dir(prek) / "pre-commit")], prek, b""),
             ("the interpreter: python -I -S", [python, "-I", "-S", "-c", EXIT], agent, b""),
             ("+ site and the venv's .pth files", [python, "-c", EXIT], agent, b""),
-            ("+ gitai.agents.hook_entry imported", [python, "-c", f"import gitai.agents.hook_entry; {EXIT}"], agent,
-             b""),
-            (EVERY, [python, "-c", f"import {', '.join(loaded)}; {EXIT}"], agent, b""),
+            ("+ gitai.agents.hook_entry imported",
+             [python, "-c", f"{as_the_hook}import gitai.agents.hook_entry; {EXIT}"], agent, b""),
+            (EVERY, [python, "-c", f"{as_the_hook}import {', '.join(loaded)}; {EXIT}"], agent, b""),
             ("+ the rest: the whole hook", hook, agent, write),
-            (SHUTDOWN, [python, "-c", "import " + ", ".join(loaded)], agent, b""),
+            (SHUTDOWN, [python, "-c", f"{as_the_hook}import " + ", ".join(loaded)], agent, b""),
         ]
         cpu: list[list[float]] = [[] for _ in steps]
         wall: list[list[float]] = [[] for _ in steps]

@@ -29,7 +29,7 @@ from gitai.git.objects import ObjectReader, commit_parents
 from gitai.git.runner import head_commit, rev_list, run_git
 from gitai.git.trailers import commit_intents
 from gitai.layout import Layout
-from gitai.recording import Classified, RecordBatch
+from gitai.recording import Classified, RecordBatch, tip_blobs
 from gitai.trace.changes import CommitChanges, commit_changes
 from gitai.trace.classify_commit import classify
 from gitai.trace.notes_reader import notes_of
@@ -53,15 +53,35 @@ class BackfillResult:
                 "several_intents": self.several, "commits": self.traced}
 
 
-def commits_in(layout: Layout, revision_range: str | None, every_ref: bool = False) -> list[str]:
+def commits_in(layout: Layout, revision_range: str | None, every_ref: bool = False) -> dict[str, list[str]]:
     """Commits of the range (default: everything reachable from HEAD; `every_ref`: from every
-    branch and tag), oldest first."""
+    branch and tag), oldest first, each with its parents."""
     if every_ref:
-        return run_git(["rev-list", "--topo-order", "--reverse", "--exclude=refs/notes/*", "--exclude=refs/gitai/*",
-                        "--exclude=refs/stash", "--all", "--"], layout.root).decode().split()
-    if revision_range is None and head_commit(layout.root) is None:
-        return []  # empty repository
-    return rev_list(layout.root, "HEAD" if revision_range is None else revision_range, "--topo-order", "--reverse")
+        lines = run_git(["rev-list", "--topo-order", "--reverse", "--parents", "--exclude=refs/notes/*",
+                         "--exclude=refs/gitai/*", "--exclude=refs/stash", "--all", "--"],
+                        layout.root).decode().splitlines()
+    elif revision_range is None and head_commit(layout.root) is None:
+        return {}  # empty repository
+    else:
+        lines = rev_list(layout.root, "HEAD" if revision_range is None else revision_range,
+                         "--topo-order", "--reverse", "--parents")
+    return {line.split()[0]: line.split()[1:] for line in lines if line}
+
+
+def tip_files(layout: Layout, commits: dict[str, list[str]]) -> frozenset[tuple[str, str]]:
+    """The (path, blob) of every file at the range's heads (its commits with no child in it): the
+    versions backfill keeps in the caches, those later readers ask for (blame-intent at a branch's
+    tip, the next commit's post-commit hook). One `git ls-tree` per head."""
+    parents = {parent for of in commits.values() for parent in of}
+    files: set[tuple[str, str]] = set()
+    for head in (commit for commit in commits if commit not in parents):
+        listing = run_git(["ls-tree", "-r", "-z", "--full-tree", head], layout.root)
+        for entry in listing.split(b"\0"):
+            meta, _, name = entry.partition(b"\t")
+            fields = meta.split()
+            if len(fields) == 3 and fields[1] == b"blob":
+                files.add((name.decode("utf-8", "surrogateescape"), fields[2].decode()))
+    return frozenset(files)
 
 
 def file_owner(policy: Policy, path: str) -> str | None:
@@ -106,16 +126,19 @@ def backfill(
     trace lock), so concurrent runs never duplicate. `jobs`: processes classifying (None: one per
     core for a long history; 1: none besides this one), see `Classifiers`."""
     refuse_while_unmerged(layout)
-    commits = commits_in(layout, revision_range, every_ref)
+    graph = commits_in(layout, revision_range, every_ref)
+    commits = list(graph)
     notes = notes_of(layout, commits)
     untraced = [c for c in commits if not own_records(notes.get(c, []), c)]
     trailers = commit_intents(layout.root, untraced)
+    tips = tip_files(layout, graph) if untraced else frozenset()
     result = BackfillResult()
     sources: dict[str, str] = {}
     history = LastChanges(layout.root)
     # forked before any git process of ours is open (a worker would hold its pipes)
     workers = _workers(jobs, len(untraced))
-    with Classifiers(layout, workers, len(untraced)) as classifiers, ObjectReader(layout.root) as reader:
+    with Classifiers(layout, workers, len(untraced), tip_blobs(tips)) as classifiers, \
+            ObjectReader(layout.root) as reader:
         objects = reader.read_many(untraced)
         parents_of = {sha: commit_parents(reader, sha, objects.get(sha)) for sha in untraced}
         del objects
@@ -129,7 +152,7 @@ def backfill(
             result.several += len(record.intents) > 1
 
         with DiffStream(layout.root, pairs) as stream, \
-                RecordBatch(layout, last_change_of=history, on_stored=stored) as batch:
+                RecordBatch(layout, last_change_of=history, on_stored=stored, tips=tips) as batch:
 
             def diff(parent: str | None, commit: str) -> tuple[list[RawChange], list[list[Hunk] | None] | None]:
                 raw, hunks = stream(parent, commit)
@@ -199,14 +222,15 @@ def _workers(jobs: int | None, commits: int) -> int:
 _worker_hashes: HashCache | None = None
 
 
-def _start_worker(state_dir: str) -> None:
+def _start_worker(state_dir: str, written: frozenset[str] | None) -> None:
+    """`written`: the blobs whose normal forms the worker keeps on disk (see `RecordBatch`)."""
     import signal
 
     global _worker_hashes
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # an interrupt is the parent's to handle
     from gitai.syntax.hash_cache import HashCache
 
-    _worker_hashes = HashCache(state_dir, recent=256)
+    _worker_hashes = HashCache(state_dir, recent=256, written=written)
 
 
 def _classify_chunk(chunk: list[CommitChanges]) -> list[Classified]:
@@ -229,9 +253,9 @@ class Classifiers:
     """Classification, the bulk of backfill's work, in `workers` forked processes (0: here), while
     this one reads the next commits (`commits` in all) and keeps records and line origins in order.
     Commits go in chunks of consecutive ones; records are added in commit order. Should the pool
-    break, what is left is classified here."""
+    break, what is left is classified here. `written`: see `_start_worker`."""
 
-    def __init__(self, layout: Layout, workers: int, commits: int) -> None:
+    def __init__(self, layout: Layout, workers: int, commits: int, written: frozenset[str] | None = None) -> None:
         self.size = min(CHUNK, -(-commits // (2 * workers))) if workers else 0  # commits per chunk
         self.chunk: list[Pending] = []
         self.chunk_bytes = 0
@@ -245,7 +269,7 @@ class Classifiers:
                 context = multiprocessing.get_context("fork")
             except ValueError:
                 return  # no fork on this platform: classify here
-            self.pool = ProcessPoolExecutor(workers, context, _start_worker, (layout.shared_state_dir,))
+            self.pool = ProcessPoolExecutor(workers, context, _start_worker, (layout.shared_state_dir, written))
             for started in [self.pool.submit(os.getpid) for _ in range(workers)]:  # forks them all now
                 started.result()
 

@@ -127,18 +127,23 @@ class RecordBatch:
     by batches of `size` through one notes commit each, and whatever is pending when the batch
     closes (also on an interrupt) is stored, so an interrupted run loses nothing it built.
     `on_stored` sees each record stored (none are held: a history of 100,000 commits would be
-    hundreds of megabytes of them); `dropped` lists the commits another run traced meanwhile."""
+    hundreds of megabytes of them); `dropped` lists the commits another run traced meanwhile.
+
+    `tips`: the (path, blob) versions the caches keep (None: every version); the others are
+    held in memory for the commits after them, and written only when the batch closes on an
+    exception (an interrupt), so that the next run steps on from them."""
 
     def __init__(self, layout: Layout, size: int = 500,
                  last_change_of: Callable[[str, str], str | None] | None = None,
-                 on_stored: Callable[[TraceRecord], None] | None = None) -> None:
+                 on_stored: Callable[[TraceRecord], None] | None = None,
+                 tips: frozenset[tuple[str, str]] | None = None) -> None:
         self.layout = layout
         self.size = size
         self.last_change_of = last_change_of
-        self.origins = OriginStore(layout, keep=512)
+        self.origins = OriginStore(layout, keep=512, written=tips)
         from gitai.syntax.hash_cache import HashCache
 
-        self.hashes = HashCache(layout.shared_state_dir, recent=256)
+        self.hashes = HashCache(layout.shared_state_dir, recent=256, written=tip_blobs(tips))
         self.pending: list[TraceRecord] = []
         self.on_stored = on_stored
         self.dropped: list[str] = []
@@ -171,8 +176,17 @@ class RecordBatch:
     def __enter__(self) -> RecordBatch:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.flush()
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
+        try:
+            self.flush()
+        finally:
+            if kind is not None:
+                self.origins.write_held()
+
+
+def tip_blobs(tips: frozenset[tuple[str, str]] | None) -> frozenset[str] | None:
+    """The blobs of the tips' versions: the contents whose normal form is kept (None: every one)."""
+    return None if tips is None else frozenset(blob for _, blob in tips)
 
 
 def trace_commit(

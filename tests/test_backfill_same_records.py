@@ -7,13 +7,17 @@ long-lived branch merged back, a conflict resolved and an octopus merge."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 from testing.commands import git, gitai_json, gitai_ok
-from testing.repos import commit, kept_origins, records_by_commit, write
+from testing.repos import commit, head, kept_origins, origins_of, records_by_commit, tip_files, write
+
+from gitai.syntax.languages import language_for_path
 
 CATALOGUE = """\
 active_intents:
@@ -116,7 +120,8 @@ def plain_changes(root: str, reader: Any, sha: str, parents: list[str]) -> Any:
 
 
 def plain_backfill(repo: Path) -> None:
-    """Every commit recorded by the plain path, in this process, oldest first."""
+    """Every commit recorded by the plain path, in this process, oldest first, every version kept
+    in the caches."""
     from gitai.backfill import UNKNOWN_CONTRIBUTOR, _intent
     from gitai.gate.policy import load_policy
     from gitai.git.blame import LastChanges
@@ -147,6 +152,16 @@ def plain_backfill(repo: Path) -> None:
 def kept_hashes(repo: Path) -> list[tuple[str, bytes]]:
     """The normal-form hash cache's files, by name."""
     return sorted((path.name, path.read_bytes()) for path in (repo / ".git" / "gitai" / "syntax-v5").rglob("*.json"))
+
+
+def hashes_of(repo: Path, entries: list[tuple[str, bytes]], files: set[tuple[str, str]]) -> list[tuple[str, bytes]]:
+    """The hash cache's entries (`kept_hashes`) of these versions' contents."""
+    languages = {language for path, _ in files if (language := language_for_path(path))}
+    names = set()
+    for _, blob in files:
+        data = subprocess.run(["git", "cat-file", "blob", blob], cwd=repo, capture_output=True, check=True).stdout
+        names |= {hashlib.sha256(language.encode() + b"\0" + data).hexdigest()[2:] + ".json" for language in languages}
+    return [(name, data) for name, data in entries if name in names]
 
 
 def ledger(repo: Path) -> list[dict[str, Any]]:
@@ -186,8 +201,14 @@ def test_backfill_records_what_the_plain_path_records(generated: Path, tmp_path:
     plain, fast = ledger(clones["plain"]), ledger(clones["fast"])
     assert len(plain) == int(commits) and fast == plain
     assert records_by_commit(clones["fast"]) == records_by_commit(clones["plain"])
-    assert kept_origins(clones["plain"]) and kept_origins(clones["fast"]) == kept_origins(clones["plain"])
-    assert kept_hashes(clones["plain"]) and kept_hashes(clones["fast"]) == kept_hashes(clones["plain"])
+    # the caches: every version the plain path made (it keeps them all), backfill only HEAD's
+    tips = tip_files(generated, "HEAD")
+    all_origins, all_hashes = kept_origins(clones["plain"]), kept_hashes(clones["plain"])
+    assert origins_of(all_origins, tips) and kept_origins(clones["fast"]) == origins_of(all_origins, tips)
+    assert len(all_origins) > 2 * len(origins_of(all_origins, tips))  # the versions in between are not kept
+    tip_hashes = hashes_of(generated, all_hashes, tips)
+    assert tip_hashes and kept_hashes(clones["fast"]) == tip_hashes
+    assert len(all_hashes) > 2 * len(tip_hashes)
     # the history has what the fast path must get right
     meta = [record["metadata"]["dev.gitai"] for record in plain]
     assert {m["classification"] for m in meta} == {"AST_REFACTOR", "INTENT_EVOLUTION"}
@@ -198,3 +219,61 @@ def test_backfill_records_what_the_plain_path_records(generated: Path, tmp_path:
     assert any("moved_from" in d for d in definitions)
     merges = git(generated, "rev-list", "--merges", "--parents", "HEAD").stdout.splitlines()
     assert len(merges) == 3 and any(len(line.split()) == 4 for line in merges)
+
+
+def traced_clone(generated: Path, clone: Path, *init: str) -> Path:
+    git(clone.parent, "clone", "-q", str(generated), str(clone))
+    gitai_ok(clone, "init", *init)
+    write(clone, ".orchestration/active_intents.yaml", CATALOGUE)
+    return clone
+
+
+def test_after_backfill_blame_intent_and_the_next_commit_find_what_they_need(generated: Path, tmp_path: Path) -> None:
+    """The caches backfill keeps (HEAD's versions) answer blame-intent as the plain path's (every
+    version) do, and the next commit's post-commit hook steps on from them."""
+    full = traced_clone(generated, tmp_path / "full", "--no-hooks")
+    plain_backfill(full)
+    fast = traced_clone(generated, tmp_path / "fast")
+    gitai_json(fast, "backfill")
+    texts = sorted(path for path, _ in tip_files(generated, "HEAD") if not path.endswith(".bin"))
+    assert len(texts) > 8
+    for path in texts:
+        assert gitai_json(fast, "blame-intent", path) == gitai_json(full, "blame-intent", path), path
+
+    from gitai.blame.origin_cache import OriginStore
+    from gitai.layout import find_layout
+
+    blob = git(fast, "rev-parse", "HEAD:src/core/engine.py").stdout.strip()
+    assert OriginStore(find_layout(str(fast))).commits("src/core/engine.py", blob)  # the tip's version is kept
+    write(fast, "src/core/engine.py", module(["start", "stop", "step4"], 99))
+    commit(fast, "after backfill", "src/core/engine.py", env={"GITAI_INTENT": "CORE"})
+    blob = git(fast, "rev-parse", "HEAD:src/core/engine.py").stdout.strip()
+    assert OriginStore(find_layout(str(fast))).commits("src/core/engine.py", blob) == [head(fast)]
+
+
+def test_an_interrupted_backfill_keeps_what_the_next_run_steps_on_from(generated: Path, tmp_path: Path) -> None:
+    """Interrupted (Ctrl-C), backfill stores the records made so far and writes the line origins
+    it held in memory, so the run that finishes the job records what one run would have."""
+    from gitai.backfill import backfill
+    from gitai.gate.policy import load_policy
+    from gitai.layout import find_layout
+
+    whole = traced_clone(generated, tmp_path / "whole", "--no-hooks")
+    gitai_json(whole, "backfill", "--jobs", "1")
+    cut = traced_clone(generated, tmp_path / "cut", "--no-hooks")
+    layout = find_layout(str(cut))
+
+    def interrupt_at(done: int, total: int) -> None:
+        if done == total // 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        backfill(layout, load_policy(layout), progress=interrupt_at, jobs=1)
+    stored = records_by_commit(cut)
+    assert 0 < len(stored) < len(records_by_commit(whole))
+    tips = tip_files(generated, "HEAD")
+    held = [e for e in kept_origins(cut) if (json.loads(e)["path"], json.loads(e)["blob"]) not in tips]
+    assert held  # versions in between, written because the run stopped there
+    gitai_json(cut, "backfill", "--jobs", "1")
+    assert records_by_commit(cut) == records_by_commit(whole)
+    assert origins_of(kept_origins(cut), tips) == kept_origins(whole)

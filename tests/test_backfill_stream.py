@@ -8,8 +8,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from testing.commands import git, gitai_json
-from testing.repos import commit, kept_origins, records_by_commit, write
+from testing.commands import git, gitai_json, gitai_ok
+from testing.repos import commit, kept_origins, origins_of, records_by_commit, tip_files, write
 
 from gitai.git.blame import LastChanges, last_change
 from gitai.git.diff import DiffStream, raw_and_hunks
@@ -133,6 +133,7 @@ def test_backfill_records_the_same_with_and_without_worker_processes(branchy: Pa
     (serial, serial_origins), (parallel, parallel_origins) = runs
     assert len(serial) == len(history(branchy)) and parallel == serial
     assert serial_origins and parallel_origins == serial_origins
+    assert origins_of(serial_origins, tip_files(branchy, "HEAD")) == serial_origins  # HEAD's versions only
     classifications = {r["metadata"]["dev.gitai"]["classification"] for r in serial.values()}
     assert classifications == {"AST_REFACTOR", "INTENT_EVOLUTION"}
 
@@ -271,3 +272,31 @@ def test_parsing_from_the_previous_version_changes_no_answer(tmp_path: Path, see
         cached = classify_changes([change], cache.hash_source, cache.statements)
         assert cached == classify_changes([FileChange("m.py", "m.py", before, after)])
         assert cache.hash_source("python", after) == hash_source("python", after)
+
+
+def test_versions_let_go_for_want_of_memory_are_cache_misses(branchy: Path, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Backfill holds the line origins of the versions it does not write in memory, within a bound;
+    a step that needs one let go finds nothing, as for any cache miss: the records stay valid and
+    blame-intent answers as after a run that held them all."""
+    import gitai.blame.origin_cache
+    from gitai.backfill import backfill
+    from gitai.layout import find_layout
+
+    for number in range(12):
+        write(branchy, "renamed.py", f"import os\n\n\ndef f():\n    return {number}\n")
+        write(branchy, "side.py", f"s = {number}\n" if number % 4 else "s  =  0\n")
+        commit(branchy, f"change {number}")
+    clones = {}
+    for name in ("held", "let_go"):
+        clone = clones[name] = tmp_path / name
+        git(tmp_path, "clone", "-q", str(branchy), str(clone))
+        gitai_ok(clone, "init", "--no-hooks")
+    gitai_json(clones["held"], "backfill", "--jobs", "1")
+    monkeypatch.setattr(gitai.blame.origin_cache, "HELD_LINES", 1)  # every version held is let go at once
+    result = backfill(find_layout(str(clones["let_go"])), None, jobs=1)
+    assert len(result.traced) == len(history(branchy))
+    assert len(kept_origins(clones["let_go"])) < len(kept_origins(clones["held"]))  # steps found nothing
+    gitai_ok(clones["let_go"], "trace", "verify")
+    for path in sorted(path for path, _ in tip_files(branchy, "HEAD") if not path.endswith(".bin")):
+        assert gitai_json(clones["let_go"], "blame-intent", path) == gitai_json(clones["held"], "blame-intent", path)

@@ -7,7 +7,7 @@ hook`, run through the `gitai` console script) import neither click, YAML, paths
 `subprocess` to answer a before-write or a session start, and a before-write, let through or refused,
 imports neither `json`, `re` (nor what `re` brings: enum, functools, collections), `hashlib` nor `zlib`,
 and neither does the after-shell hook of a command that reads no file whole (docs/development.md, "Where
-the time goes").
+the time goes"). Beyond those, a before-write loads no module outside a short list named here.
 """
 
 from __future__ import annotations
@@ -100,6 +100,37 @@ def test_agent_hooks_import_no_heavy_module(repo: Path) -> None:
     answer, loaded = _agent_hook_modules(repo, {**shell, "hook_event_name": "PostToolUse",
                                                 "tool_response": {"stdout": "auth\n", "stderr": ""}}, HEAVY_FOR_WRITE)
     assert loaded == set()  # after a shell command that names no file to read whole: no `re` (shlex) either
+
+
+# Beyond the interpreter's start-up modules and gitai's own, all a before-write may load: the JSON scanner,
+# `_sha1` (a checkpoint log's name), `fcntl` and `errno` (the events log's lock, when it refuses), and `gc`
+# (switched off for the hook's short life); everything else is named here first, with why.
+BEFORE_WRITE_EXTRA = {"__future__", "_json", "_sha1", "gc", "fcntl", "errno", "marshal", "time"}
+NEW_MODULES_PROBE = """
+import os, sys
+start = set(sys.modules)
+from gitai.entry import main
+os._exit = sys.exit
+sys.argv = ["gitai", "hook", "claude-code"]
+try:
+    main()
+except SystemExit:
+    pass
+print()
+print(",".join(sorted(m for m in set(sys.modules) - start if m.split(".")[0] != "gitai")))
+"""
+
+
+def test_a_before_write_loads_only_the_modules_named_for_it(repo: Path) -> None:
+    gitai_ok(repo, "select", "INT-001")
+    _agent_hook_modules(repo, {"hook_event_name": "SessionStart"})  # the first one compiles the policy cache
+    write_call = {"session_id": "imports", "cwd": str(repo), "hook_event_name": "PreToolUse", "tool_name": "Write"}
+    for path, refused in (("src/auth/a.py", False), ("docs/a.md", True), ("src/auth/a.py", False)):
+        proc = subprocess.run([sys.executable, "-c", NEW_MODULES_PROBE], cwd=repo, capture_output=True, text=True,
+                              input=json.dumps({**write_call, "tool_input": {"file_path": str(repo / path)}}))
+        answer, _, loaded = proc.stdout.rpartition("\n\n")
+        assert ('"deny"' in answer) == refused, proc.stderr
+        assert set(filter(None, loaded.strip().split(","))) <= BEFORE_WRITE_EXTRA, path
 
 
 def test_a_before_shell_where_git_runs_hooks_does_not_import_the_sandbox_entry(repo: Path) -> None:

@@ -11,6 +11,7 @@ from gitai.agents.hosts import PROTECTED_CONFIGS as AGENT_CONFIG_FILES  # an age
 from gitai.agents.protocol import ALLOW, ASK, DENY, Answer
 from gitai.intents.patterns import is_exempt
 from gitai.intents.statuses import CLOSED
+from gitai.util.files import realpaths
 
 MAX_DELETED = 20_000  # files under a recursive delete checked one by one; more is asked
 
@@ -40,8 +41,10 @@ def path_forms(path: str) -> list[str]:
     in the session included), and the final link itself."""
     forms = [os.path.normpath(path)]
     try:
-        forms.append(os.path.realpath(path))
-        forms.append(os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path)))
+        directory = os.path.dirname(path)
+        resolved = realpaths([directory, path])
+        forms.append(resolved[path])
+        forms.append(os.path.join(resolved[directory], os.path.basename(path)))
     except (OSError, ValueError):
         pass
     return list(dict.fromkeys(forms))
@@ -105,10 +108,10 @@ class Governor:
 
             home = os.environ.get("HOME") or os.path.expanduser("~")
             paths = user_controls(home, os.environ) if home and home != "~" else []
-            self._user_controls = frozenset(p for path in paths for p in (path, os.path.realpath(path)))
             directories = user_control_dirs(home, os.environ) if home and home != "~" else []
-            self._user_control_dirs = tuple(dict.fromkeys(
-                p for path in directories for p in (path, os.path.realpath(path))))
+            resolved = realpaths([*paths, *directories])
+            self._user_controls = frozenset(p for path in paths for p in (path, resolved[path]))
+            self._user_control_dirs = tuple(dict.fromkeys(p for path in directories for p in (path, resolved[path])))
         return self._user_controls
 
     def is_user_control(self, path: str) -> bool:
@@ -127,8 +130,9 @@ class Governor:
             from gitai.util.installation import installation_dirs, interpreter_programs
 
             own, installed = interpreter_programs(), installation_dirs()
-            self._installation = (frozenset([*own, *map(os.path.realpath, own)]),
-                                  tuple(dict.fromkeys([*installed, *map(os.path.realpath, installed)])))
+            resolved = realpaths([*own, *installed])
+            self._installation = (frozenset([*own, *(resolved[p] for p in own)]),
+                                  tuple(dict.fromkeys([*installed, *(resolved[p] for p in installed)])))
         files, directories = self._installation
         if path in files or any(path == d or path.startswith(d.rstrip(os.sep) + os.sep) for d in directories):
             return True
@@ -139,7 +143,7 @@ class Governor:
 
             on_path = path_programs(os.environ)
             # each PATH directory resolved once for both names (path_forms gives a path's resolved directory)
-            resolved = {d: os.path.realpath(d) for d in dict.fromkeys(os.path.dirname(p) for p in on_path)}
+            resolved = realpaths(list(dict.fromkeys(os.path.dirname(p) for p in on_path)))
             self._on_path = frozenset([*on_path, *resolved, *resolved.values(),
                                        *(os.path.join(resolved[os.path.dirname(p)], os.path.basename(p))
                                          for p in on_path)])

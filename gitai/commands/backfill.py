@@ -32,7 +32,7 @@ def backfill(revision_range: str | None, every_ref: bool, infer: str, jobs: int 
     policy = load_policy(lay) if os.path.exists(lay.catalogue) else None  # no catalogue: trailers only
     progress = terminal_progress if sys.stderr.isatty() and not as_json else None
     result = run_backfill(lay, policy, revision_range, progress, every_ref, infer, jobs)
-    gc(lay)  # backfill fills the caches with every version of history: keep them within the bound
+    gc(lay)  # the caches within their bound (backfill adds the versions at the tips of what it traced)
     if as_json:
         emit_json(result.to_json())
     else:

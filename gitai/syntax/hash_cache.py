@@ -49,9 +49,13 @@ class HashCache:
     next version of a file incrementally (a commit's new side is hashed right after its old side,
     with the hunks between them: see classify)."""
 
-    def __init__(self, state_dir: str, recent: int = 0) -> None:
+    def __init__(self, state_dir: str, recent: int = 0, written: frozenset[str] | None = None) -> None:
+        """`written`: the blob ids whose contents are written to disk (None: all; backfill writes
+        only the versions at the tips of what it traced, the others being in memory while it needs
+        them, and hashed again if not)."""
         self.directory = os.path.join(state_dir, DIRECTORY)
         self.recent = recent
+        self.written = written
         self._recent: dict[tuple[str, bytes], ParsedSource] = {}
         self._trees: dict[tuple[str, bytes], tuple[Tree, Definitions]] = {}  # with the definitions found in them
         self._tree_bytes = 0  # the source bytes of those trees
@@ -109,11 +113,19 @@ class HashCache:
         except (OSError, ValueError, KeyError, TypeError):
             pass  # not kept yet, or damaged: hash again
         parsed = self._parse_and_hash(language, data, hunks)
-        try:
-            write_atomic(path, json.dumps(_encode(parsed), separators=(",", ":")))
-        except OSError:
-            pass  # a read-only git dir only costs speed
+        if self.written is None or _blob_id(data, self.written) in self.written:
+            try:
+                write_atomic(path, json.dumps(_encode(parsed), separators=(",", ":")))
+            except OSError:
+                pass  # a read-only git dir only costs speed
         return parsed
+
+
+def _blob_id(data: bytes, like: frozenset[str]) -> str:
+    """The id git gives `data` as a blob, in the hash of the ids in `like` (SHA-1 or SHA-256)."""
+    oid = next(iter(like), "")
+    algorithm = hashlib.sha256 if len(oid) == 64 else hashlib.sha1
+    return algorithm(b"blob %d\0" % len(data) + data).hexdigest()
 
 
 def _encode(parsed: ParsedSource) -> dict[str, Any]:

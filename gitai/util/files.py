@@ -21,6 +21,30 @@ def is_binary(data: bytes) -> bool:
     return b"\0" in data[:BINARY_SNIFF]
 
 
+def realpaths(paths: list[str]) -> dict[str, str]:
+    """`os.path.realpath` of each path, with the directories they share resolved once (the agent hooks
+    resolve a dozen paths under HOME and under gitai's installation on every call). A clean absolute path's
+    real path is its resolved parent's joined with its name, resolved again only where that is a link; any
+    other path (relative, with `.` or `..`, a NUL) goes to `os.path.realpath` itself."""
+    known = {"/": "/"}
+
+    def resolve(path: str) -> str:
+        found = known.get(path)
+        if found is None:
+            parent, _, name = path.rpartition("/")
+            base = resolve(parent or "/")
+            candidate = f"{base}{name}" if base == "/" else f"{base}/{name}"
+            try:
+                link = os.lstat(candidate).st_mode & 0o170000 == 0o120000  # S_ISLNK
+            except OSError:
+                link = False
+            found = known[path] = os.path.realpath(candidate) if link else candidate
+        return found
+
+    return {path: resolve(path) if os.sep == "/" and path.startswith("/") and not path.startswith("//")
+            and "\0" not in path and os.path.normpath(path) == path else os.path.realpath(path) for path in paths}
+
+
 class UnsafePathError(GitaiError):
     """Writing a file would follow a symbolic link (possibly out of the repository)."""
 

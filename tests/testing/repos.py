@@ -92,3 +92,19 @@ def kept_origins(repo: Path) -> list[bytes]:
     """The line-origins cache's entries, decompressed and sorted."""
     kept = repo / ".git" / "gitai" / "origins-v1"
     return sorted(zlib.decompress(path.read_bytes()) for path in kept.rglob("*.json.z"))
+
+
+def tip_files(repo: Path, *revisions: str) -> set[tuple[str, str]]:
+    """The (path, blob) of every file at these revisions: the versions backfill keeps in the caches."""
+    files = set()
+    for revision in revisions:
+        for entry in git(repo, "ls-tree", "-r", "-z", "--full-tree", revision).stdout.split("\0"):
+            meta, _, path = entry.partition("\t")
+            if meta and meta.split()[1] == "blob":
+                files.add((path, meta.split()[2]))
+    return files
+
+
+def origins_of(entries: list[bytes], files: set[tuple[str, str]]) -> list[bytes]:
+    """The line-origins cache's entries (`kept_origins`) of these versions."""
+    return [e for e in entries if (json.loads(e)["path"], json.loads(e)["blob"]) in files]
