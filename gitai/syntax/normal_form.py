@@ -97,17 +97,17 @@ class _Tables:
 
 class _Memo:
     """The token streams of subtrees walked before, for one language, by kind id, parse state and text:
-    a new version of a definition is mostly the old one's statements, which need no walk again. A
-    subtree's stream is a function of these (what tree-sitter's own reuse of subtrees rests on: the
-    same text parsed from the same state), not of its kind and text alone (C++'s `a::b::C` ends in a
-    type's name in a template's arguments, in a value's in a call's), when tree-sitter gives its
-    state (none for a subtree parsed while alternatives were open), in a tree without syntax errors
-    (error recovery parses the same text apart differently: C's `sizeof(T)*2` as a call of
-    `sizeof` in one file, a `sizeof` of a type in the next), when
-    no handler in it looks above it (`roots`: the kinds whose children's handlers do) and the walk
-    enters it after layout only (the text before it then adds nothing to its first gap). Each stream
-    is kept joined, one token, with where its walk ended (a grammar's hidden tokens may end a node
-    past its last leaf) and the string prefix it left."""
+    a new version of a definition is mostly the old one's statements, which need no walk again.
+    A subtree's stream is a function of these (what tree-sitter's own reuse of subtrees rests on:
+    the same text parsed from the same state), not of its kind and text alone (C++'s `a::b::C` ends
+    in a type's name in a template's arguments, in a value's in a call's). Only where that holds:
+    a subtree with a state (none when parsed while alternatives were open), in a tree without
+    syntax errors (error recovery parses the same text apart differently: C's `sizeof(T)*2` as a
+    call of `sizeof` in one file, a `sizeof` of a type in the next), of a kind whose children's
+    handlers do not look above it (not in `roots`), entered by the walk after layout only (the text
+    before it then adds nothing to its first gap). Each stream is kept joined, one token, with where
+    its walk ended (a grammar's hidden tokens may end a node past its last leaf) and the string
+    prefix it left."""
 
     __slots__ = ("roots", "size", "streams")
 
