@@ -129,7 +129,7 @@ def test_a_different_number_of_frames_is_said_not_raised(monkeypatch: pytest.Mon
 def _cold(language: str, source: bytes) -> tuple[object, ...]:
     """The hashes and top-level statements of `source` with nothing remembered."""
     normal_form._DIGESTS.clear()
-    normal_form._memo.cache_clear()
+    normal_form._MEMOS.clear()
     return hash_source(language, source), top_level_statements(language, source)
 
 
@@ -181,6 +181,6 @@ def test_edited_versions_hash_the_same_with_subtrees_remembered() -> None:
         versions = [source, source.replace(b"1", b"12", 1), source.replace(b"a", b"b", 1),
                     source.replace(b" ", b"  ", 3), source.replace(b"\n", b"\n\n", 2)]
         expected = [_cold(language, version) for version in versions]
-        normal_form._memo.cache_clear()
+        normal_form._MEMOS.clear()
         warm = [(hash_source(language, version), top_level_statements(language, version)) for version in versions]
         assert warm == expected, (language, source)
