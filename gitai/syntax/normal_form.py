@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
+from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
@@ -1560,11 +1561,12 @@ def hash_tree(language: str, data: bytes, tree: Tree, found: Definitions | None 
             digest.update(data[done:end])
             gaps.append(end - done)
             outside = None
-            if mended:
+            if mended:  # the pieces' lengths, the members' kinds and depths taken by SHA-1 too (a key stays small)
+                shape = digest.copy()
+                shape.update(array("q", [len(skipped), len(inner), *gaps, *[n.kind_id for n in skipped],
+                                         *[sites[i].depth for i in inner]]))
                 around[frame] = outside = (language, escape, first.kind_id, first.parse_state, len(nodes), depth,
-                                           digest.digest(),
-                                           tuple(gaps), tuple([n.kind_id for n in skipped]),
-                                           tuple([sites[i].depth for i in inner]))
+                                           shape.digest())
             for i in inner:
                 digest.update(spans[i + 1])
             spans[frame] = span = digest.digest()
