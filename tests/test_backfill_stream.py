@@ -12,7 +12,7 @@ from testing.commands import git, gitai_json, gitai_ok
 from testing.repos import commit, kept_origins, origins_of, records_by_commit, tip_files, write
 
 from gitai.git.blame import LastChanges, last_change
-from gitai.git.diff import DiffStream, raw_and_hunks
+from gitai.git.diff import DiffStream, merge_paths, raw_and_hunks
 
 
 @pytest.fixture
@@ -67,7 +67,19 @@ def test_one_diff_tree_stream_gives_what_a_diff_tree_per_commit_gives(branchy: P
     with DiffStream(root, pairs) as stream:
         got = [stream(parent, sha) for parent, sha in pairs]
     expected = [raw_and_hunks(root, parent, sha) for parent, sha in pairs]
-    assert got == expected
+    merges = {sha for sha, parents in history(branchy) if len(parents) > 1}
+    assert [raw for raw, _ in got] == [raw for raw, _ in expected]
+    assert [diff for diff, (_, sha) in zip(got, pairs, strict=True) if sha not in merges] == \
+        [diff for diff, (_, sha) in zip(expected, pairs, strict=True) if sha not in merges]
+    # a merge's diffs have the hunks of its own files (changed against every parent) alone
+    for merge in merges:
+        sides = [(got[at], expected[at]) for at, (_, sha) in enumerate(pairs) if sha == merge]
+        own, _ = merge_paths([raw for (raw, _), _ in sides])
+        assert own
+        for (raw, hunks), (_, expected_hunks) in sides:
+            assert hunks is not None and expected_hunks is not None
+            for change, mine, theirs in zip(raw, hunks, expected_hunks, strict=True):
+                assert mine == (theirs if change.new_path in own and change.status != "D" else None)
     assert any(change.status == "R" for raw, _ in got for change in raw) and any(not raw for raw, _ in got)
     # asked out of order, it still answers right (by a diff-tree of its own)
     with DiffStream(root, pairs) as stream:

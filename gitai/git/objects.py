@@ -22,6 +22,10 @@ def empty_tree(root: str, like: str | None = None) -> str:
     return run_git(["hash-object", "-t", "tree", "--stdin"], root, input=b"").decode().strip()
 
 
+REMEMBERED_BYTES = 32 << 20
+"""Contents `ObjectReader.read_many` keeps for later calls, at most."""
+
+
 class ObjectReader:
     """A long-lived `git cat-file --batch` for reading many objects cheaply."""
 
@@ -29,6 +33,8 @@ class ObjectReader:
         self._proc = subprocess.Popen(
             ["git", "cat-file", "--batch"], cwd=root, stdin=subprocess.PIPE, stdout=subprocess.PIPE
         )
+        self._remembered: dict[str, bytes] = {}  # oldest first (see `read_many`)
+        self._remembered_bytes = 0
 
     def read(self, oid: str) -> bytes:
         data = self.read_at_most(oid, None)
@@ -53,12 +59,20 @@ class ObjectReader:
         self._proc.stdout.read(1)  # the newline after the object
         return data
 
-    def read_many(self, oids: list[str]) -> dict[str, bytes]:
+    def read_many(self, oids: list[str], remember: bool = False) -> dict[str, bytes]:
         """The contents of many objects, asked for together (a round trip per batch, not per
-        object); missing ones are left out."""
+        object); missing ones are left out. `remember`: keep them (the newest, up to
+        REMEMBERED_BYTES in all) for later calls: a file's new version in one commit is its old
+        one in the next, read again otherwise (a history's blobs twice over)."""
         assert self._proc.stdin and self._proc.stdout
         found: dict[str, bytes] = {}
         unique = list(dict.fromkeys(oids))
+        if self._remembered:
+            for oid in unique:
+                data = self._remembered.pop(oid, None)
+                if data is not None:
+                    found[oid] = self._remembered[oid] = data  # the newest again
+            unique = [oid for oid in unique if oid not in found]
         for start in range(0, len(unique), 256):  # requests well under a pipe's buffer: no deadlock
             batch = unique[start:start + 256]
             self._proc.stdin.write(b"".join(oid.encode() + b"\n" for oid in batch))
@@ -69,6 +83,14 @@ class ObjectReader:
                     continue
                 found[oid] = self._proc.stdout.read(int(header[2]))
                 self._proc.stdout.read(1)
+        if remember:
+            for oid in unique:
+                data = found.get(oid)
+                if data is not None and len(data) <= REMEMBERED_BYTES:
+                    self._remembered[oid] = data
+                    self._remembered_bytes += len(data)
+            while self._remembered_bytes > REMEMBERED_BYTES:
+                self._remembered_bytes -= len(self._remembered.pop(next(iter(self._remembered))))
         return found
 
     def tree_entry(self, commit: str, path: str) -> str | None:

@@ -12,10 +12,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gitai.git.diff import (
+    GITLINK_MODE,
+    SYMLINK_MODE,
     Hunk,
+    Listed,
     RawChange,
     added_lines,
     blob_hunks,
+    merge_paths,
     raw_and_hunks,
 )
 from gitai.git.objects import ObjectReader
@@ -25,13 +29,8 @@ from gitai.util.lines import split_lines
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    Diffs = Callable[[str | None, str], tuple[list[RawChange], list[list[Hunk] | None] | None]]
+    Diffs = Callable[[str | None, str], Listed]
     """(parent or None, commit) -> `raw_and_hunks`: a `DiffStream` (backfill)."""
-
-SYMLINK_MODE = 0o120000
-
-
-GITLINK_MODE = 0o160000
 
 
 @dataclass
@@ -83,10 +82,6 @@ def changes_against(root: str, reader: ObjectReader, parent: str | None, commit:
     return _loaded(root, reader, diffs(parent, commit) if diffs else raw_and_hunks(root, parent, commit))
 
 
-Listed = tuple[list[RawChange], list[list[Hunk] | None] | None]
-"""One diff: its raw changes and, for each, its hunks (see `raw_and_hunks`)."""
-
-
 def _loaded(root: str, reader: ObjectReader, listed: Listed,
             files: set[str] | None = None, deleted: set[str] | None = None) -> CommitChanges:
     """The changes of one diff, with their blobs; with `files` and `deleted`, only the changes
@@ -112,7 +107,7 @@ def load_changes(
     wanted = [oid for change in raw
               for mode, oid in ((change.old_mode, change.old_oid), (change.new_mode, change.new_oid))
               if mode not in (0, GITLINK_MODE, SYMLINK_MODE)]
-    blobs = _Prefetched(reader, reader.read_many(wanted) if len(wanted) > 1 else {})
+    blobs = _Prefetched(reader, reader.read_many(wanted, remember=True) if wanted else {})
     for index, change in enumerate(raw):
         if change.status == "D":
             deleted.append((change.old_path, _content(blobs, change.old_mode, change.old_oid)))
@@ -155,8 +150,7 @@ def commit_changes(root: str, reader: ObjectReader, commit: str, parents: list[s
     if len(parents) < 2:
         return changes_against(root, reader, parents[0] if parents else None, commit, diffs)
     listed = [diffs(parent, commit) if diffs else raw_and_hunks(root, parent, commit) for parent in parents]
-    files = set.intersection(*({change.new_path for change in raw if change.status != "D"} for raw, _ in listed))
-    deleted = set.intersection(*({change.old_path for change in raw if change.status == "D"} for raw, _ in listed))
+    files, deleted = merge_paths([raw for raw, _ in listed])
     first = _loaded(root, reader, listed[0], files, deleted)
     for other in (_loaded(root, reader, diff, files, set()) for diff in listed[1:]):
         first.paths_gone += other.paths_gone

@@ -1,0 +1,84 @@
+"""The diff stream's output read in a few passes over it (the raw entries, then the patch's file
+starts, binary notes and hunk headers): text that looks like patch structure inside a file,
+names with tabs, newlines and non-ASCII, renames, binary files, mode and type changes."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from testing.commands import git
+from testing.repos import commit, write
+
+from gitai.git.diff import DiffStream, blob_hunks, parse_raw, raw_and_hunks, raw_changes
+
+TRICKY_OLD = "keep\n-- removed dashes\n@@ -1 +1 @@\nkeep\ndiff --git a/x b/x\nkeep\n"
+TRICKY_NEW = "keep\n++ added pluses\n@@ -9 +9 @@\nkeep\nBinary files a and b differ\nkeep\nend"
+
+
+def test_a_diff_is_read_as_git_lists_it(bare_repo: Path) -> None:
+    repo, root = bare_repo, str(bare_repo)
+    write(repo, "tricky.txt", TRICKY_OLD)
+    write(repo, "aa.txt", "moved as is\n")
+    write(repo, "odd\tname\nnewline.py", "".join(f"value_{n} = {n}\n" for n in range(20)))
+    write(repo, "data.bin", b"\x00\x01\x02\n")
+    write(repo, "mode.sh", "echo hi\n")
+    write(repo, "gone.txt", "bye\n")
+    write(repo, "no-newline.txt", "a\nb")
+    commit(repo, "before")
+    write(repo, "tricky.txt", TRICKY_NEW)
+    (repo / "odd\tname\nnewline.py").unlink()  # renamed, and changed a little
+    git(repo, "mv", "aa.txt", "ab.txt")  # a rename listed before other entries
+    write(repo, "é dir/new name.py", "".join(f"value_{n} = {n}\n" for n in range(20)).replace("= 7", "= 70"))
+    write(repo, "data.bin", b"\x00\x01\x03\n")
+    (repo / "mode.sh").chmod(0o755)
+    (repo / "gone.txt").unlink()
+    write(repo, "empty.txt", "")
+    write(repo, "no-newline.txt", "a\nc")
+    os.symlink("tricky.txt", repo / "link")
+    commit(repo, "after")
+    before, after = git(repo, "rev-parse", "HEAD~1", "HEAD").stdout.split()
+
+    raw, hunks = raw_and_hunks(root, before, after)
+    with DiffStream(root, [(None, before), (before, after)]) as stream:
+        stream(None, before)
+        assert stream(before, after) == (raw, hunks)
+    assert raw == raw_changes(root, before, after) == parse_raw(git(repo, "diff-tree", "-r", "-z", "--raw", "-M",
+                                                                    before, after).stdout.encode())
+    listed = {(change.status, change.old_path, change.new_path): found
+              for change, found in zip(raw, hunks or [], strict=True)}
+    assert set(listed) == {("M", "tricky.txt", "tricky.txt"), ("R", "odd\tname\nnewline.py", "é dir/new name.py"),
+                           ("M", "data.bin", "data.bin"), ("M", "mode.sh", "mode.sh"), ("D", "gone.txt", "gone.txt"),
+                           ("A", "empty.txt", "empty.txt"), ("M", "no-newline.txt", "no-newline.txt"),
+                           ("A", "link", "link"), ("R", "aa.txt", "ab.txt")}
+    assert raw[0].status == "R" and raw[1].status != "R"
+    assert listed["M", "tricky.txt", "tricky.txt"] == [(2, 2, 2, 2), (5, 1, 5, 1), (6, 0, 7, 1)]
+    assert listed["R", "odd\tname\nnewline.py", "é dir/new name.py"] == [(8, 1, 8, 1)]
+    assert listed["M", "data.bin", "data.bin"] is None  # git's word: binary
+    assert listed["M", "mode.sh", "mode.sh"] == [] and listed["A", "empty.txt", "empty.txt"] == []
+    assert listed["D", "gone.txt", "gone.txt"] == [(1, 1, 0, 0)]
+    assert listed["M", "no-newline.txt", "no-newline.txt"] == [(2, 1, 2, 1)]
+    assert listed["A", "link", "link"] == [(0, 0, 1, 1)]
+    for change, found in zip(raw, hunks or [], strict=True):  # each as one `git diff` of its blobs says
+        if change.status == "M" and found is not None:
+            assert found == blob_hunks(root, change.old_oid, change.new_oid)
+
+
+def test_blobs_read_to_be_remembered_are_given_again_without_git_up_to_a_bound(
+        bare_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from gitai.git import objects
+
+    monkeypatch.setattr(objects, "REMEMBERED_BYTES", 11)
+    blobs = [git(bare_repo, "hash-object", "-w", "--stdin", input=text).stdout.strip()
+             for text in ("four", "five!", "sixsix", "x" * 12)]
+    reader = objects.ObjectReader(str(bare_repo))
+    assert reader.read_many(blobs[:2], remember=True) == {blobs[0]: b"four", blobs[1]: b"five!"}
+    assert reader.read_many([blobs[2]], remember=True) == {blobs[2]: b"sixsix"}  # the oldest goes
+    assert reader.read_many([blobs[3]], remember=True) == {blobs[3]: b"x" * 12}  # too large to keep
+    assert reader.read_many([blobs[0]]) == {blobs[0]: b"four"}  # not remembered: from git
+    reader._proc.kill()
+    reader._proc.wait()
+    assert reader.read_many(blobs[1:3]) == {blobs[1]: b"five!", blobs[2]: b"sixsix"}  # no git needed
+    with pytest.raises(OSError):  # git is gone indeed
+        reader.read_many([blobs[0]])
