@@ -311,8 +311,11 @@ def _change_reason(work: _File, definitions: list[DefinitionChange], statements:
     old, new = work.old, work.new
     if old is not None and new is not None and old.skeleton_hash != new.skeleton_hash and work.language:
         parts += _skeleton_reason(work.language, work.change.old_data or b"", work.change.new_data or b"", statements)
-    parts += definitions_reason([d.to_json() for d in definitions])
+    parts += definitions_reason([d.to_json() for d in definitions if d.status in _REASONED])
     return "; ".join(parts) or "changed"
+
+
+_REASONED = frozenset({"modified", "added", "removed"})  # the statuses a reason names (most definitions are unchanged)
 
 
 def _unmatched(side: list[Statement], other: list[Statement]) -> list[tuple[int, int]]:
