@@ -9,7 +9,7 @@ from test_pinned_digests import _snippets
 from testing.reference_walk import differences
 
 from gitai.syntax import normal_form
-from gitai.syntax.normal_form import hash_source, parse
+from gitai.syntax.normal_form import hash_source, parse, top_level_statements
 
 
 def test_a_definition_ends_a_sorted_run() -> None:
@@ -124,3 +124,63 @@ def test_a_different_number_of_frames_is_said_not_raised(monkeypatch: pytest.Mon
     monkeypatch.setattr(reference_walk, "reference_digests", lambda *args: [*found(*args), "extra"])
     said = differences("python", b"def f():\n    return 1\n")
     assert said is not None and "frames in the fast walk" in said, said
+
+
+def _cold(language: str, source: bytes) -> tuple[object, ...]:
+    """The hashes and top-level statements of `source` with nothing remembered."""
+    normal_form._DIGESTS.clear()
+    normal_form._MEMOS.clear()
+    return hash_source(language, source), top_level_statements(language, source)
+
+
+# (language, a source walked first, one holding some of its subtrees' text where they mean something else)
+_CONTEXT_PAIRS = [
+    # a function body whose first statement is a docstring (lines compared stripped), then the same
+    # block under an `if`, where the string is an expression like any other
+    ("python", b'def f(x):\n    """  one line\n      and two  """\n    return compute(x, 1) + other(x)\n',
+     b'if x:\n    """  one line\n      and two  """\n    return compute(x, 1) + other(x)\n'),
+    ("python", b'class A:\n    """  one line\n      and two  """\n    y = compute(1, 2) + other(3)\n',
+     b'for _ in y:\n    """  one line\n      and two  """\n    y = compute(1, 2) + other(3)\n'),
+    ("python", b'def g():\n    x = f(b"\\x1B", r"\\x1B", "\\N{dash}")\n    return x\n',
+     b'x = f(b"\\x1B", r"\\x1B", "\\N{dash}")\n'),
+    # error recovery reads `sizeof` as a function's name where the braces are missing: the same text is
+    # another tree in a file without errors
+    ("c", b"void f(void)\n    check(sizeof(item_t)*2, strlen(buffer()));\n",
+     b"void f(void)\n{\n    check(sizeof(item_t)*2, strlen(buffer()));\n}\n"),
+    # a qualified name ends in a type's name among a template's arguments, in a value's in a call's
+    ("cpp", b"void f() { buffer.resize(fmt::internal::INLINE_BUFFER_SIZE); }\n",
+     b"void f() { fmt::internal::Array<char, fmt::internal::INLINE_BUFFER_SIZE> buffer; }\n"),
+    ("cpp", b"void f() { fmt::internal::Array<char, fmt::internal::INLINE_BUFFER_SIZE> buffer; }\n",
+     b"void f() { buffer.resize(fmt::internal::INLINE_BUFFER_SIZE); }\n"),
+    ("rust", b"macro_rules! m { ($x:expr) => { |s| { $x } }; }\nfn f() { assert_eq!(|s| { s }, 1); }\n",
+     b"fn g() { let v = (|s| { s }, 1); assert_eq!(|s| { s }, 1); }\n"),
+]
+
+
+def test_remembered_subtrees_hash_as_walked_afresh() -> None:
+    """A subtree walked once is remembered by its kind and text; the same text again, in another
+    file, another place or another version, hashes as a fresh walk of it does, even where a handler
+    reads its surroundings (a docstring's owner), the same text is another tree where the parser
+    stood elsewhere (a C++ qualified name), or a syntax error elsewhere made another tree of it."""
+    for language, first, second in _CONTEXT_PAIRS:
+        expected = _cold(language, second)
+        _cold(language, first)
+        if not parse(language, first).root_node.has_error:  # something to remember, or nothing is tested
+            assert normal_form._memo(language).streams, language
+        assert (hash_source(language, second), top_level_statements(language, second)) == expected, second
+
+
+def test_edited_versions_hash_the_same_with_subtrees_remembered() -> None:
+    """Each sample, then versions of it with one edit each (most subtrees come back unchanged): the
+    same hashes and statements as with nothing remembered (a Java enum's methods sit under a kind
+    with a handler, its body declarations: the enum is not remembered by the text around them)."""
+    sources = [(language, source) for language, source in _FILES.items()]
+    sources.append(("java", b"enum E {\n  A, B;\n  int f() { return 1; }\n  int g() { return 3; }\n}\n"))
+    sources += [(language, source) for language, samples in _SAMPLES.items() for source in samples]
+    for language, source in sources:
+        versions = [source, source.replace(b"1", b"12", 1), source.replace(b"a", b"b", 1),
+                    source.replace(b" ", b"  ", 3), source.replace(b"\n", b"\n\n", 2)]
+        expected = [_cold(language, version) for version in versions]
+        normal_form._MEMOS.clear()
+        warm = [(hash_source(language, version), top_level_statements(language, version)) for version in versions]
+        assert warm == expected, (language, source)

@@ -342,8 +342,11 @@ def _change_reason(work: PreparedFile, definitions: list[DefinitionChange]) -> s
     `prepare_file`), which definitions were modified, added or removed, with their lines (old lines
     for removals)."""
     parts = [work.reason] if work.reason else []
-    parts += definitions_reason([d.to_json() for d in definitions])
+    parts += definitions_reason([d.to_json() for d in definitions if d.status in _REASONED])
     return "; ".join(parts) or "changed"
+
+
+_REASONED = frozenset({"modified", "added", "removed"})  # the statuses a reason names (most definitions are unchanged)
 
 
 def _unmatched(side: list[Statement], other: list[Statement]) -> list[tuple[int, int]]:

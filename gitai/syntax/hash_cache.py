@@ -159,12 +159,14 @@ def reparse(language: str, old: bytes, old_tree: Tree, new: bytes, hunks: Sequen
     from tree_sitter import Parser
 
     edited = old_tree.copy()
-    for old_start, old_end, new_start, new_end in reversed(edits):  # from the end: what is before is the old text
-        start = _point(old, old_start)
+    points = _points(old, [offset for old_start, old_end, _, _ in edits for offset in (old_start, old_end)])
+    for index in range(len(edits) - 1, -1, -1):  # from the end: what is before is the old text
+        old_start, old_end, new_start, new_end = edits[index]
+        start = points[2 * index]
         inserted = new[new_start:new_end]
         rows = inserted.count(b"\n")
         column = len(inserted) - inserted.rfind(b"\n") - 1 if rows else start[1] + len(inserted)
-        edited.edit(old_start, old_end, old_start + len(inserted), start, _point(old, old_end),
+        edited.edit(old_start, old_end, old_start + len(inserted), start, points[2 * index + 1],
                     (start[0] + rows, column))
     tree = Parser(load_grammar(language).language).parse(new, edited)
     return parse(language, new) if tree.root_node.has_error else tree
@@ -243,7 +245,13 @@ def _common_tail(a: bytes, b: bytes, head: int) -> int:
     return low
 
 
-def _point(data: bytes, offset: int) -> tuple[int, int]:
-    """(row, column in bytes) of `offset`, as tree-sitter counts them."""
-    row = data.count(b"\n", 0, offset)
-    return row, offset - (data.rfind(b"\n", 0, offset) + 1)
+def _points(data: bytes, offsets: list[int]) -> list[tuple[int, int]]:
+    """(row, column in bytes) of each of `offsets` (in order), as tree-sitter counts them: the rows
+    counted on from the offset before (the text is read once, not once per offset)."""
+    points = []
+    row = done = 0
+    for offset in offsets:
+        row += data.count(b"\n", done, offset)
+        done = offset
+        points.append((row, offset - (data.rfind(b"\n", 0, offset) + 1)))
+    return points

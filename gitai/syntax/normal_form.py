@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
+from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
@@ -92,15 +93,68 @@ class _Tables:
     field_ids: dict[str, int]
     kind_markers: dict[str, bytes]  # by node type name
     distinct: frozenset[int]  # kind ids of runs whose duplicates count once
+    plain: list[bool]  # by kind id: walked as a named node or a transparent wrapper, with no handler
+
+
+class _Memo:
+    """The token streams of subtrees walked before, for one language, by kind id, parse state and text:
+    a new version of a definition is mostly the old one's statements, which need no walk again.
+    A subtree's stream is a function of these (what tree-sitter's own reuse of subtrees rests on:
+    the same text parsed from the same state), not of its kind and text alone (C++'s `a::b::C` ends
+    in a type's name in a template's arguments, in a value's in a call's). Only where that holds:
+    a subtree with a state (none when parsed while alternatives were open), in a tree without
+    syntax errors (error recovery parses the same text apart differently: C's `sizeof(T)*2` as a
+    call of `sizeof` in one file, a `sizeof` of a type in the next), of a kind whose children's
+    handlers do not look above it (not in `roots`), entered by the walk after layout only (the text
+    before it then adds nothing to its first gap). Each stream is kept joined, one token, with where
+    its walk ended (a grammar's hidden tokens may end a node past its last leaf) and the string
+    prefix it left."""
+
+    __slots__ = ("roots", "streams")
+    held = 0  # bytes held by the memos of all languages, keys and streams
+
+    def __init__(self, roots: frozenset[int]) -> None:
+        self.roots = roots
+        self.streams: dict[tuple[int, int, bytes], tuple[bytes, int, bytes]] = {}
+
+    def keep(self, key: tuple[int, int, bytes], stream: bytes, end: int, prefix: bytes) -> None:
+        if _Memo.held > _MEMO_BYTES:  # all go: a language's memo is worth most to its next files
+            for memo in _MEMOS.values():
+                memo.streams.clear()
+            _Memo.held = 0
+        self.streams[key] = (stream, end, prefix)
+        _Memo.held += len(key[2]) + len(stream)
+
+
+_NO_STATE = 0xFFFF  # tree-sitter's parse state of a subtree parsed while alternatives were open (not reused)
+_MEMO_LEAST = 24  # source bytes of the smallest subtree remembered (smaller ones cost less to walk than to look up)
+_MEMO_BYTES = 16 << 20  # on click's history 2% fewer bytes found than with twice as much, 7% with half
+# node kinds whose children's handlers look at the node's parent (a docstring's owner): never remembered alone
+_CONTEXTS: dict[str, tuple[str, ...]] = {"python": ("module", "block")}
+
+
+_MEMOS: dict[str, _Memo] = {}
+
+
+def _memo(language: str) -> _Memo:
+    memo = _MEMOS.get(language)
+    if memo is None:
+        lang = load_grammar(language).language
+        memo = _MEMOS[language] = _Memo(frozenset(kind for kind in range(lang.node_kind_count)
+                                                  if lang.node_kind_for_id(kind) in _CONTEXTS.get(language, ())))
+    return memo
 
 
 class _Walk:
-    """State one normal-form walk shares with the handlers: the source and the current string prefix."""
+    """State one normal-form walk shares with the handlers: the source and the current string prefix;
+    `memo` for the walks of whole frames and statements (not the handlers', which may look inside the
+    tokens they get back), None where the source needs escaping or the tree has syntax errors."""
 
-    __slots__ = ("escape", "prefix", "src", "tables")
+    __slots__ = ("escape", "memo", "prefix", "src", "tables")
 
-    def __init__(self, src: bytes, escape: bool, tables: _Tables) -> None:
+    def __init__(self, src: bytes, escape: bool, tables: _Tables, memo: _Memo | None = None) -> None:
         self.src, self.escape, self.tables, self.prefix = src, escape, tables, b""
+        self.memo = None if escape else memo
 
     def text(self, text: bytes) -> bytes:
         return _escape(text) if self.escape else text
@@ -167,8 +221,9 @@ def _tables(language: str) -> _Tables:
         if lang.node_kind_is_named(kind):
             kind_markers.setdefault(lang.node_kind_for_id(kind) or "", markers[kind])
     distinct = frozenset(kind for kind in range(lang.node_kind_count) if lang.node_kind_for_id(kind) in canon.distinct)
+    plain = [action in _INNER for action in actions]
     return _Tables(language, actions, markers, fields, handlers, starts, needles, keyed, field_ids, kind_markers,
-                   distinct)
+                   distinct, plain)
 
 
 def _escape(text: bytes) -> bytes:
@@ -194,7 +249,7 @@ def _gap(src: bytes, pos: int, start: int, escape: bool, out: list[bytes]) -> in
 def _digest(nodes: Sequence[Node], walk: _Walk, skip: frozenset[int], skip_depth: int) -> str:
     """SHA-256 of the normal-form token stream of `nodes`, leaving out subtrees whose id is in `skip`."""
     walk.prefix = b""  # one walk object serves all the digests of a file: each starts afresh
-    return _stream_digest(_walk(nodes, walk, skip, skip_depth))
+    return _stream_digest(_walk(nodes, walk, skip, skip_depth, memo=walk.memo))
 
 
 def _stream_digest(out: list[bytes]) -> str:
@@ -212,14 +267,15 @@ def _stream_digest(out: list[bytes]) -> str:
 
 def _walk(
     nodes: Sequence[Node], walk: _Walk, skip: frozenset[int] = frozenset(), skip_depth: int = -1,
-    as_is: bool = False, frames: dict[int, _Frame] | None = None,
+    as_is: bool = False, frames: dict[int, _Frame] | None = None, memo: _Memo | None = None,
 ) -> list[bytes]:
     """The normal-form token stream of `nodes`, leaving out subtrees whose id is in `skip`.
 
     Iterative TreeCursor walk; `skip` is only consulted down to `skip_depth` below each node;
     `as_is`: no handler for `nodes` themselves (a handler walking its own node); `frames`: left-out
     nodes (by id, taken out as used) to walk on the way into their own streams, as `_walk` of them
-    alone with their own `skip` would (one walk for all of a file's definitions). Source bytes
+    alone with their own `skip` would (one walk for all of a file's definitions); `memo`: the
+    streams of subtrees walked before, by their kind and text (see `_Memo`). Source bytes
     that no leaf covers (a grammar's hidden tokens) are kept unless they are layout. Speed: this
     loop runs once per node, so the common kinds (named nodes first, keywords, punctuation, quotes)
     are written inline; a handler's kind asks `_handled` first (and, left to the walk, is walked as
@@ -235,6 +291,9 @@ def _walk(
     append = out.append
     outer: list[tuple[list[bytes], int, frozenset[int], int, int, int]] = []  # the walks `frames` interrupted
     frame_depth = frame_end = -1  # where the current one of `frames` ends: its node's depth and end byte
+    streams, roots, least = (memo.streams, memo.roots, _MEMO_LEAST) if memo is not None else (None, (), 0)
+    recording: list[tuple[int, int, tuple[int, int, bytes], int]] = []  # subtrees `memo` lacks: (depth, where
+    # their stream begins in `out`, key, start byte), to keep when the walk leaves them
     for top in nodes:
         cursor = top.walk()
         first_child, next_sibling, parent = cursor.goto_first_child, cursor.goto_next_sibling, cursor.goto_parent
@@ -276,19 +335,36 @@ def _walk(
                         field = fields[field_id]
                         if field:
                             append(field)
-                    if first_child():
+                    known = None
+                    if streams is not None and depth > skip_depth and kind not in roots:
+                        start, end = node.byte_range
+                        if end - start >= least and (start == pos or (pos < start and src[pos:start].isspace())) \
+                                and (state := node.parse_state) != _NO_STATE:
+                            key = (kind, state, src[start:end])
+                            known = streams.get(key)
+                            if known is None and first_child():
+                                append(markers[kind])
+                                recording.append((depth, len(out) - 1, key, start))
+                                depth += 1
+                                continue
+                    if known is not None:  # walked before: its stream, where it ended, the string prefix after it
+                        append(known[0])
+                        pos = start + known[1]
+                        walk.prefix = known[2]
+                    elif first_child():
                         append(markers[kind])
                         depth += 1
                         continue
-                    start, end = node.byte_range
-                    if start > pos and not src[pos:start].isspace():
-                        _gap(src, pos, start, escape, out)
-                    pos = end
-                    append(markers[kind])
-                    if start == end:  # empty: like a node whose children were all dropped
-                        append(_CLOSE)
                     else:
-                        append(_escape(src[start:end]) if escape else src[start:end])
+                        start, end = node.byte_range
+                        if start > pos and not src[pos:start].isspace():
+                            _gap(src, pos, start, escape, out)
+                        pos = end
+                        append(markers[kind])
+                        if start == end:  # empty: like a node whose children were all dropped
+                            append(_CLOSE)
+                        else:
+                            append(_escape(src[start:end]) if escape else src[start:end])
             elif action == anon:  # keywords and operators: their text, no marker
                 start, end = node.byte_range
                 if start > pos and not src[pos:start].isspace():
@@ -333,6 +409,9 @@ def _walk(
                     transparent.pop()
                 else:
                     append(_CLOSE)
+                    if recording and recording[-1][0] == depth:
+                        _, mark, key, start = recording.pop()
+                        memo.keep(key, b"\x00".join(out[mark:]), pos - start, walk.prefix)  # type: ignore[union-attr]
                 if depth == frame_depth:  # the end of one of `frames`: back to the walk it interrupted
                     if frame_end > pos:
                         _gap(src, pos, frame_end, escape, out)
@@ -1314,7 +1393,7 @@ _DIGESTS: dict[tuple[object, ...], str] = {}
 _MAX_DIGESTS = 50_000
 
 
-def _own_digests(walk: _Walk, frames: list[tuple[Sequence[Node], list[Node], int]], missing: list[int],
+def _own_digests(walk: _Walk, frames: list[tuple[Sequence[Node], Sequence[Node], int]], missing: list[int],
                  own: list[str]) -> None:
     """The `missing` digests of `own`, by frame (its nodes, the member definitions it leaves out, the
     depth they sit at; frame 0 is the file): one walk of the file when its digest is missing, writing
@@ -1331,7 +1410,7 @@ def _own_digests(walk: _Walk, frames: list[tuple[Sequence[Node], list[Node], int
                 passing[node.id] = entry
         nodes, skipped, depth = frames[0]
         walk.prefix = b""
-        streams[0] = _walk(nodes, walk, frozenset([n.id for n in skipped]), depth, frames=passing)
+        streams[0] = _walk(nodes, walk, frozenset([n.id for n in skipped]), depth, frames=passing, memo=walk.memo)
         if passing:  # some not (wholly) passed through
             for frame in missing[1:]:
                 if any(node.id in passing for node in frames[frame][0]):
@@ -1345,7 +1424,29 @@ def _own_digests(walk: _Walk, frames: list[tuple[Sequence[Node], list[Node], int
             own[frame] = _digest(nodes, walk, frozenset([n.id for n in skipped]) if skipped else _NO_SKIP, depth)
 
 
+def _around_plain(tables: _Tables, frame: tuple[Sequence[Node], Sequence[Node], int]) -> bool:
+    """Whether the own stream of `frame` is a function of the text around its members: no node holding
+    a member (the frame's own node included) is one a handler may write whole or a run sorts, each
+    of which reads the members' text. Then the stream leaves the members out wholly (it only ever
+    has their place, the text around them and the tree there, which that text gives)."""
+    nodes, skipped, _ = frame
+    plain = tables.plain
+    top = nodes[-1]
+    if not plain[top.kind_id]:
+        return False
+    checked = {top.id}
+    for node in skipped:
+        holder = node.parent
+        while holder is not None and holder.id not in checked:
+            if holder.kind_id >= len(plain) or not plain[holder.kind_id]:
+                return False
+            checked.add(holder.id)
+            holder = holder.parent
+    return True
+
+
 _NO_SKIP: frozenset[int] = frozenset()
+_NO_MEMBERS: tuple[Node, ...] = ()
 _IMPORTS = frozenset({"import_statement", "import_from_statement", "future_import_statement", "import_declaration",
                       "use_declaration", "extern_crate_declaration", "package_clause", "package_declaration"})
 
@@ -1370,7 +1471,7 @@ def top_level_statements(language: str, data: bytes, tree: Tree | None = None,
         found = find_definitions(language, root)
     sites = [node for site in found.sites if site.parent == -1 for node in site.nodes]
     starts = {node.start_byte for node in sites}
-    walk = _Walk(data, b"\x00" in data or b"\x01" in data, tables)
+    walk = _Walk(data, b"\x00" in data or b"\x01" in data, tables, None if root.has_error else _memo(language))
     statements = []
     for child in _named(root):
         if child.start_byte in starts or any(child.start_byte <= n.start_byte < child.end_byte for n in sites):
@@ -1413,56 +1514,93 @@ def hash_tree(language: str, data: bytes, tree: Tree, found: Definitions | None 
     tables = _tables(language)
     root = tree.root_node
     escape = b"\x00" in data or b"\x01" in data
-    walk = _Walk(data, escape, tables)
+    walk = _Walk(data, escape, tables, None if root.has_error else _memo(language))
     if found is None:
         found = find_definitions(language, root)
     sites = found.sites
     members: list[list[int]] = [[] for _ in range(len(sites) + 1)]  # frame 0 is the file
     for index, site in enumerate(sites):
         members[site.parent + 1].append(index)
-    frames: list[tuple[Sequence[Node], list[Node], int]] = []  # by frame: frame 0 is the file, i + 1 site i
+    frames: list[tuple[Sequence[Node], Sequence[Node], int]] = []  # by frame: frame 0 is the file, i + 1 site i
     # What a frame's digest is remembered by: the bytes its nodes span and where the definitions it leaves
     # out sit in them (the token stream of a span is a function of its text and of what is left out of it),
-    # so a new version of a file re-hashes only the definitions whose text changed.
-    keys: list[tuple[object, ...]] = []
+    # so a new version of a file re-hashes only the definitions whose text changed. The bytes are taken
+    # by SHA-1: a frame without members of its whole span, one with members of the text around them and
+    # of its members' (members first: each byte of the file is read once, not once per frame holding it).
+    keys: list[tuple[object, ...]] = [()] * len(members)
+    spans: list[bytes] = [b""] * len(members)
+    # A frame with members is remembered by the text around them too (see `_around_plain`): a new version of
+    # a class whose methods alone changed needs no walk of the class, nor the file's of the file.
+    mended = not root.has_error
+    around: list[tuple[object, ...] | None] = [None] * len(members)
+    remembered = _DIGESTS.get
+    own = [""] * len(members)
+    missing: list[int] = []  # frames the memo lacks, last first
+    containers: list[int] = []  # frames with members, last first (members before the frames holding them)
     sha1 = hashlib.sha1
-    for frame, inner in enumerate(members):
+    key: tuple[object, ...]
+    outside: tuple[object, ...] | None
+    for frame in range(len(members) - 1, -1, -1):
+        inner = members[frame]
         nodes = sites[frame - 1].nodes if frame else (root,)
         first = nodes[0]
-        start = first.start_byte
-        span = sha1(data[start : nodes[-1].end_byte]).digest()
+        start, end = first.start_byte, nodes[-1].end_byte
         if inner:
+            containers.append(frame)
             skipped = [n for i in inner for n in sites[i].nodes]
             depth = max([sites[i].depth for i in inner])
             frames.append((nodes, skipped, depth))
             offsets = tuple([(n.start_byte - start, n.end_byte - start) for n in skipped])
-            keys.append((language, escape, first.kind_id, len(nodes), depth, span, offsets))
+            digest = sha1()
+            done = start
+            gaps = []
+            for node in skipped:
+                digest.update(data[done : node.start_byte])
+                gaps.append(node.start_byte - done)
+                done = node.end_byte
+            digest.update(data[done:end])
+            gaps.append(end - done)
+            outside = None
+            if mended:  # the pieces' lengths, the members' kinds and depths taken by SHA-1 too (a key stays small)
+                shape = digest.copy()
+                shape.update(array("q", [len(skipped), len(inner), *gaps, *[n.kind_id for n in skipped],
+                                         *[sites[i].depth for i in inner]]))
+                around[frame] = outside = (language, escape, first.kind_id, first.parse_state, len(nodes), depth,
+                                           shape.digest())
+            for i in inner:
+                digest.update(spans[i + 1])
+            spans[frame] = span = digest.digest()
+            keys[frame] = key = (language, escape, first.kind_id, len(nodes), depth, span, end - start, offsets)
+            own[frame] = remembered(key, "") or (remembered(outside, "") if outside is not None else "")
         else:
-            frames.append((nodes, [], -1))
-            keys.append((language, escape, first.kind_id, len(nodes), -1, span, ()))
-    remembered = _DIGESTS.get
-    own = [remembered(key, "") for key in keys]
+            frames.append((nodes, _NO_MEMBERS, -1))
+            spans[frame] = span = sha1(data[start:end]).digest()
+            keys[frame] = key = (language, escape, first.kind_id, len(nodes), -1, span)
+            own[frame] = remembered(key, "")
+        if not own[frame]:
+            missing.append(frame)
+    frames.reverse()
     firsts: dict[tuple[object, ...], int] = {}  # the first frame of each key the memo lacks (a repeat is hashed once)
     repeats: list[tuple[int, int]] = []  # (frame, the first frame of its key)
-    for frame, key in enumerate(keys):
-        if not own[frame]:
-            earlier = firsts.setdefault(key, frame)
-            if earlier != frame:
-                repeats.append((frame, earlier))
+    for frame in reversed(missing):
+        earlier = firsts.setdefault(keys[frame], frame)
+        if earlier != frame:
+            repeats.append((frame, earlier))
     if firsts:
         _own_digests(walk, frames, list(firsts.values()), own)
         for key, frame in firsts.items():
             if len(_DIGESTS) >= _MAX_DIGESTS:
                 _DIGESTS.clear()
             _DIGESTS[key] = own[frame]
+            outside = around[frame]
+            if outside is not None and _around_plain(tables, frames[frame]):
+                _DIGESTS[outside] = own[frame]
         for frame, earlier in repeats:
             own[frame] = own[earlier]
     merkle = list(own)
-    for frame in range(len(sites), -1, -1):  # members come after their parents
-        inner = members[frame]
-        if inner:
-            nested = "".join(sorted([merkle[i + 1] for i in inner]))
-            merkle[frame] = hashlib.sha256(f"{own[frame]}{nested}".encode()).hexdigest()
+    for frame in containers:  # members come after their parents: theirs are done first
+        nested = "".join(sorted([merkle[i + 1] for i in members[frame]]))
+        merkle[frame] = hashlib.sha256(f"{own[frame]}{nested}".encode()).hexdigest()
     make = tuple.__new__  # a named tuple made from a tuple: no call of its Python-level __new__ per definition
     return ParsedSource(
         language=language,
