@@ -31,11 +31,12 @@ from gitai.git.trailers import commit_intents
 from gitai.layout import Layout
 from gitai.recording import Classified, RecordBatch, tip_blobs
 from gitai.trace.changes import CommitChanges, commit_changes
-from gitai.trace.classify_commit import classify
+from gitai.trace.classify_commit import changed_lines, classify_prepared_files, file_changes
 from gitai.trace.notes_reader import notes_of
 from gitai.trace.record import Contributor, TraceRecord, own_records
 
 if TYPE_CHECKING:
+    from gitai.syntax.classify import FileChange, PreparedFile
     from gitai.syntax.hash_cache import HashCache
 
 UNKNOWN_CONTRIBUTOR: Contributor = {"type": "unknown"}
@@ -205,10 +206,9 @@ class Pending:
 
 
 PARALLEL_FROM = 64  # commits to trace from which, by default, classification runs in worker processes
-CHUNK = 256  # consecutive commits per task, at most: a worker parses a commit's new files from the trees of the
-# old ones it made itself (else afresh, a few times the cost), so it should see long runs of the history; a
-# short history is cut in two tasks per worker, so each gets work
-CHUNK_BYTES = 16 << 20  # file content per task, at most (a task's input is held in both processes)
+CHUNK = 64  # consecutive commits per round of tasks (one per worker), at most: a short history is cut in four
+CHUNK_BYTES = 16 << 20  # file content per round, at most (a round's input is held in both processes)
+ROUNDS = 3  # rounds given to the workers and not collected yet, at most
 
 
 def _workers(jobs: int | None, commits: int) -> int:
@@ -233,35 +233,75 @@ def _start_worker(state_dir: str, written: frozenset[str] | None) -> None:
     _worker_hashes = HashCache(state_dir, recent=256, written=written)
 
 
-def _classify_chunk(chunk: list[CommitChanges]) -> list[Classified]:
-    return [classify(changes, cache=_worker_hashes) for changes in chunk]
+def _prepare_files(task: list[tuple[FileChange, list[int]]]) -> list[PreparedFile]:
+    """A worker's part of a round: the versions of its files, in commit order, each with the lines
+    its commit added (the answers cut to what the records need)."""
+    from gitai.syntax.classify import for_record, prepare_file
+
+    assert _worker_hashes is not None
+    hashes = _worker_hashes
+    return [for_record(prepare_file(change, hashes.hash_source, hashes.statements), lines) for change, lines in task]
 
 
-def _content_bytes(changes: CommitChanges) -> int:
-    """The file content a commit's classification reads."""
-    return sum(len(f.old_data or b"") + len(f.new_data or b"") for f in changes.files) + \
-        sum(len(data or b"") for _, data in changes.deleted)
+def _content_bytes(change: FileChange) -> int:
+    """The file content a change's classification reads."""
+    return len(change.old_data or b"") + len(change.new_data or b"")
 
 
-def _failed() -> Future[list[Classified]]:
-    future: Future[list[Classified]] = Future()
+def _answered(answer: list[PreparedFile]) -> Future[list[PreparedFile]]:
+    future: Future[list[PreparedFile]] = Future()
+    future.set_result(answer)
+    return future
+
+
+def _failed() -> Future[list[PreparedFile]]:
+    future: Future[list[PreparedFile]] = Future()
     future.set_exception(BrokenProcessPool("a worker process died"))
     return future
+
+
+class FileOwners:
+    """Which of `workers` processes each file's versions go to, for the whole run: its old path's
+    (a rename keeps it); a file seen first goes to the one given the fewest content bytes so far."""
+
+    def __init__(self, workers: int) -> None:
+        self.owner: dict[str, int] = {}
+        self.given = [0] * workers
+
+    def of(self, change: FileChange) -> int:
+        path = change.old_path if change.old_data is not None else change.new_path
+        worker = self.owner.get(path or "")
+        if worker is None:
+            worker = min(range(len(self.given)), key=self.given.__getitem__)
+        for named in (change.old_path, change.new_path):
+            if named is not None:
+                self.owner[named] = worker
+        self.given[worker] += _content_bytes(change)
+        return worker
 
 
 class Classifiers:
     """Classification, the bulk of backfill's work, in `workers` forked processes (0: here), while
     this one reads the next commits (`commits` in all) and keeps records and line origins in order.
-    Commits go in chunks of consecutive ones; records are added in commit order. Should the pool
-    break, what is left is classified here. `written`: see `_start_worker`."""
+
+    Each worker owns a set of files for the whole run (`FileOwners`), so every version of a file is
+    parsed in the same process, from the tree of the version before, and none is parsed afresh for
+    having gone to another worker. The workers do the part of each file's classification that reads
+    its contents (`prepare_file`: parses, normal-form hashes, definitions paired) and answer with
+    what the record needs of it (`for_record`); this process does the rest, commit by commit in
+    order (moves between files, the verdicts), which is little. The commits go by rounds of
+    consecutive ones, one task per worker. Should a worker die, what is left is classified here.
+    `written`: see `_start_worker`."""
 
     def __init__(self, layout: Layout, workers: int, commits: int, written: frozenset[str] | None = None) -> None:
-        self.size = min(CHUNK, -(-commits // (2 * workers))) if workers else 0  # commits per chunk
-        self.chunk: list[Pending] = []
-        self.chunk_bytes = 0
-        self.running: deque[tuple[list[Pending], Future[list[Classified]]]] = deque()
-        self.window = 2 * workers
-        self.pool: ProcessPoolExecutor | None = None
+        self.size = min(CHUNK, -(-commits // 4))  # commits per round
+        self.owners = FileOwners(workers)
+        self.round: list[tuple[Pending, list[int]]] = []  # commits, and the worker of each file of theirs
+        self.tasks: list[list[tuple[FileChange, list[int]]]] = [[] for _ in range(workers)]
+        self.round_bytes = 0
+        self.running: deque[tuple[list[tuple[Pending, list[int]]], list[Future[list[PreparedFile]]]]] = deque()
+        self.broken = False
+        self.pools: list[ProcessPoolExecutor] = []
         if workers:
             import multiprocessing
 
@@ -269,38 +309,52 @@ class Classifiers:
                 context = multiprocessing.get_context("fork")
             except ValueError:
                 return  # no fork on this platform: classify here
-            self.pool = ProcessPoolExecutor(workers, context, _start_worker, (layout.shared_state_dir, written))
-            for started in [self.pool.submit(os.getpid) for _ in range(workers)]:  # forks them all now
+            self.pools = [ProcessPoolExecutor(1, context, _start_worker, (layout.shared_state_dir, written))
+                          for _ in range(workers)]
+            for started in [pool.submit(os.getpid) for pool in self.pools]:  # forks them all now
                 started.result()
 
     def add(self, pending: Pending, batch: RecordBatch) -> None:
-        if self.pool is None:
+        if not self.pools or self.broken:
+            while self.running:  # records go in commit order
+                self._collect(batch)
             self._record(pending, None, batch)
             return
-        self.chunk.append(pending)
-        self.chunk_bytes += _content_bytes(pending.changes)
-        if len(self.chunk) >= self.size or self.chunk_bytes >= CHUNK_BYTES:
+        routes = []
+        for change, lines in zip(file_changes(pending.changes), changed_lines(pending.changes), strict=True):
+            worker = self.owners.of(change)
+            self.tasks[worker].append((change, lines))
+            routes.append(worker)
+            self.round_bytes += _content_bytes(change)
+        self.round.append((pending, routes))
+        if len(self.round) >= self.size or self.round_bytes >= CHUNK_BYTES:
             self._submit(batch)
 
     def _submit(self, batch: RecordBatch) -> None:
-        assert self.pool is not None
-        if self.chunk:
-            try:
-                self.running.append((self.chunk, self.pool.submit(_classify_chunk, [p.changes for p in self.chunk])))
-            except BrokenProcessPool:  # a worker died: the rest is classified here
-                self.running.append((self.chunk, _failed()))
-            self.chunk = []
-            self.chunk_bytes = 0
-        while len(self.running) > self.window:
+        if self.round:
+            futures = []
+            for pool, task in zip(self.pools, self.tasks, strict=True):
+                try:
+                    futures.append(pool.submit(_prepare_files, task) if task else _answered([]))
+                except BrokenProcessPool:  # a worker died: the rest is classified here
+                    futures.append(_failed())
+            self.running.append((self.round, futures))
+            self.round = []
+            self.tasks = [[] for _ in self.pools]
+            self.round_bytes = 0
+        while len(self.running) > ROUNDS:
             self._collect(batch)
 
     def _collect(self, batch: RecordBatch) -> None:
-        chunk, future = self.running.popleft()
+        chunk, futures = self.running.popleft()
         try:
-            classified: list[Classified | None] = [*future.result()]
+            answers = [iter(future.result()) for future in futures]
         except BrokenProcessPool:
-            classified = [None] * len(chunk)
-        for pending, classification in zip(chunk, classified, strict=True):
+            self.broken = True
+            answers = []
+        for pending, routes in chunk:
+            classification = classify_prepared_files(pending.changes, [next(answers[w]) for w in routes]) \
+                if answers else None
             self._record(pending, classification, batch)
 
     def _record(self, pending: Pending, classification: Classified | None, batch: RecordBatch) -> None:
@@ -309,7 +363,7 @@ class Classifiers:
 
     def finish(self, batch: RecordBatch) -> None:
         """Record what is still being classified."""
-        if self.pool is not None:
+        if self.pools:
             self._submit(batch)
             while self.running:
                 self._collect(batch)
@@ -318,8 +372,8 @@ class Classifiers:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self.pool is not None:
-            self.pool.shutdown(wait=True, cancel_futures=True)
+        for pool in self.pools:
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
 def terminal_progress(done: int, total: int) -> None:

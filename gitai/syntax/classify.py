@@ -12,7 +12,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Final, Literal
 
 from gitai.syntax.languages import language_for_path
@@ -146,7 +146,7 @@ class _Entry:
 
 
 @dataclass
-class _File:
+class PreparedFile:
     """One file while the commit is being classified."""
 
     change: FileChange
@@ -156,6 +156,7 @@ class _File:
     old: ParsedSource | None = None
     new: ParsedSource | None = None
     entries: list[_Entry] = field(default_factory=list)
+    reason: str | None = None  # where a parse failed, or which top-level code changed (see prepare_file)
 
 
 def _verdict(ok: bool) -> Classification:
@@ -171,11 +172,11 @@ def _same_words(old: bytes, new: bytes) -> bool:
     return old.translate(None, _WHITESPACE) == new.translate(None, _WHITESPACE) and old.split() == new.split()
 
 
-def _prepare(change: FileChange, hasher: Hasher) -> _File:
+def _prepare(change: FileChange, hasher: Hasher) -> PreparedFile:
     """Apply the rules that need no parse; otherwise parse both sides."""
     old, new = change.old_data, change.new_data
     key = (change.new_path if new is not None else change.old_path) or change.new_path or change.old_path or ""
-    work = _File(change, key)
+    work = PreparedFile(change, key)
     old_language = language_for_path(change.old_path) if change.old_path and old is not None else None
     new_language = language_for_path(change.new_path) if change.new_path and new is not None else None
     present = [data for data in (old, new) if data is not None]
@@ -202,7 +203,39 @@ def _prepare(change: FileChange, hasher: Hasher) -> _File:
     return work
 
 
-def _match_definitions(work: _File) -> None:
+def prepare_file(change: FileChange, hasher: Hasher = fresh_hash,
+                 statements: StatementsOf = top_level_statements) -> PreparedFile:
+    """The part of a file's classification that reads its contents: the rules that need no parse,
+    both sides' normal forms, their definitions paired, and what a reason needs of the contents
+    (where a parse failed, which top-level statements differ). The contents are not kept, so the
+    rest (`classify_prepared`) can run in another process (see `for_record`)."""
+    work = _prepare(change, hasher)
+    old, new = work.old, work.new
+    errors = [side for side, parsed in (("old", old), ("new", new)) if parsed and parsed.parse_error]
+    if errors:
+        work.reason = _parse_error_reason(work, errors)
+    elif old is not None and new is not None and old.skeleton_hash != new.skeleton_hash and work.language:
+        work.reason = "; ".join(_skeleton_reason(work.language, change.old_data or b"", change.new_data or b"",
+                                                 statements))
+    if work.decided is None:
+        _match_definitions(work)
+    work.change = FileChange(change.old_path, change.new_path, None, None)
+    return work
+
+
+def for_record(work: PreparedFile, changed_lines: Sequence[int]) -> PreparedFile:
+    """`work` cut to what a record of it needs (`to_record_json`, with the file's sorted
+    `changed_lines`): of the unchanged definitions, which are most, those holding a changed line;
+    of the normal forms, not their definitions (the entries hold those left). A small answer to
+    pass from a worker process; the class and the reason come out the same."""
+    work.entries = [entry for entry in work.entries
+                    if entry.status != "unchanged" or (entry.new and _holds_any(entry.new.lines, changed_lines))]
+    work.old = replace(work.old, definitions=()) if work.old else None
+    work.new = replace(work.new, definitions=()) if work.new else None
+    return work
+
+
+def _match_definitions(work: PreparedFile) -> None:
     """Pair old and new definitions by kind and qualified name, as multisets."""
     olds: dict[tuple[str, str], list[Definition]] = defaultdict(list)
     news: dict[tuple[str, str], list[Definition]] = defaultdict(list)
@@ -236,9 +269,9 @@ def _match_definitions(work: _File) -> None:
         work.entries.extend(_Entry("added", None, new) for new in changed_new[len(changed_old) :])
 
 
-def _match_moves(files: list[_File]) -> None:
+def _match_moves(files: list[PreparedFile]) -> None:
     """Turn removed/added pairs with equal hashes anywhere in the commit into moves."""
-    added: dict[str, list[tuple[_File, _Entry]]] = defaultdict(list)
+    added: dict[str, list[tuple[PreparedFile, _Entry]]] = defaultdict(list)
     for work in files:
         if work.new is not None and not work.new.parse_error:
             for entry in work.entries:
@@ -269,7 +302,7 @@ def _match_moves(files: list[_File]) -> None:
             source.entries = [entry for entry in source.entries if id(entry) not in merged]
 
 
-def _finish(work: _File, statements: StatementsOf) -> FileClassification:
+def _finish(work: PreparedFile) -> FileClassification:
     if work.decided is not None:
         return work.decided
     old, new = work.old, work.new
@@ -280,7 +313,7 @@ def _finish(work: _File, statements: StatementsOf) -> FileClassification:
     reason = None
     if errors:
         ok = False
-        reason = _parse_error_reason(work, errors)
+        reason = work.reason
     elif old is None or new is None:
         # an added or deleted file is a refactor only when it just receives or gives up moved definitions
         present = new or old
@@ -291,11 +324,11 @@ def _finish(work: _File, statements: StatementsOf) -> FileClassification:
     else:
         ok = old.skeleton_hash == new.skeleton_hash and all(e.status in ("unchanged", "moved") for e in entries)
         if not ok:
-            reason = _change_reason(work, definitions, statements)
+            reason = _change_reason(work, definitions)
     return FileClassification(_verdict(ok), work.language, reason, definitions)
 
 
-def _parse_error_reason(work: _File, sides: list[str]) -> str:
+def _parse_error_reason(work: PreparedFile, sides: list[str]) -> str:
     data = {"old": work.change.old_data, "new": work.change.new_data}
     assert work.language is not None
     lines = [(side, first_error_line(work.language, data[side] or b"")) for side in sides]
@@ -304,13 +337,11 @@ def _parse_error_reason(work: _File, sides: list[str]) -> str:
         (f" ({where})" if where else "")
 
 
-def _change_reason(work: _File, definitions: list[DefinitionChange], statements: StatementsOf) -> str:
-    """Why a file is INTENT_EVOLUTION: which imports or top-level statements changed, which
-    definitions were modified, added or removed, with their lines (old lines for removals)."""
-    parts: list[str] = []
-    old, new = work.old, work.new
-    if old is not None and new is not None and old.skeleton_hash != new.skeleton_hash and work.language:
-        parts += _skeleton_reason(work.language, work.change.old_data or b"", work.change.new_data or b"", statements)
+def _change_reason(work: PreparedFile, definitions: list[DefinitionChange]) -> str:
+    """Why a file is INTENT_EVOLUTION: which imports or top-level statements changed (see
+    `prepare_file`), which definitions were modified, added or removed, with their lines (old lines
+    for removals)."""
+    parts = [work.reason] if work.reason else []
     parts += definitions_reason([d.to_json() for d in definitions if d.status in _REASONED])
     return "; ".join(parts) or "changed"
 
@@ -381,7 +412,7 @@ def to_record_json(result: FileClassification, changed_lines: Iterable[int]) -> 
     return {**FileClassification(result.classification, result.language, result.reason).to_json(), "definitions": kept}
 
 
-def _holds_any(span: tuple[int, int], sorted_lines: list[int]) -> bool:
+def _holds_any(span: tuple[int, int], sorted_lines: Sequence[int]) -> bool:
     index = bisect_left(sorted_lines, span[0])
     return index < len(sorted_lines) and sorted_lines[index] <= span[1]
 
@@ -390,11 +421,13 @@ def classify_changes(changes: Sequence[FileChange], hasher: Hasher = fresh_hash,
                      statements: StatementsOf = top_level_statements) -> CommitClassification:
     """Classify every file of a commit, then the commit (no files: AST_REFACTOR); `statements`
     (for the reasons) may come from the same cache as the hashes, see `HashCache`."""
-    files = [_prepare(change, hasher) for change in changes]
-    for work in files:
-        if work.decided is None:
-            _match_definitions(work)
+    return classify_prepared([prepare_file(change, hasher, statements) for change in changes])
+
+
+def classify_prepared(files: list[PreparedFile]) -> CommitClassification:
+    """The commit-level part of `classify_changes`, from each file's `prepare_file` in the commit's
+    order: moves between files found, each file's class, the commit's."""
     _match_moves(files)
-    results = {work.key: _finish(work, statements) for work in files}
+    results = {work.key: _finish(work) for work in files}
     ok = all(result.classification == AST_REFACTOR for result in results.values())
     return CommitClassification(_verdict(ok), results)

@@ -15,8 +15,23 @@ from gitai.trace.changes import CommitChanges, commit_changes, load_changes
 NOT_PARSED = ("symlink", "submodule")  # a changed link target or submodule commit: behaviour changed
 
 if TYPE_CHECKING:
-    from gitai.syntax.classify import FileClassification
+    from gitai.syntax.classify import CommitClassification, FileChange, FileClassification, PreparedFile
     from gitai.syntax.hash_cache import HashCache
+
+
+def file_changes(changes: CommitChanges) -> list[FileChange]:
+    """What a commit's classification reads of each changed file (symlinks and submodules aside)."""
+    from gitai.syntax.classify import FileChange
+
+    inputs = [FileChange(f.old_path, f.path, f.old_data, f.new_data, f.hunks)
+              for f in changes.files if f.kind not in NOT_PARSED]
+    return inputs + [FileChange(path, None, data, None) for path, data in changes.deleted if data is not None]
+
+
+def changed_lines(changes: CommitChanges) -> list[list[int]]:
+    """For each of `file_changes(changes)`, the lines the commit adds to it, sorted (see `for_record`)."""
+    lines = [sorted(set(f.added_lines)) for f in changes.files if f.kind not in NOT_PARSED]
+    return lines + [[] for _, data in changes.deleted if data is not None]
 
 
 def classify_files(changes: CommitChanges, cache_dir: str | None = None,
@@ -24,20 +39,21 @@ def classify_files(changes: CommitChanges, cache_dir: str | None = None,
     """Commit-level class and each file's classification, typed (tree-sitter loads only here); with
     `cache_dir`, normal-form hashes are kept there between runs; `cache`: one for many commits
     (backfill's, keeping the newest in memory), instead."""
-    from gitai.syntax.classify import (
-        INTENT_EVOLUTION,
-        FileChange,
-        FileClassification,
-        classify_changes,
-    )
+    from gitai.syntax.classify import classify_changes
     from gitai.syntax.hash_cache import HashCache
 
-    inputs = [FileChange(f.old_path, f.path, f.old_data, f.new_data, f.hunks)
-              for f in changes.files if f.kind not in NOT_PARSED]
-    inputs += [FileChange(path, None, data, None) for path, data in changes.deleted if data is not None]
+    inputs = file_changes(changes)
     if cache is None and cache_dir:
         cache = HashCache(cache_dir)
-    result = classify_changes(inputs, cache.hash_source, cache.statements) if cache else classify_changes(inputs)
+    return _with_links(changes, classify_changes(inputs, cache.hash_source, cache.statements) if cache
+                       else classify_changes(inputs))
+
+
+def _with_links(changes: CommitChanges,
+                result: CommitClassification) -> tuple[str, dict[str, FileClassification]]:
+    """The classification of the parsed files, and of the changed symlinks and submodules."""
+    from gitai.syntax.classify import INTENT_EVOLUTION, FileClassification
+
     files = dict(result.files)
     commit_class: str = result.classification
     for changed in changes.files:
@@ -50,9 +66,21 @@ def classify_files(changes: CommitChanges, cache_dir: str | None = None,
 def classify(changes: CommitChanges, cache_dir: str | None = None,
              cache: HashCache | None = None) -> tuple[str, dict[str, dict[str, Any]]]:
     """The classification as a record keeps it (`dev.gitai.files`): see `to_record_json`."""
+    return as_recorded(changes, *classify_files(changes, cache_dir, cache))
+
+
+def classify_prepared_files(changes: CommitChanges,
+                            prepared: list[PreparedFile]) -> tuple[str, dict[str, dict[str, Any]]]:
+    """`classify`, from what `prepare_file` gave for each of `file_changes(changes)` (elsewhere)."""
+    from gitai.syntax.classify import classify_prepared
+
+    return as_recorded(changes, *_with_links(changes, classify_prepared(prepared)))
+
+
+def as_recorded(changes: CommitChanges, commit_class: str,
+                files: dict[str, FileClassification]) -> tuple[str, dict[str, dict[str, Any]]]:
     from gitai.syntax.classify import to_record_json
 
-    commit_class, files = classify_files(changes, cache_dir, cache)
     added = {f.path: f.added_lines for f in changes.files}
     return commit_class, {path: to_record_json(c, added.get(path, ())) for path, c in files.items()}
 
