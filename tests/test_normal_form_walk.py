@@ -184,3 +184,28 @@ def test_edited_versions_hash_the_same_with_subtrees_remembered() -> None:
         normal_form._MEMOS.clear()
         warm = [(hash_source(language, version), top_level_statements(language, version)) for version in versions]
         assert warm == expected, (language, source)
+
+
+_STRUCT = (b"struct info {\n\t__u32\t\t\tlength;\n\t__u32\t\t\tresid;\n\t__u32\t\t\tcount;\n\t__u32\t\t\toffset;\n"
+           b"\tunion {\n\t\tDECLARE_FLEX(__u8, inline_data);\n\t\tDECLARE_FLEX(struct sge, sge);\n\t};\n};\n")
+_BROKEN = (b"struct send {\n\tunion {\n\t\tstruct {\n  Expr(Opcode Op, const Expr *E, Loc L)\npublic:\n"
+           b"\t\t\t__u32\t\taccess;\n\t\t} mw;\n\t} wr;\n};\n") + _STRUCT
+
+
+def _info_digest(source: bytes, cold: bool) -> str:
+    if cold:
+        normal_form._DIGESTS.clear()
+        normal_form._MEMOS.clear()
+    return next(d.hash for d in hash_source("c", source).definitions if d.name == "info")
+
+
+def test_a_definition_in_a_file_with_errors_hashes_as_cold_after_its_text_was_seen_clean() -> None:
+    """Error recovery elsewhere in a file can parse a definition's text apart otherwise than a clean
+    file does, so a digest remembered by that text from a clean file must not serve it (the records
+    would then depend on what the same process hashed before: the order of files, the workers)."""
+    clean, broken = _info_digest(_STRUCT, cold=True), _info_digest(_BROKEN, cold=True)
+    assert clean != broken, "the same text parses the same here: nothing tested"
+    _info_digest(_STRUCT, cold=True)  # the clean file first, as another file or an earlier version
+    assert _info_digest(_BROKEN, cold=False) == broken
+    _info_digest(_BROKEN, cold=True)  # and the other way round
+    assert _info_digest(_STRUCT, cold=False) == clean

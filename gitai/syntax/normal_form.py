@@ -1393,6 +1393,11 @@ _DIGESTS: dict[tuple[object, ...], str] = {}
 _MAX_DIGESTS = 50_000
 
 
+def _forgotten(key: tuple[object, ...] | None, default: str) -> str:
+    """A look-up in no memo."""
+    return default
+
+
 def _own_digests(walk: _Walk, frames: list[tuple[Sequence[Node], Sequence[Node], int]], missing: list[int],
                  own: list[str]) -> None:
     """The `missing` digests of `own`, by frame (its nodes, the member definitions it leaves out, the
@@ -1533,7 +1538,9 @@ def hash_tree(language: str, data: bytes, tree: Tree, found: Definitions | None 
     # a class whose methods alone changed needs no walk of the class, nor the file's of the file.
     mended = not root.has_error
     around: list[tuple[object, ...] | None] = [None] * len(members)
-    remembered = _DIGESTS.get
+    # In a tree with errors, error recovery may have parsed the same text apart otherwise than a clean
+    # tree holds it: its digests are neither taken from the memo nor kept in it.
+    remembered = _DIGESTS.get if mended else _forgotten
     own = [""] * len(members)
     missing: list[int] = []  # frames the memo lacks, last first
     containers: list[int] = []  # frames with members, last first (members before the frames holding them)
@@ -1588,7 +1595,7 @@ def hash_tree(language: str, data: bytes, tree: Tree, found: Definitions | None 
             repeats.append((frame, earlier))
     if firsts:
         _own_digests(walk, frames, list(firsts.values()), own)
-        for key, frame in firsts.items():
+        for key, frame in firsts.items() if mended else ():
             if len(_DIGESTS) >= _MAX_DIGESTS:
                 _DIGESTS.clear()
             _DIGESTS[key] = own[frame]
