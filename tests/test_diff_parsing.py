@@ -82,3 +82,30 @@ def test_blobs_read_to_be_remembered_are_given_again_without_git_up_to_a_bound(
     assert reader.read_many(blobs[1:3]) == {blobs[1]: b"five!", blobs[2]: b"sixsix"}  # no git needed
     with pytest.raises(OSError):  # git is gone indeed
         reader.read_many([blobs[0]])
+
+
+def test_a_reader_closed_with_an_answer_unread_ends_git_and_returns(tmp_path: Path) -> None:
+    """An interrupt raised while a batch is read back leaves git writing into a pipe nobody reads:
+    closing the reader must end it, not wait on it (backfill hung at exit after a SIGINT)."""
+    import threading
+
+    from gitai.git.objects import ObjectReader
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    write(repo, "big.txt", "x" * (4 << 20))
+    commit(repo, "big")
+    oid = git(repo, "rev-parse", "HEAD:big.txt").stdout.strip()
+    reader = ObjectReader(str(repo))
+    assert reader._proc.stdin is not None
+    reader._proc.stdin.write(f"{oid}\n".encode())  # asked, as read_many asks, and then interrupted
+    reader._proc.stdin.flush()
+    closing = threading.Thread(target=reader.close, daemon=True)
+    closing.start()
+    closing.join(20)
+    hung = closing.is_alive()
+    if hung:
+        reader._proc.kill()
+    assert not hung, "closing waits for git, which waits for its answer to be read"
+    assert reader._proc.returncode is not None

@@ -131,8 +131,14 @@ class ObjectReader:
         return mode, oid
 
     def close(self) -> None:
-        if self._proc.stdin:
-            self._proc.stdin.close()
+        """End git: its output is closed too, so an answer left unread (a read cut short by an
+        interrupt) ends it with a broken pipe instead of leaving it, and this wait, blocked."""
+        for stream in (self._proc.stdin, self._proc.stdout):
+            if stream:
+                try:
+                    stream.close()
+                except OSError:  # a request left in the buffer for a git already gone
+                    pass
         self._proc.wait()
 
     def __enter__(self) -> ObjectReader:
