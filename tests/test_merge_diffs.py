@@ -153,3 +153,40 @@ def test_blob_pairs_git_cannot_read_are_left_to_the_caller(bare_repo: Path) -> N
     commit(bare_repo, "root")
     blob = git(bare_repo, "rev-parse", "HEAD:a.txt").stdout.strip()
     assert hunks_between(str(bare_repo), [(blob, "f" * 40)]) is None
+
+
+def test_blob_pairs_are_diffed_together_in_a_repository_whose_path_holds_a_colon(tmp_path: Path) -> None:
+    """':' separates GIT_ALTERNATE_OBJECT_DIRECTORIES' entries: the repository's objects are named
+    to the temporary object directory by its alternates file instead, and it is left in none."""
+    repo = tmp_path / "a:b" / "repo"
+    repo.mkdir(parents=True)
+    git(repo, "init", "-q")
+    write(repo, "m.py", "a = 1\nb = 2\n")
+    commit(repo, "one")
+    write(repo, "m.py", "a = 1\nb = 3\n")
+    commit(repo, "two")
+    old = git(repo, "rev-parse", "HEAD~1:m.py").stdout.strip()
+    new = git(repo, "rev-parse", "HEAD:m.py").stdout.strip()
+    assert blob_hunks(str(repo), old, new) == [(2, 1, 2, 1)]
+    assert hunks_between(str(repo), [(old, new)]) == [[(2, 1, 2, 1)]]  # None: git failed
+    assert not [name for name in os.listdir(repo / ".git" / "gitai") if name.startswith("gitai-trees-")]
+
+
+def test_an_object_directory_a_killed_run_left_is_removed_by_the_next(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    write(repo, "m.py", "a = 1\n")
+    commit(repo, "one")
+    write(repo, "m.py", "a = 2\n")
+    commit(repo, "two")
+    left = repo / ".git" / "gitai" / "gitai-trees-left"
+    (left / "info").mkdir(parents=True)
+    os.utime(left, (0, 0))
+    young = repo / ".git" / "gitai" / "gitai-trees-running"
+    young.mkdir()
+    old = git(repo, "rev-parse", "HEAD~1:m.py").stdout.strip()
+    new = git(repo, "rev-parse", "HEAD:m.py").stdout.strip()
+    assert hunks_between(str(repo), [(old, new)]) == [[(1, 1, 1, 1)]]
+    assert not left.exists()
+    assert young.exists()  # another run's, still going

@@ -328,8 +328,9 @@ def hunks_between(root: str, pairs: list[tuple[str | None, str]]) -> list[list[H
     """The `-U0` hunks (as `blob_hunks` gives them) from each old blob to its new one (None: no
     old file, every line added), from one `git diff-tree` of two trees holding the pairs under
     the same names: there is no git command diffing a list of blob pairs. The trees are written
-    to an object directory of their own, next to the repository's and removed after, so nothing
-    is added to the repository. None when git fails (diff them one by one then)."""
+    to an object directory of their own (`gitai-trees-*` in the repository's gitai directory, the
+    repository's objects its alternate), removed after, so nothing is added to the repository; one
+    a killed run left is removed by the next. None when git fails (diff them one by one then)."""
     if not pairs:
         return []
     import os
@@ -342,13 +343,18 @@ def hunks_between(root: str, pairs: list[tuple[str | None, str]]) -> list[list[H
     old = b"".join(f"100644 blob {blob}\t{number:0{width}}\n".encode()
                    for number, (blob, _) in enumerate(pairs) if blob is not None)
     new = b"".join(f"100644 blob {blob}\t{number:0{width}}\n".encode() for number, (_, blob) in enumerate(pairs))
-    objects = tempfile.mkdtemp(prefix="gitai-trees-")
+    own = os.path.join(root, run_git(["rev-parse", "--git-path", "objects"], root).decode().strip())
+    if "\n" in own:
+        return None  # not a line of an alternates file
+    state = os.path.join(os.path.dirname(own), "gitai")
+    os.makedirs(state, exist_ok=True)
+    _remove_left_trees(state)
+    objects = tempfile.mkdtemp(prefix=TREES_PREFIX, dir=state)
     try:
-        env = dict(os.environ)
-        own = os.path.join(root, run_git(["rev-parse", "--git-path", "objects"], root).decode().strip())
-        env["GIT_ALTERNATE_OBJECT_DIRECTORIES"] = os.pathsep.join(
-            [own, *filter(None, [env.get("GIT_ALTERNATE_OBJECT_DIRECTORIES")])])
-        env["GIT_OBJECT_DIRECTORY"] = objects
+        os.makedirs(os.path.join(objects, "info"))
+        with open(os.path.join(objects, "info", "alternates"), "w", encoding="utf-8", errors="surrogateescape") as file:
+            file.write(own + "\n")  # a file, not GIT_ALTERNATE_OBJECT_DIRECTORIES, whose entries ':' separates
+        env = {**os.environ, "GIT_OBJECT_DIRECTORY": objects}
         trees = run_git(["mktree", "--missing", "--batch"], root, input=old + b"\n" + new, env=env).split()
         out = run_git(["diff-tree", "-p", "-U0", "--text", "--no-renames", *DIFF_OPTIONS,
                        trees[0].decode(), trees[1].decode()], root, env=env)
@@ -361,6 +367,29 @@ def hunks_between(root: str, pairs: list[tuple[str | None, str]]) -> list[list[H
     for header, following in zip(headers, [*headers[1:], None], strict=True):
         found[int(header.group(1))] = parse_hunks(out[header.end():following.start() if following else len(out)])
     return found
+
+
+TREES_PREFIX = "gitai-trees-"
+
+
+def _remove_left_trees(state: str) -> None:
+    """Remove the object directories of `hunks_between` that a killed run left (an hour old: one
+    of a run still going is younger). Best effort."""
+    import os
+    import shutil
+    import time
+
+    try:
+        names = [name for name in os.listdir(state) if name.startswith(TREES_PREFIX)]
+    except OSError:
+        return
+    for name in names:
+        path = os.path.join(state, name)
+        try:
+            if time.time() - os.lstat(path).st_mtime > 3600 and not os.path.islink(path):
+                shutil.rmtree(path, ignore_errors=True)
+        except OSError:
+            pass
 
 
 def blob_hunks(root: str, old: str | None, new: str) -> list[Hunk]:
