@@ -222,11 +222,17 @@ def _workers(jobs: int | None, commits: int) -> int:
 _worker_hashes: HashCache | None = None
 
 
-def _start_worker(state_dir: str, written: frozenset[str] | None) -> None:
-    """`written`: the blobs whose normal forms the worker keeps on disk (see `RecordBatch`)."""
+def _start_worker(state_dir: str, written: frozenset[str] | None, parent: int) -> None:
+    """`written`: the blobs whose normal forms the worker keeps on disk (see `RecordBatch`);
+    `parent`: backfill's pid, with which the worker ends (killed, it would leave it waiting)."""
     import signal
 
+    from gitai.util.lifetime import die_with_parent
+
     global _worker_hashes
+    die_with_parent()
+    if os.getppid() != parent:
+        os._exit(1)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # an interrupt is the parent's to handle
     from gitai.syntax.hash_cache import HashCache
 
@@ -309,7 +315,8 @@ class Classifiers:
                 context = multiprocessing.get_context("fork")
             except ValueError:
                 return  # no fork on this platform: classify here
-            self.pools = [ProcessPoolExecutor(1, context, _start_worker, (layout.shared_state_dir, written))
+            self.pools = [ProcessPoolExecutor(1, context, _start_worker,
+                                              (layout.shared_state_dir, written, os.getpid()))
                           for _ in range(workers)]
             for started in [pool.submit(os.getpid) for pool in self.pools]:  # forks them all now
                 started.result()

@@ -129,3 +129,68 @@ def test_a_worker_dying_leaves_the_run_complete(tmp_path: Path, monkeypatch: pyt
     assert sorted(result.traced) == sorted(commits)
     assert records_by_commit(clones["dying"]) == records_by_commit(clones["whole"])
     assert kept_origins(clones["dying"]) == kept_origins(clones["whole"])
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for name in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{name}/stat") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        if name.isdigit() and int(stat[stat.rfind(")") + 2:].split()[1]) == pid:
+            found.append(int(name))
+    return found
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            stat = handle.read()
+    except OSError:
+        return False
+    return stat[stat.rfind(")") + 2] != "Z"
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads /proc")
+def test_workers_end_with_a_backfill_killed_outright(tmp_path: Path) -> None:
+    """A backfill killed by SIGKILL (or the OOM killer) runs no clean-up: its workers, waiting for
+    their next task, must not stay behind."""
+    import signal
+    import subprocess
+    import time
+
+    from testing.commands import GITAI
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    stream = "".join(
+        f"commit refs/heads/main\ncommitter A <a@example.com> {1700000000 + n} +0000\ndata 2\nc\n"
+        + f"M 100644 inline src/m{n % 7}.py\ndata <<EOF\n{module(['f', 'g', 'h'], n)}EOF\n\n"
+        for n in range(600))
+    subprocess.run(["git", "fast-import", "--quiet"], cwd=repo, input=stream.encode(), check=True)
+    git(repo, "checkout", "-q", "main")
+    gitai_ok(repo, "init", "--no-hooks")
+    run = subprocess.Popen([GITAI, "backfill", "--jobs", "2"], cwd=repo, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+    try:
+        workers: list[int] = []
+        deadline = time.monotonic() + 30
+        while len(workers) < 2 and run.poll() is None and time.monotonic() < deadline:
+            workers = [pid for pid in _children(run.pid) if b"gitai" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+            time.sleep(0.01)
+        assert len(workers) == 2, "the backfill ended before its workers were seen: nothing tested"
+        os.kill(run.pid, signal.SIGKILL)
+        run.wait()
+        deadline = time.monotonic() + 10
+        while any(_running(pid) for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        left = [pid for pid in workers if _running(pid)]
+        for pid in left:
+            os.kill(pid, signal.SIGKILL)
+        assert not left
+    finally:
+        if run.poll() is None:
+            run.kill()

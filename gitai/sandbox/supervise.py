@@ -21,6 +21,8 @@ import signal
 import sys
 import time
 
+from gitai.util.lifetime import die_with_parent
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import ctypes
@@ -31,7 +33,6 @@ if TYPE_CHECKING:
     from gitai.layout import Layout
 
 _PR_SET_CHILD_SUBREAPER = 36
-_PR_SET_PDEATHSIG = 1
 _CLONE_NEWNS = 0x00020000
 _CLONE_NEWUSER = 0x10000000
 _CLONE_NEWPID = 0x20000000
@@ -522,7 +523,7 @@ def run_supervised(layout: Layout, scope: tuple[str, ...], command: list[str], i
     parent = os.getpid()
     child = os.fork()
     if child == 0:
-        _die_with_parent()  # a gitai killed (SIGKILL, the OOM killer) takes the session along, never left unsupervised
+        die_with_parent()  # a gitai killed (SIGKILL, the OOM killer) takes the session along, never left unsupervised
         if os.getppid() != parent:  # it died before that: the session does not start
             os._exit(EXIT_INTERNAL)
         _session(layout, scope, command, intent_id, path, own_namespace)
@@ -555,7 +556,7 @@ def _session(layout: Layout, scope: tuple[str, ...], command: list[str], intent_
                 os.close(alive)
                 os._exit(_wait_forwarding(init))
             os.close(ended)
-            _die_with_parent()
+            die_with_parent()
             if _readable(alive):  # its parent (outside: no pid here) died before that
                 os._exit(EXIT_INTERNAL)
             os.close(alive)
@@ -641,15 +642,6 @@ def _readable(fd: int) -> bool:
     import select
 
     return bool(select.select([fd], [], [], 0)[0])
-
-
-def _die_with_parent() -> None:
-    """This process ends if its parent does: the one gitai forks (then the session with it: the namespace's
-    first process dies with it, and the kernel ends every process in the namespace), that first process."""
-    import ctypes
-
-    _libc().prctl(ctypes.c_int(_PR_SET_PDEATHSIG), ctypes.c_ulong(signal.SIGKILL), ctypes.c_ulong(0),
-                  ctypes.c_ulong(0), ctypes.c_ulong(0))
 
 
 def pid_namespace_available() -> bool:
