@@ -206,8 +206,8 @@ class Pending:
 
 
 PARALLEL_FROM = 64  # commits to trace from which, by default, classification runs in worker processes
-CHUNK = 64  # consecutive commits per round of tasks (one per worker), at most: a short history is cut in four
-CHUNK_BYTES = 16 << 20  # file content per round, at most (a round's input is held in both processes)
+ROUND_COMMITS = 64  # consecutive commits per round of tasks (one per worker), at most: a short history is cut in four
+ROUND_BYTES = 16 << 20  # file content per round, at most (a round's input is held in both processes)
 ROUNDS = 3  # rounds given to the workers and not collected yet, at most
 
 
@@ -300,7 +300,7 @@ class Classifiers:
     `written`: see `_start_worker`."""
 
     def __init__(self, layout: Layout, workers: int, commits: int, written: frozenset[str] | None = None) -> None:
-        self.size = min(CHUNK, -(-commits // 4))  # commits per round
+        self.size = min(ROUND_COMMITS, -(-commits // 4))  # commits per round
         self.owners = FileOwners(workers)
         self.round: list[tuple[Pending, list[int]]] = []  # commits, and the worker of each file of theirs
         self.tasks: list[list[tuple[FileChange, list[int]]]] = [[] for _ in range(workers)]
@@ -334,7 +334,7 @@ class Classifiers:
             routes.append(worker)
             self.round_bytes += _content_bytes(change)
         self.round.append((pending, routes))
-        if len(self.round) >= self.size or self.round_bytes >= CHUNK_BYTES:
+        if len(self.round) >= self.size or self.round_bytes >= ROUND_BYTES:
             self._submit(batch)
 
     def _submit(self, batch: RecordBatch) -> None:
@@ -353,13 +353,13 @@ class Classifiers:
             self._collect(batch)
 
     def _collect(self, batch: RecordBatch) -> None:
-        chunk, futures = self.running.popleft()
+        commits, futures = self.running.popleft()
         try:
             answers = [iter(future.result()) for future in futures]
         except BrokenProcessPool:
             self.broken = True
             answers = []
-        for pending, routes in chunk:
+        for pending, routes in commits:
             classification = classify_prepared_files(pending.changes, [next(answers[w]) for w in routes]) \
                 if answers else None
             self._record(pending, classification, batch)

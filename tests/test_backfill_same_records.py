@@ -85,7 +85,7 @@ def generate(repo: Path) -> None:
     write(repo, "README.md", "# Project\n")
     commit(repo, "readme")
     git(repo, "merge", "-q", "--no-edit", "-s", "ours", "a", "b")  # an octopus merge
-    for number in range(50):  # enough commits for several chunks of worker processes
+    for number in range(50):  # enough commits for several rounds of worker tasks
         names = ["start", "stop", f"step{number % 5}"]
         write(repo, "src/core/engine.py", module(names, number // 2, spaced=number % 2 == 1))
         write(repo, f"src/util/extra{number % 4}.py", module([f"extra{number % 4}"], 100 + number))

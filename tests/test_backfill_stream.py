@@ -129,8 +129,8 @@ def test_last_changes_on_a_linear_history_keep_only_the_answers_asked(bare_repo:
 
 
 def test_backfill_records_the_same_with_and_without_worker_processes(branchy: Path, tmp_path: Path) -> None:
-    """Classification in worker processes, by chunks of commits, changes no record and no line origin."""
-    for number in range(70):  # more than two chunks of consecutive commits
+    """Classification in worker processes, by rounds of commits, changes no record and no line origin."""
+    for number in range(70):  # more than two rounds of consecutive commits
         body = f"    return {number}\n" if number % 3 else "    return  (1)\n"  # some only reformat
         write(branchy, "renamed.py", f"import os\n\n\ndef f():\n{body}\n\ndef g{number % 4}():\n    pass\n")
         write(branchy, f"pkg/m{number % 5}.py", f"X = {number}\n")
