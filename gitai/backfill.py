@@ -126,6 +126,25 @@ def backfill(
     A record is stored only if its commit is still untraced when its batch is written (under the
     trace lock), so concurrent runs never duplicate. `jobs`: processes classifying (None: one per
     core for a long history; 1: none besides this one), see `Classifiers`."""
+    import gc
+
+    # Python's cycle collector off for the run (the workers fork with it off too): backfill allocates
+    # millions of short-lived objects while it holds large live ones (syntax trees, memos, line
+    # origins), so the collector ran thousands of times over the same live objects, 5 to 7% of the
+    # run's CPU on click; and the run makes next to no cyclic garbage (406 unreachable objects at the
+    # end of click's whole history, in one process). Reference counting frees the rest as before.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _backfill(layout, policy, revision_range, progress, every_ref, infer, jobs)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _backfill(layout: Layout, policy: Policy | None, revision_range: str | None,
+              progress: Callable[[int, int], None] | None, every_ref: bool, infer: str,
+              jobs: int | None) -> BackfillResult:
     refuse_while_unmerged(layout)
     graph = commits_in(layout, revision_range, every_ref)
     commits = list(graph)

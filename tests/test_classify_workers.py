@@ -123,7 +123,11 @@ def test_a_worker_dying_leaves_the_run_complete(tmp_path: Path, monkeypatch: pyt
     gitai_ok(clones["whole"], "backfill", "--jobs", "1")
     monkeypatch.setattr(gitai.backfill, "_prepare_files", _dying)
     layout = find_layout(str(clones["dying"]))
+    import gc
+
+    assert gc.isenabled()
     result = backfill(layout, load_policy(layout), jobs=2)
+    assert gc.isenabled()  # backfill runs without the cycle collector and gives it back, also on this path
     assert _tasks == 0  # only the workers died
     commits = git(source, "rev-list", "HEAD").stdout.split()
     assert sorted(result.traced) == sorted(commits)
