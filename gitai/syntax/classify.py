@@ -236,37 +236,71 @@ def for_record(work: PreparedFile, changed_lines: Sequence[int]) -> PreparedFile
 
 
 def _match_definitions(work: PreparedFile) -> None:
-    """Pair old and new definitions by kind and qualified name, as multisets."""
-    olds: dict[tuple[str, str], list[Definition]] = defaultdict(list)
-    news: dict[tuple[str, str], list[Definition]] = defaultdict(list)
-    for definition in work.old.definitions if work.old else ():
-        olds[definition.kind, definition.name].append(definition)
-    for definition in work.new.definitions if work.new else ():
-        news[definition.kind, definition.name].append(definition)
-    for key in sorted(olds.keys() | news.keys()):
-        candidates = news.get(key, [])
-        alone = olds.get(key, ())
-        if len(alone) == 1 and len(candidates) == 1:  # the common case, a name defined once on each side
-            old, new = alone[0], candidates[0]
-            work.entries.append(_Entry("unchanged" if old.hash == new.hash else "modified", old, new))
+    """Pair old and new definitions by kind and qualified name, as multisets, in the order of
+    their (kind, name). Most names are defined once on each side: only the others need lists."""
+    olds = work.old.definitions if work.old else ()
+    news = work.new.definitions if work.new else ()
+    old_by = {definition[:2]: definition for definition in olds}  # (kind, name) -> its last definition
+    new_by = {definition[:2]: definition for definition in news}
+    repeated = _repeated(olds, old_by) | _repeated(news, new_by)
+    old_lists = _lists(olds, repeated)
+    new_lists = _lists(news, repeated)
+    entries = work.entries
+    if not repeated and old_by.keys() == new_by.keys():  # the most common case: the same names on both sides
+        for key in sorted(old_by):
+            before, after = old_by[key], new_by[key]
+            entries.append(_Entry("unchanged" if before.hash == after.hash else "modified", before, after))
+        return
+    for key in sorted(old_by.keys() | new_by.keys()):
+        if key in repeated:
+            _match_multiset(entries, old_lists.get(key, []), new_lists.get(key, []))
             continue
-        by_hash: dict[str, deque[int]] = defaultdict(deque)
-        for index, definition in enumerate(candidates):
-            by_hash[definition.hash].append(index)
-        taken: set[int] = set()
-        changed_old = []
-        for definition in olds.get(key, ()):
-            same = by_hash.get(definition.hash)
-            if same:
-                taken.add(same[0])
-                work.entries.append(_Entry("unchanged", definition, candidates[same.popleft()]))
-            else:
-                changed_old.append(definition)
-        changed_new = [d for index, d in enumerate(candidates) if index not in taken]
-        for old, new in zip(changed_old, changed_new, strict=False):
-            work.entries.append(_Entry("modified", old, new))
-        work.entries.extend(_Entry("removed", old, None) for old in changed_old[len(changed_new) :])
-        work.entries.extend(_Entry("added", None, new) for new in changed_new[len(changed_old) :])
+        old, new = old_by.get(key), new_by.get(key)
+        if old is None:
+            entries.append(_Entry("added", None, new))
+        elif new is None:
+            entries.append(_Entry("removed", old, None))
+        else:
+            entries.append(_Entry("unchanged" if old.hash == new.hash else "modified", old, new))
+
+
+def _repeated(definitions: Sequence[Definition], last: dict[tuple[str, str], Definition]) -> set[tuple[str, str]]:
+    """The (kind, name)s defined more than once (`last`: each one's last definition)."""
+    if len(last) == len(definitions):
+        return set()
+    return {definition[:2] for definition in definitions if last[definition[:2]] is not definition}
+
+
+def _lists(definitions: Sequence[Definition], keys: set[tuple[str, str]]) -> dict[tuple[str, str], list[Definition]]:
+    """The definitions of each of `keys`, in order."""
+    lists: dict[tuple[str, str], list[Definition]] = defaultdict(list)
+    if keys:
+        for definition in definitions:
+            if definition[:2] in keys:
+                lists[definition[:2]].append(definition)
+    return lists
+
+
+def _match_multiset(entries: list[_Entry], olds: list[Definition], news: list[Definition]) -> None:
+    """Pair the definitions of one (kind, name): those with the same hash first, in order, then the
+    rest in order; what is left over was removed or added."""
+    by_hash: dict[str, deque[int]] = defaultdict(deque)
+    for index, definition in enumerate(news):
+        by_hash[definition.hash].append(index)
+    taken: set[int] = set()
+    changed_old = []
+    for definition in olds:
+        same = by_hash.get(definition.hash)
+        if same:
+            taken.add(same[0])
+            entries.append(_Entry("unchanged", definition, news[same.popleft()]))
+        else:
+            changed_old.append(definition)
+    changed_new = [d for index, d in enumerate(news) if index not in taken]
+    for old, new in zip(changed_old, changed_new, strict=False):
+        entries.append(_Entry("modified", old, new))
+    entries.extend(_Entry("removed", old, None) for old in changed_old[len(changed_new) :])
+    entries.extend(_Entry("added", None, new) for new in changed_new[len(changed_old) :])
 
 
 def _match_moves(files: list[PreparedFile]) -> None:
