@@ -8,7 +8,7 @@ part of the function that holds it.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -379,14 +379,17 @@ def _resolve(spec: _Spec, node: Node, fields: dict[str, int], names: dict[int, s
 
 
 def _members(spec: _Spec, body: Node, depth: int, fields: dict[str, int],
-             names: dict[int, str]) -> Iterator[tuple[Node, int, _Found | None]]:
-    """Named children of a body with their depth, expanding passthrough nodes."""
+             names: dict[int, str]) -> list[tuple[Node, int, _Found | None]]:
+    """Named children of a body with their depth, expanding passthrough nodes (a list: a
+    generator's resumptions cost more than the list)."""
+    members = []
     for child in _named(body):
         found = _resolve(spec, child, fields, names)
         if found is None and names[child.kind_id] in spec.passthrough:
-            yield from _members(spec, child, depth + 1, fields, names)
+            members += _members(spec, child, depth + 1, fields, names)
         else:
-            yield child, depth, found
+            members.append((child, depth, found))
+    return members
 
 
 def find_definitions(language: str, root: Node) -> Definitions:
@@ -398,7 +401,7 @@ def find_definitions(language: str, root: Node) -> Definitions:
     sites: list[Site] = []
     bare = True
     # (member iterator, parent site index, qualified prefix, parent kind)
-    stack = [(_members(spec, root, 1, fields, names), -1, "", "module")]
+    stack = [(iter(_members(spec, root, 1, fields, names)), -1, "", "module")]
     while stack:
         members, parent, prefix, parent_kind = stack[-1]
         pending: list[Node] = []
@@ -418,7 +421,7 @@ def find_definitions(language: str, root: Node) -> Definitions:
             sites.append(make(Site, (kind, name, (*pending, node), depth, parent)))
             pending = []
             if found.body is not None:
-                stack.append((_members(spec, found.body, found.body_depth + 1, fields, names), len(sites) - 1,
+                stack.append((iter(_members(spec, found.body, found.body_depth + 1, fields, names)), len(sites) - 1,
                               name + spec.separator, kind))
                 break
         else:
