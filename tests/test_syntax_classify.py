@@ -344,6 +344,19 @@ def test_duplicate_definitions_compare_as_multisets() -> None:
     assert sorted(d.status for d in result.definitions) == ["modified", "unchanged"]
 
 
+def test_a_repeated_name_pairs_as_a_multiset_beside_names_defined_once() -> None:
+    old = b"def a():\n    return 0\n\ndef f():\n    return 1\n\ndef f():\n    return 2\n\ndef b():\n    pass\n"
+    new = b"def f():\n    return 2\n\ndef c():\n    pass\n\ndef f():\n    return 3\n\ndef a():\n    return 9\n"
+    result = classify_one("a.py", old, new)
+    assert [(d.name, d.status, d.old_lines, d.new_lines) for d in result.definitions] == [
+        ("f", "unchanged", (7, 8), (1, 2)),
+        ("c", "added", None, (4, 5)),
+        ("f", "modified", (4, 5), (7, 8)),
+        ("a", "modified", (1, 2), (10, 11)),
+        ("b", "removed", (10, 11), None),
+    ]
+
+
 @pytest.mark.parametrize(
     ("path", "code"),
     [
