@@ -190,3 +190,35 @@ def test_an_object_directory_a_killed_run_left_is_removed_by_the_next(tmp_path: 
     assert hunks_between(str(repo), [(old, new)]) == [[(1, 1, 1, 1)]]
     assert not left.exists()
     assert young.exists()  # another run's, still going
+
+
+def _two_versions(repo: Path) -> tuple[str, str]:
+    git(repo, "init", "-q")
+    write(repo, "m.py", "a = 1\nb = 2\n")
+    commit(repo, "one")
+    write(repo, "m.py", "a = 1\nb = 3\n")
+    commit(repo, "two")
+    return git(repo, "rev-parse", "HEAD~1:m.py").stdout.strip(), git(repo, "rev-parse", "HEAD:m.py").stdout.strip()
+
+
+def test_blob_pairs_are_diffed_in_a_linked_worktree_of_a_repository_whose_path_is_not_utf8(tmp_path: Path) -> None:
+    repo = Path(os.fsdecode(bytes(tmp_path) + b"/r\xff"))
+    repo.mkdir()
+    old, new = _two_versions(repo)
+    git(repo, "worktree", "add", "-q", str(tmp_path / "wt"), "-b", "w")
+    assert hunks_between(str(tmp_path / "wt"), [(old, new)]) == [[(2, 1, 2, 1)]]
+
+
+def test_blob_pairs_are_diffed_together_in_a_repository_whose_path_holds_a_newline(tmp_path: Path) -> None:
+    repo = tmp_path / "new\nline"
+    repo.mkdir()
+    old, new = _two_versions(repo)
+    assert hunks_between(str(repo), [(old, new)]) == [[(2, 1, 2, 1)]]
+
+
+def test_blob_pairs_are_left_to_the_caller_where_the_gitai_directory_cannot_be_made(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    old, new = _two_versions(repo)
+    (repo / ".git" / "gitai").write_text("")  # a file where the directory would be
+    assert hunks_between(str(repo), [(old, new)]) in (None, [[(2, 1, 2, 1)]])

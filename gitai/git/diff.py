@@ -343,22 +343,26 @@ def hunks_between(root: str, pairs: list[tuple[str | None, str]]) -> list[list[H
     old = b"".join(f"100644 blob {blob}\t{number:0{width}}\n".encode()
                    for number, (blob, _) in enumerate(pairs) if blob is not None)
     new = b"".join(f"100644 blob {blob}\t{number:0{width}}\n".encode() for number, (_, blob) in enumerate(pairs))
-    own = os.path.join(root, run_git(["rev-parse", "--git-path", "objects"], root).decode().strip())
-    if "\n" in own:
-        return None  # not a line of an alternates file
+    own = os.path.join(root, os.fsdecode(run_git(["rev-parse", "--git-path", "objects"], root).removesuffix(b"\n")))
     state = os.path.join(os.path.dirname(own), "gitai")
-    os.makedirs(state, exist_ok=True)
-    _remove_left_trees(state)
-    objects = tempfile.mkdtemp(prefix=TREES_PREFIX, dir=state)
     try:
+        os.makedirs(state, exist_ok=True)
+        _remove_left_trees(state)
+        objects = tempfile.mkdtemp(prefix=TREES_PREFIX, dir=state)
+    except OSError:  # no gitai directory to be had: the caller diffs them one by one
+        return None
+    try:
+        # The repository's objects named to the temporary directory by its alternates file, relative
+        # to it (`../../objects`): no path to quote, whatever the repository's path holds (a ':', which
+        # separates GIT_ALTERNATE_OBJECT_DIRECTORIES' entries, a newline, bytes that are not UTF-8).
         os.makedirs(os.path.join(objects, "info"))
-        with open(os.path.join(objects, "info", "alternates"), "w", encoding="utf-8", errors="surrogateescape") as file:
-            file.write(own + "\n")  # a file, not GIT_ALTERNATE_OBJECT_DIRECTORIES, whose entries ':' separates
+        with open(os.path.join(objects, "info", "alternates"), "wb") as file:
+            file.write(os.fsencode(os.path.relpath(own, objects)) + b"\n")
         env = {**os.environ, "GIT_OBJECT_DIRECTORY": objects}
         trees = run_git(["mktree", "--missing", "--batch"], root, input=old + b"\n" + new, env=env).split()
         out = run_git(["diff-tree", "-p", "-U0", "--text", "--no-renames", *DIFF_OPTIONS,
                        trees[0].decode(), trees[1].decode()], root, env=env)
-    except GitCommandError:
+    except (GitCommandError, OSError):
         return None
     finally:
         shutil.rmtree(objects, ignore_errors=True)
