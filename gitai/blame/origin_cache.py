@@ -125,18 +125,24 @@ class OriginStore:
         if self.written is not None and (path, blob) not in self.written:
             self._hold(path, blob, commit, version)
             return
-        data = self._read(path, blob) or {"path": path, "blob": blob, "versions": {}}
-        versions = data["versions"]
-        versions.pop(commit, None)
-        versions[commit] = encode(version)
-        while len(versions) > MAX_VERSIONS:
-            oldest = next(iter(versions))
-            del versions[oldest]
-            self._decoded.pop((path, blob, oldest), None)
+        data = self._added(path, blob, {commit: version})
         self._read_cache[path, blob] = data
         if self.keep is not None:
             self._decoded[path, blob, commit] = version
         self._write(path, blob, data)
+
+    def _added(self, path: str, blob: str, added: dict[str, Version]) -> dict[str, Any]:
+        """The file of (path, blob) with `added` as its newest versions, the oldest beyond MAX_VERSIONS gone."""
+        data = self._read(path, blob) or {"path": path, "blob": blob, "versions": {}}
+        versions = data["versions"]
+        for commit, version in added.items():
+            versions.pop(commit, None)
+            versions[commit] = encode(version)
+        while len(versions) > MAX_VERSIONS:
+            oldest = next(iter(versions))
+            del versions[oldest]
+            self._decoded.pop((path, blob, oldest), None)
+        return data
 
     def _write(self, path: str, blob: str, data: dict[str, Any]) -> None:
         file = self._file(path, blob)
@@ -177,14 +183,7 @@ class OriginStore:
         """Write the versions held in memory, each file as `put` would have made it (an interrupted
         backfill: the next run steps on from them)."""
         for (path, blob), held in self._held.items():
-            data = self._read(path, blob) or {"path": path, "blob": blob, "versions": {}}
-            versions = data["versions"]
-            for commit, version in held.items():
-                versions.pop(commit, None)
-                versions[commit] = encode(version)
-            while len(versions) > MAX_VERSIONS:
-                del versions[next(iter(versions))]
-            self._write(path, blob, data)
+            self._write(path, blob, self._added(path, blob, held))
         self._held.clear()
         self._fresh.clear()
         self._stepped.clear()
