@@ -33,8 +33,7 @@ from gitai.hook_main import main
 code = main(["pre-commit", "--staged-stdin"])
 print(code, ",".join(sorted({m.split(".")[0] for m in sys.modules} & set(sys.argv[2].split(",")))))
 """
-AGENT_PROBE = """
-import os, sys
+HOOK_RUN = """
 from gitai.entry import main
 os._exit = sys.exit  # the hook leaves without the interpreter's shutdown: here the probe still reports
 sys.argv = ["gitai", "hook", "claude-code"]
@@ -43,6 +42,8 @@ try:
 except SystemExit:
     pass
 print()
+"""
+AGENT_PROBE = "import os, sys" + HOOK_RUN + """
 print(",".join(sorted((set(sys.modules) | {m.split(".")[0] for m in sys.modules}) & set(HEAVY))))
 """
 
@@ -106,17 +107,7 @@ def test_agent_hooks_import_no_heavy_module(repo: Path) -> None:
 # `_sha1` (a checkpoint log's name), `fcntl` and `errno` (the events log's lock, when it refuses), and `gc`
 # (switched off for the hook's short life); everything else is named here first, with why.
 BEFORE_WRITE_EXTRA = {"__future__", "_json", "_sha1", "gc", "fcntl", "errno", "marshal", "time"}
-NEW_MODULES_PROBE = """
-import os, sys
-start = set(sys.modules)
-from gitai.entry import main
-os._exit = sys.exit
-sys.argv = ["gitai", "hook", "claude-code"]
-try:
-    main()
-except SystemExit:
-    pass
-print()
+NEW_MODULES_PROBE = "import os, sys\nstart = set(sys.modules)" + HOOK_RUN + """
 print(",".join(sorted(m for m in set(sys.modules) - start if m.split(".")[0] != "gitai")))
 """
 
