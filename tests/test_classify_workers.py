@@ -135,15 +135,21 @@ def test_a_worker_dying_leaves_the_run_complete(tmp_path: Path, monkeypatch: pyt
     assert kept_origins(clones["dying"]) == kept_origins(clones["whole"])
 
 
-def _children(pid: int) -> list[int]:
+def _gitai_children(pid: int) -> list[int]:
+    """The children of `pid` running gitai; a child that ends while it is read (a git process) is
+    not one."""
     found = []
     for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
         try:
             with open(f"/proc/{name}/stat") as handle:
                 stat = handle.read()
+            with open(f"/proc/{name}/cmdline", "rb") as handle:
+                command = handle.read()
         except OSError:
             continue
-        if name.isdigit() and int(stat[stat.rfind(")") + 2:].split()[1]) == pid:
+        if int(stat[stat.rfind(")") + 2:].split()[1]) == pid and b"gitai" in command:
             found.append(int(name))
     return found
 
@@ -183,7 +189,7 @@ def test_workers_end_with_a_backfill_killed_outright(tmp_path: Path) -> None:
         workers: list[int] = []
         deadline = time.monotonic() + 30
         while len(workers) < 2 and run.poll() is None and time.monotonic() < deadline:
-            workers = [pid for pid in _children(run.pid) if b"gitai" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+            workers = _gitai_children(run.pid)
             time.sleep(0.01)
         assert len(workers) == 2, "the backfill ended before its workers were seen: nothing tested"
         os.kill(run.pid, signal.SIGKILL)
