@@ -95,6 +95,14 @@ def test_a_files_versions_go_to_one_worker_through_renames() -> None:
     assert owners.of(FileChange("small.py", "small.py", b"y", b"yy")) == 1
 
 
+def test_a_new_file_goes_to_the_worker_with_less_work_counting_each_change_not_only_its_bytes() -> None:
+    owners = FileOwners(2)
+    assert owners.of(FileChange(None, "big.py", None, b"x" * 30_000)) == 0
+    for name in ("a.py", "b.py", "c.py"):  # three changes of one byte each: more work than 30 KB
+        assert owners.of(FileChange(None, name, None, b"y")) == 1
+    assert owners.of(FileChange(None, "new.py", None, b"z")) == 0
+
+
 _tasks = 0
 
 
