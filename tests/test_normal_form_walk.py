@@ -9,6 +9,7 @@ from test_pinned_digests import _snippets
 from testing.reference_walk import differences
 
 from gitai.syntax import normal_form
+from gitai.syntax.definitions import find_definitions
 from gitai.syntax.normal_form import hash_source, parse, top_level_statements
 
 
@@ -53,6 +54,7 @@ def test_definitions_hash_the_same_however_the_memo_stands() -> None:
     the same in every case (one definition hashed twice, `g` and `h`, is hashed once)."""
     for language, source in _FILES.items():
         normal_form._DIGESTS.clear()
+        normal_form._FOLDS.clear()  # folded classes would be neither walked nor looked up
         cold = hash_source(language, source)
         assert len(cold.definitions) >= 5, language
         assert hash_source(language, source) == cold  # all remembered
@@ -60,10 +62,12 @@ def test_definitions_hash_the_same_however_the_memo_stands() -> None:
         for forget_file in (False, True):  # keys: (language, escape, kind id, nodes, skip depth, span, offsets)
             for key in [key for key in normal_form._DIGESTS if key[4] == -1 or (forget_file and key[2] == root_kind)]:
                 del normal_form._DIGESTS[key]
+            normal_form._FOLDS.clear()
             assert hash_source(language, source) == cold, (language, forget_file)
         edited = source.replace(b"1", b"2", 1)  # one definition changes: the others are remembered
         warm = hash_source(language, edited)
         normal_form._DIGESTS.clear()
+        normal_form._FOLDS.clear()
         assert hash_source(language, edited) == warm, language
         assert warm.hash != cold.hash
 
@@ -130,6 +134,7 @@ def _cold(language: str, source: bytes) -> tuple[object, ...]:
     """The hashes and top-level statements of `source` with nothing remembered."""
     normal_form._DIGESTS.clear()
     normal_form._MEMOS.clear()
+    normal_form._FOLDS.clear()
     return hash_source(language, source), top_level_statements(language, source)
 
 
@@ -186,6 +191,25 @@ def test_edited_versions_hash_the_same_with_subtrees_remembered() -> None:
         assert warm == expected, (language, source)
 
 
+def test_definitions_folded_from_an_earlier_version_are_those_found_afresh() -> None:
+    """A top-level definition with members whose text was hashed before (another version of the
+    file) is not searched again: its hashes and its members' definitions come back from then, their
+    lines moved with it. The same as found afresh when it moved down or up, when code elsewhere
+    changed, when one of its members changed (then it is searched), and when it moved in the file."""
+    for language, source in _FILES.items():
+        lines = source.split(b"\n")
+        versions = [source, b"\n\n" + source, source.replace(b"1", b"12", 1), source.replace(b"1", b"12"),
+                    b"\n".join(lines[2:] + lines[:2]), b"\n".join(lines[4:] + lines[:4]),
+                    source.replace(b"\n", b"\n\n")]
+        expected = [_cold(language, version) for version in versions]
+        _cold(language, source)
+        assert normal_form._FOLDS, language  # something to fold, or nothing is tested
+        root = parse(language, versions[1]).root_node
+        assert find_definitions(language, root, normal_form.folding(language, versions[1], root)).folded, language
+        warm = [(hash_source(language, version), top_level_statements(language, version)) for version in versions]
+        assert warm == expected, language
+
+
 _STRUCT = (b"struct info {\n\t__u32\t\t\tlength;\n\t__u32\t\t\tresid;\n\t__u32\t\t\tcount;\n\t__u32\t\t\toffset;\n"
            b"\tunion {\n\t\tDECLARE_FLEX(__u8, inline_data);\n\t\tDECLARE_FLEX(struct sge, sge);\n\t};\n};\n")
 _BROKEN = (b"struct send {\n\tunion {\n\t\tstruct {\n  Expr(Opcode Op, const Expr *E, Loc L)\npublic:\n"
@@ -196,6 +220,7 @@ def _info_digest(source: bytes, cold: bool) -> str:
     if cold:
         normal_form._DIGESTS.clear()
         normal_form._MEMOS.clear()
+        normal_form._FOLDS.clear()
     return next(d.hash for d in hash_source("c", source).definitions if d.name == "info")
 
 

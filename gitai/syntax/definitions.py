@@ -35,10 +35,13 @@ class Site(NamedTuple):
 
 @dataclass(frozen=True)
 class Definitions:
-    """All definition sites in document order; `bare` when the rest of the file holds no code."""
+    """All definition sites in document order; `bare` when the rest of the file holds no code;
+    `folded`: top-level containers whose members were not looked for, by site index, with what
+    `find_definitions`'s `fold` gave for them (their members are not in `sites`)."""
 
     sites: list[Site]
     bare: bool
+    folded: dict[int, object] = field(default_factory=dict)
 
 
 class _Found(NamedTuple):
@@ -392,13 +395,16 @@ def _members(spec: _Spec, body: Node, depth: int, fields: dict[str, int],
     return members
 
 
-def find_definitions(language: str, root: Node) -> Definitions:
-    """Definition sites of a parsed file, in document order (parents before their members)."""
+def find_definitions(language: str, root: Node, fold: Callable[[Site], object] | None = None) -> Definitions:
+    """Definition sites of a parsed file, in document order (parents before their members).
+    `fold`: asked of each top-level definition with a body; what it gives, unless None, stands
+    for the members, which are not looked for (see `Definitions.folded`)."""
     spec = SPECS[language]
     fields = _field_ids(language)
     names = _kind_names(language)
     make = tuple.__new__  # a named tuple made from a tuple: no call of its Python-level __new__ per site
     sites: list[Site] = []
+    folded: dict[int, object] = {}
     bare = True
     # (member iterator, parent site index, qualified prefix, parent kind)
     stack = [(iter(_members(spec, root, 1, fields, names)), -1, "", "module")]
@@ -418,8 +424,14 @@ def find_definitions(language: str, root: Node) -> Definitions:
             if kind == "function" and parent_kind not in _NAMESPACE_KINDS:
                 kind = "method"
             name = prefix + found.name
-            sites.append(make(Site, (kind, name, (*pending, node), depth, parent)))
+            site = make(Site, (kind, name, (*pending, node), depth, parent))
+            sites.append(site)
             pending = []
+            if found.body is not None and parent == -1 and fold is not None:
+                instead = fold(site)
+                if instead is not None:
+                    folded[len(sites) - 1] = instead
+                    continue
             if found.body is not None:
                 stack.append((iter(_members(spec, found.body, found.body_depth + 1, fields, names)), len(sites) - 1,
                               name + spec.separator, kind))
@@ -428,4 +440,4 @@ def find_definitions(language: str, root: Node) -> Definitions:
             if parent == -1 and pending:
                 bare = False
             stack.pop()
-    return Definitions(sites, bare)
+    return Definitions(sites, bare, folded)

@@ -22,6 +22,7 @@ from gitai.syntax.normal_form import (
     Definition,
     ParsedSource,
     Statement,
+    folding,
     hash_source,
     hash_tree,
     parse,
@@ -97,7 +98,7 @@ class HashCache:
             oldest = next(iter(self._trees))
             del self._trees[oldest]
             self._tree_bytes -= len(oldest[1])
-        found = find_definitions(language, tree.root_node)
+        found = find_definitions(language, tree.root_node, folding(language, data, tree.root_node))
         self._trees[language, data] = tree, found
         return hash_tree(language, data, tree, found)
 

@@ -16,12 +16,13 @@ import functools
 import hashlib
 import re
 from array import array
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
 from gitai.syntax.canonical import CANONS
-from gitai.syntax.definitions import Definitions, find_definitions
+from gitai.syntax.definitions import Definitions, Site, find_definitions
 from gitai.syntax.languages import load_grammar
 
 if TYPE_CHECKING:
@@ -1356,6 +1357,9 @@ _GUARDS: dict[str, tuple[bytes, ...] | re.Pattern[bytes]] = {
     "ts_cast_precedence": re.compile(rb"await[\s\S]*?(?:as|satisfies)"), "ts_generic_list": re.compile(rb"<"),
     "ts_binary": re.compile(rb"await|&&|\|\||\?\?"),
     "python_sole_generator": re.compile(rb"for"),  # a generator's own `for` (or `async for`)
+    # a docstring statement starts with its string: a quote, or a prefix letter (tree-sitter-python's scanner
+    # takes any run of these before the quote)
+    "python_docstring": (b'"', b"'", b"`", *[bytes([letter]) for letter in b"rRbBuUfFtT"]),
 }
 
 # handler name -> the whole text of a node the handler writes as the walk does (numbers already in their
@@ -1474,16 +1478,25 @@ def top_level_statements(language: str, data: bytes, tree: Tree | None = None,
     tables = _tables(language)
     if tree is None or found is None:
         found = find_definitions(language, root)
-    sites = [node for site in found.sites if site.parent == -1 for node in site.nodes]
-    starts = {node.start_byte for node in sites}
+    starts = sorted([node.start_byte for site in found.sites if site.parent == -1 for node in site.nodes])
+    imports = _import_kinds(language)
     walk = _Walk(data, b"\x00" in data or b"\x01" in data, tables, None if root.has_error else _memo(language))
     statements = []
     for child in _named(root):
-        if child.start_byte in starts or any(child.start_byte <= n.start_byte < child.end_byte for n in sites):
+        start, end = child.byte_range
+        index = bisect_left(starts, start)  # a definition's node starting at or inside `child`: not a statement
+        if index < len(starts) and (starts[index] == start or starts[index] < end):
             continue
         digest = _digest((child,), walk, _NO_SKIP, -1)
-        statements.append(Statement(child.type in _IMPORTS, digest, _lines(child, child)))
+        statements.append(Statement(child.kind_id in imports, digest, _lines(child, child)))
     return statements
+
+
+@functools.cache
+def _import_kinds(language: str) -> frozenset[int]:
+    """The kind ids of `_IMPORTS` in the grammar of `language`."""
+    lang = load_grammar(language).language
+    return frozenset(kind for kind in range(lang.node_kind_count) if lang.node_kind_for_id(kind) in _IMPORTS)
 
 
 def first_error_line(language: str, data: bytes) -> int | None:
@@ -1512,17 +1525,85 @@ def hash_source(language: str, data: bytes) -> ParsedSource:
     return hash_tree(language, data, parse(language, data))
 
 
+class _Folded(NamedTuple):
+    """A top-level definition with members hashed before, by its text (see `folding`):
+    its own and tree hashes, the digest of its span (see `hash_tree`), its members' definitions,
+    and the line it started at then (theirs move with it)."""
+
+    own: str
+    merkle: str
+    span: bytes
+    members: tuple[Definition, ...]
+    line: int
+
+
+_FOLDS: dict[tuple[object, ...], _Folded] = {}
+_MAX_FOLDED_MEMBERS = 50_000  # members' definitions held by _FOLDS (about 0.5 KB each), at most
+_folded_members = 0
+
+
+def _fold_key(language: str, escape: bool, data: bytes, nodes: Sequence[Node]) -> tuple[object, ...] | None:
+    """What a top-level definition's members and hashes are a function of: its text, kind and the
+    state it was parsed from (as for `_Memo`), None without a state."""
+    first = nodes[0]
+    state = first.parse_state
+    if state == _NO_STATE:
+        return None
+    start, end = first.start_byte, nodes[-1].end_byte
+    return (language, escape, first.kind_id, state, len(nodes), end - start, hashlib.sha1(data[start:end]).digest())
+
+
+def folding(language: str, data: bytes, root: Node) -> Callable[[Site], _Folded | None] | None:
+    """`find_definitions`'s `fold` for `hash_tree`: in a tree without syntax errors, a top-level
+    definition with members whose text was hashed before stands for its members, which are not
+    looked for (a new version of a file mostly keeps its classes as they were: their members need
+    no finding, keys nor digests again). None where nothing can be folded."""
+    if root.has_error or not _FOLDS:
+        return None
+    escape = b"\x00" in data or b"\x01" in data
+
+    def fold(site: Site) -> _Folded | None:
+        key = _fold_key(language, escape, data, site.nodes)
+        return _FOLDS.get(key) if key is not None else None
+
+    return fold
+
+
+def _keep_folds(language: str, escape: bool, data: bytes, sites: Sequence[Site], members: list[list[int]],
+                own: list[str], merkle: list[str], spans: list[bytes], definitions: list[Definition],
+                places: list[int]) -> None:
+    """Remember each top-level definition with members that was not folded (see `folding`);
+    `places`: where each site's definition is in `definitions`."""
+    global _folded_members
+    tops = [index for index, site in enumerate(sites) if site.parent == -1]
+    for order, index in enumerate(tops):
+        if not members[index + 1]:
+            continue
+        key = _fold_key(language, escape, data, sites[index].nodes)
+        if key is None or key in _FOLDS:
+            continue
+        after = places[tops[order + 1]] if order + 1 < len(tops) else len(definitions)
+        nested = tuple(definitions[places[index] + 1 : after])
+        if _folded_members + len(nested) > _MAX_FOLDED_MEMBERS:  # all go, as in _Memo
+            _FOLDS.clear()
+            _folded_members = 0
+        _folded_members += len(nested)
+        frame = index + 1
+        _FOLDS[key] = _Folded(own[frame], merkle[frame], spans[frame], nested, definitions[places[index]].lines[0])
+
+
 def hash_tree(language: str, data: bytes, tree: Tree, found: Definitions | None = None) -> ParsedSource:
     """Hash the normal form and definitions of `tree`, already parsed from `data` (`found`: its
-    definitions, when the caller found them)."""
+    definitions, when the caller found them, with `folding`)."""
     prefix = load_grammar(language).hash_prefix
     tables = _tables(language)
     root = tree.root_node
     escape = b"\x00" in data or b"\x01" in data
     walk = _Walk(data, escape, tables, None if root.has_error else _memo(language))
     if found is None:
-        found = find_definitions(language, root)
+        found = find_definitions(language, root, folding(language, data, root))
     sites = found.sites
+    folded: dict[int, _Folded] = found.folded  # type: ignore[assignment]  # what `folding` folds
     members: list[list[int]] = [[] for _ in range(len(sites) + 1)]  # frame 0 is the file
     for index, site in enumerate(sites):
         members[site.parent + 1].append(index)
@@ -1552,6 +1633,12 @@ def hash_tree(language: str, data: bytes, tree: Tree, found: Definitions | None 
         nodes = sites[frame - 1].nodes if frame else (root,)
         first = nodes[0]
         start, end = first.start_byte, nodes[-1].end_byte
+        reused = folded.get(frame - 1) if folded and frame else None
+        if reused is not None:
+            frames.append((nodes, _NO_MEMBERS, -1))
+            spans[frame] = reused.span
+            own[frame] = reused.own
+            continue
         if inner:
             containers.append(frame)
             skipped = [n for i in inner for n in sites[i].nodes]
@@ -1605,19 +1692,36 @@ def hash_tree(language: str, data: bytes, tree: Tree, found: Definitions | None 
         for frame, earlier in repeats:
             own[frame] = own[earlier]
     merkle = list(own)
+    for index, reused in folded.items():
+        merkle[index + 1] = reused.merkle
     for frame in containers:  # members come after their parents: theirs are done first
         nested = "".join(sorted([merkle[i + 1] for i in members[frame]]))
         merkle[frame] = hashlib.sha256(f"{own[frame]}{nested}".encode()).hexdigest()
     make = tuple.__new__  # a named tuple made from a tuple: no call of its Python-level __new__ per definition
+    definitions = [
+        make(Definition, (site.kind, site.name, prefix + own[frame], prefix + merkle[frame],
+                          _lines(site.nodes[0], site.nodes[-1])))
+        for frame, site in enumerate(sites, 1)
+    ]
+    if mended:
+        places = list(range(len(sites)))
+        if folded:  # the members of folded definitions go in after them, their lines moved with them
+            unfolded, definitions = definitions, []
+            for index, definition in enumerate(unfolded):
+                places[index] = len(definitions)
+                definitions.append(definition)
+                reused = folded.get(index)
+                if reused is not None:
+                    shift = definition.lines[0] - reused.line
+                    definitions += reused.members if not shift else [
+                        make(Definition, (*member[:4], (member.lines[0] + shift, member.lines[1] + shift)))
+                        for member in reused.members]
+        _keep_folds(language, escape, data, sites, members, own, merkle, spans, definitions, places)
     return ParsedSource(
         language=language,
         hash=prefix + merkle[0],
         skeleton_hash=prefix + own[0],
-        definitions=tuple([
-            make(Definition, (site.kind, site.name, prefix + own[frame], prefix + merkle[frame],
-                              _lines(site.nodes[0], site.nodes[-1])))
-            for frame, site in enumerate(sites, 1)
-        ]),
+        definitions=tuple(definitions),
         parse_error=root.has_error,
         bare=found.bare,
     )

@@ -242,6 +242,7 @@ def differences(language: str, data: bytes) -> str | None:
     """Where the fast walk (through `hash_source`, the memo cleared) and the reference disagree: the
     first frame (the file, then each definition) whose own digest differs, and its first token that does."""
     normal_form._DIGESTS.clear()
+    normal_form._FOLDS.clear()
     parsed = hash_source(language, data)
     fast = [parsed.skeleton_hash.rsplit(":", 1)[-1], *[d.hash.rsplit(":", 1)[-1] for d in parsed.definitions]]
     root = parse(language, data).root_node
