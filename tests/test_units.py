@@ -98,7 +98,7 @@ def test_split_lines_and_hash_rule() -> None:
 def test_range_hashes_follow_the_hash_rule_splitting_only_what_they_need(data: bytes) -> None:
     lines = split_lines(data)
     assert len(lines) == 4
-    for ranges in ([(1, 4)], [(1, 1)], [(2, 3)], [(1, 2), (4, 4)], [(3, 4)], [(1, 1), (3, 3)]):
+    for ranges in ([(1, 4)], [(1, 1)], [(2, 3)], [(1, 2), (4, 4)], [(3, 4)], [(1, 1), (3, 3)], [(4, 4), (1, 1)]):
         assert range_hashes(data, ranges) == [content_hash(lines, start, end) for start, end in ranges]
     assert range_hashes(data, []) == []
 

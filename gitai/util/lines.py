@@ -30,14 +30,14 @@ def content_hash(lines: list[bytes], start: int, end: int) -> str:
 
 
 def range_hashes(data: bytes, ranges: list[tuple[int, int]]) -> list[str]:
-    """`content_hash` of each (first, last) range of the file's lines, in line order: only the
-    lines up to the last range are split apart, and a range of every line hashes the text as it is."""
+    """`content_hash` of each (first, last) range of the file's lines: only the lines up to the
+    last one wanted are split apart, and a range of every line hashes the text as it is."""
     import hashlib
 
     if not ranges:
         return []
     normal = _normal(data)
-    lines = normal.split(b"\n", ranges[-1][1])  # the lines wanted, then the rest in one piece
+    lines = normal.split(b"\n", max(end for _, end in ranges))  # the lines wanted, then the rest in one piece
     hashes = []
     for start, end in ranges:
         text = normal if start == 1 and end == len(lines) else b"\n".join(lines[start - 1:end])
