@@ -223,9 +223,9 @@ SAME_HEAD_BYTES = 256  # how far an edit's start is moved on, at most, over byte
 
 
 def _later_starts(old: bytes, new: bytes, edits: list[Edit]) -> list[Edit]:
-    """`edits`, each begun where its sides first differ (at most SAME_HEAD_BYTES later), and ended
-    no earlier than the start of the line after that (an edit that moves past its old end: an
-    insertion, which moves right over what it repeats of the text after it).
+    """`edits`, each begun where its sides first differ (at most SAME_HEAD_BYTES later); one that
+    so moves past an end (an insertion moves right over what it repeats of the text after it)
+    is ended on the start of the line after its new start, both sides alike.
 
     Why: a line edit begins at the start of a line; if the indentation changed just before it
     (a new block's first line, the first line after a block), the zero-width indent, dedent and
@@ -234,8 +234,8 @@ def _later_starts(old: bytes, new: bytes, edits: list[Edit]) -> list[Edit]:
     after them, at the same byte, is compared with a scanner state a token behind; the states
     differ, the whole node is passed over, and so is each node after it that begins after a
     dedent: the rest of the file is lexed again (the common case in Python: a method added
-    before another, a line added at the head of a block). An edit that begins past the first two
-    bytes of that line's text leaves those tokens as they were."""
+    before another, a line added at the head of a block). An edit that begins past the first byte
+    of that line's text leaves those tokens as they were."""
     moved: list[Edit] = []
     for index, (old_start, old_end, new_start, new_end) in enumerate(edits):
         limit = edits[index + 1][0] if index + 1 < len(edits) else len(old)
