@@ -3,7 +3,7 @@
 Walks SOURCE's history (default pallets/click), every modified version of every file gitai parses,
 and parses each new version three ways: afresh; from the old version's tree edited by git's `-U0`
 line hunks as they come (each edit begins at a line start); and edited by the same hunks begun
-where the two sides first differ (`_later_starts`, what backfill does). Each is timed in CPU
+where the two sides first differ (`_later_starts`, what backfill does in Python). Each is timed in CPU
 seconds (`time.process_time`, so a loaded machine's waits for a core count less) and checked to
 give the tree a fresh parse gives. Also counts the parses whose cost is over half a fresh one's:
 in Python, the edits at an indentation change, where tree-sitter lexes the rest of the file again.
