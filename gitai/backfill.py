@@ -93,11 +93,26 @@ def file_owner(policy: Policy, path: str) -> str | None:
     return owners[0] if len(owners) == 1 else None
 
 
-def infer_by_scope(policy: Policy, files: list[str], deleted: list[str]) -> tuple[str | None, dict[str, str | None]]:
-    """Per changed file its owner, and the commit's intent: the one intent owning its paths
-    (deleted ones too), or None when they serve several or none."""
-    per_file = {path: file_owner(policy, path) for path in files}
-    owners = {i for i in per_file.values() if i} | {i for i in (file_owner(policy, p) for p in deleted) if i}
+class ScopeOwners:
+    """`file_owner` of a policy, remembered per path: a history changes the same paths again and
+    again, and matching a path against every scope costs more than the rest of its attribution."""
+
+    def __init__(self, policy: Policy) -> None:
+        self.policy = policy
+        self.known: dict[str, str | None] = {}
+
+    def __call__(self, path: str) -> str | None:
+        if path not in self.known:
+            self.known[path] = file_owner(self.policy, path)
+        return self.known[path]
+
+
+def infer_by_scope(owner_of: Callable[[str], str | None], files: list[str],
+                   deleted: list[str]) -> tuple[str | None, dict[str, str | None]]:
+    """Per changed file its owner (`owner_of`: `file_owner`), and the commit's intent: the one
+    intent owning its paths (deleted ones too), or None when they serve several or none."""
+    per_file = {path: owner_of(path) for path in files}
+    owners = {i for i in per_file.values() if i} | {i for i in map(owner_of, deleted) if i}
     return (owners.pop() if len(owners) == 1 else None), per_file
 
 
@@ -153,6 +168,7 @@ def _backfill(layout: Layout, policy: Policy | None, revision_range: str | None,
     trailers = commit_intents(layout.root, untraced)
     tips = tip_files(layout, graph) if untraced else frozenset()
     result = BackfillResult()
+    owner_of = ScopeOwners(policy) if policy is not None else None
     sources: dict[str, str] = {}
     history = LastChanges(layout.root)
     # forked before any git process of ours is open (a worker would hold its pipes)
@@ -184,7 +200,7 @@ def _backfill(layout: Layout, policy: Policy | None, revision_range: str | None,
                     result.skipped += 1
                 else:
                     changes = commit_changes(layout.root, reader, sha, parents_of[sha], diff)
-                    intent_id, source, per_file = _intent(trailers.get(sha), infer, policy, changes)
+                    intent_id, source, per_file = _intent(trailers.get(sha), infer, owner_of, changes)
                     extra: dict[str, Any] = {"backfilled": True}
                     if notes.get(sha):  # a note copied from a rewritten commit (notes.rewriteRef)
                         extra["rewritten_from"] = sorted({r.revision for r in notes[sha]})
@@ -198,14 +214,15 @@ def _backfill(layout: Layout, policy: Policy | None, revision_range: str | None,
     return result
 
 
-def _intent(trailer: str | None, infer: str, policy: Policy | None,
+def _intent(trailer: str | None, infer: str, owner_of: Callable[[str], str | None] | None,
             changes: CommitChanges) -> tuple[str | None, str, dict[str, str | None] | None]:
-    """The commit's intent, where it comes from, and (inferred) each file's."""
+    """The commit's intent, where it comes from, and (inferred) each file's (`owner_of`: None
+    without a policy; else `file_owner`)."""
     if trailer is not None:
         return trailer, "trailer", None
-    if infer != "scope" or policy is None:
+    if infer != "scope" or owner_of is None:
         return None, "unattributed", None
-    intent_id, per_file = infer_by_scope(policy, [f.path for f in changes.files], [p for p, _ in changes.deleted])
+    intent_id, per_file = infer_by_scope(owner_of, [f.path for f in changes.files], [p for p, _ in changes.deleted])
     if not (intent_id or any(per_file.values())):
         return intent_id, "unattributed", None
     return intent_id, "scope", per_file

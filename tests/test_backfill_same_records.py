@@ -122,7 +122,7 @@ def plain_changes(root: str, reader: Any, sha: str, parents: list[str]) -> Any:
 def plain_backfill(repo: Path) -> None:
     """Every commit recorded by the plain path, in this process, oldest first, every version kept
     in the caches."""
-    from gitai.backfill import UNKNOWN_CONTRIBUTOR, _intent
+    from gitai.backfill import UNKNOWN_CONTRIBUTOR, _intent, file_owner
     from gitai.gate.policy import load_policy
     from gitai.git.blame import LastChanges
     from gitai.git.diff import raw_and_hunks
@@ -144,7 +144,7 @@ def plain_backfill(repo: Path) -> None:
                 raw, _ = raw_and_hunks(root, parent, sha)
                 history.learn(sha, parent, frozenset(p for c in raw for p in (c.old_path, c.new_path)))
             changes = plain_changes(root, reader, sha, parents)
-            intent_id, source, per_file = _intent(trailers.get(sha), "scope", policy, changes)
+            intent_id, source, per_file = _intent(trailers.get(sha), "scope", lambda p: file_owner(policy, p), changes)
             batch.add(sha, parents, changes, intent_id, UNKNOWN_CONTRIBUTOR, {"backfilled": True},
                       None if source == "unattributed" else source, per_file)
 

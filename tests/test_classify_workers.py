@@ -13,7 +13,7 @@ from testing.commands import git, gitai_ok
 from testing.repos import commit, kept_origins, records_by_commit, write
 
 import gitai.backfill
-from gitai.backfill import FileOwners, backfill
+from gitai.backfill import FileOwners, _prepare_files, backfill
 from gitai.gate.policy import load_policy
 from gitai.git.objects import ObjectReader, commit_parents
 from gitai.layout import find_layout
@@ -107,13 +107,12 @@ _tasks = 0
 
 
 def _dying(task: object) -> object:
-    """A worker's task that kills its process at its second task (the process really exits)."""
+    """A worker's task that kills its process at its second task (the process really exits); its
+    first is the real `_prepare_files`, imported here before the module's is patched to this."""
     global _tasks
     _tasks += 1
     if _tasks >= 2:
         os._exit(1)
-    from gitai.backfill import _prepare_files
-
     return _prepare_files(task)  # type: ignore[arg-type]
 
 

@@ -84,6 +84,40 @@ def test_blobs_read_to_be_remembered_are_given_again_without_git_up_to_a_bound(
         reader.read_many([blobs[0]])
 
 
+def test_objects_over_the_limit_are_skipped_unread_and_the_rest_read(bare_repo: Path) -> None:
+    from gitai.git.objects import ObjectReader
+
+    blobs = [git(bare_repo, "hash-object", "-w", "--stdin", input=text).stdout.strip()
+             for text in ("small", "x" * 3000, "tiny")]
+    with ObjectReader(str(bare_repo)) as reader:
+        assert reader.read_many([*blobs, "0" * 40], limit=100) == {blobs[0]: b"small", blobs[2]: b"tiny"}
+        assert reader.read_many(blobs[1:2]) == {blobs[1]: b"x" * 3000}  # the pipe still lines up
+
+
+def test_notes_are_read_by_batches_a_huge_one_counted_malformed(bare_repo: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    from gitai.git.objects import ObjectReader
+    from gitai.layout import find_layout
+    from gitai.trace import notes_reader
+
+    write(bare_repo, "a.txt", "a\n")
+    commit(bare_repo, "one")
+    write(bare_repo, "a.txt", "b\n")
+    commit(bare_repo, "two")
+    first, second = git(bare_repo, "rev-list", "--reverse", "HEAD").stdout.split()
+    git(bare_repo, "notes", "--ref", "refs/notes/gitai", "add", "-m", "not a record", first)
+    git(bare_repo, "notes", "--ref", "refs/notes/gitai", "add", "-m", "y" * 300, "-m", "z" * 300, second)  # two lines
+    monkeypatch.setattr(notes_reader, "MAX_NOTE_BYTES", 100)
+
+    def one_by_one(*args: object) -> None:
+        raise AssertionError("a round trip per note")
+
+    monkeypatch.setattr(ObjectReader, "read_at_most", one_by_one)
+    assert notes_reader.all_notes_checked(find_layout(str(bare_repo))) == {first: ([], 1), second: ([], 1)}
+    monkeypatch.setattr(notes_reader, "MAX_NOTE_BYTES", 1000)  # read now: two lines that are no record
+    assert notes_reader.all_notes_checked(find_layout(str(bare_repo))) == {first: ([], 1), second: ([], 2)}
+
+
 def test_a_reader_closed_with_an_answer_unread_ends_git_and_returns(tmp_path: Path) -> None:
     """An interrupt raised while a batch is read back leaves git writing into a pipe nobody reads:
     closing the reader must end it, not wait on it (backfill hung at exit after a SIGINT)."""

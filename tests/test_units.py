@@ -8,13 +8,13 @@ import json
 import pytest
 
 from gitai.blame import early, origin_cache
-from gitai.blame.step import InconsistentStep, ParentSide, carry, step
+from gitai.blame.step import InconsistentStep, ParentSide, carried, carry, step
 from gitai.git.blame import parse_incremental, unquote_path
 from gitai.git.diff import added_lines, parse_hunks, parse_raw
 from gitai.intents.patterns import Matcher, PatternError, compile_pattern, string_test
 from gitai.intents.status_edit import set_status_text
 from gitai.trace.record import META_CHECKS, GitaiMeta, TraceRecord
-from gitai.util.lines import content_hash, merge_ranges, split_lines
+from gitai.util.lines import content_hash, merge_ranges, range_hashes, split_lines
 from gitai.util.text import display_path, one_line
 
 A, B, C = "a" * 40, "b" * 40, "c" * 40
@@ -93,6 +93,16 @@ def test_split_lines_and_hash_rule() -> None:
     assert merge_ranges([1, 2, 3, 7, 9, 10]) == [(1, 3), (7, 7), (9, 10)]
 
 
+@pytest.mark.parametrize("data", [b"a\nb\nc\nd\n", b"a\r\nb\r\nc\r\nd", b"a\rb\nc\r\n\nd\r", b"\n\n\n\n",
+                                  "é\r\nx\ny\nz".encode()])
+def test_range_hashes_follow_the_hash_rule_splitting_only_what_they_need(data: bytes) -> None:
+    lines = split_lines(data)
+    assert len(lines) == 4
+    for ranges in ([(1, 4)], [(1, 1)], [(2, 3)], [(1, 2), (4, 4)], [(3, 4)], [(1, 1), (3, 3)], [(4, 4), (1, 1)]):
+        assert range_hashes(data, ranges) == [content_hash(lines, start, end) for start, end in ranges]
+    assert range_hashes(data, []) == []
+
+
 # --- origin steps -------------------------------------------------------------------------------
 
 
@@ -103,6 +113,18 @@ def test_carry_keeps_unchanged_lines_and_marks_changed_ones() -> None:
     assert hunk_of[1] == hunk_of[2] == (2, 1, 2, 2) and hunk_of[0] == (0, 0, 0, 0)
     with pytest.raises(InconsistentStep):
         carry(ParentSide(parent, [(2, 1, 2, 2)]), 4)
+
+
+def test_carried_lines_are_carrys_with_the_changed_ones_filled() -> None:
+    parent = [(A, "f"), (A, "f"), (B, "f"), (B, "f")]
+    for hunks, count in (([(2, 1, 2, 2)], 5), ([(0, 0, 1, 2), (4, 1, 5, 0)], 5), ([(1, 4, 1, 1)], 1), ([], 4)):
+        lines, _ = carry(ParentSide(parent, hunks), count)
+        assert carried(ParentSide(parent, hunks), count, (C, "f")) == [line or (C, "f") for line in lines]
+        assert carried(ParentSide(parent, hunks), count, None) == lines
+        with pytest.raises(InconsistentStep):
+            carried(ParentSide(parent, hunks), count + 1, (C, "f"))
+    with pytest.raises(InconsistentStep):  # hunks reaching past the parent's lines
+        carried(ParentSide(parent, [(4, 2, 4, 1)]), 4, None)
 
 
 def test_step_gives_new_lines_to_the_commit_and_takes_a_merge_parents_lines() -> None:

@@ -16,7 +16,7 @@ from typing import Any
 from gitai.blame.annotate import Annotator, ParentFile, step_from_parents
 from gitai.blame.origin_cache import OriginStore
 from gitai.blame.origins import Origins, Version, lines_form
-from gitai.blame.step import InconsistentStep, is_refactor
+from gitai.blame.step import REFACTOR, InconsistentStep, is_refactor
 from gitai.errors import GitaiError
 from gitai.git.blame import blob_id, git_blame, last_change
 from gitai.git.runner import run_git
@@ -48,7 +48,7 @@ def new_origins(layout: Layout, commit: str, parents: list[str], changes: Commit
     if not text:
         return {}
     store = store or OriginStore(layout)
-    info, refactors = summarize(record)
+    info, refactors = summarize(record) if _refactors(record) else (None, {})
     last_of: dict[tuple[str, str], str | None] = {}
 
     def version_of(parent: str, name: str, blob: str) -> Version | None:
@@ -99,6 +99,13 @@ def new_origins(layout: Layout, commit: str, parents: list[str], changes: Commit
                 if kept is not None:
                     record.set_line_origins(changed.path, kept)
     return found
+
+
+def _refactors(record: TraceRecord) -> bool:
+    """Whether the record classifies the commit, or any file of it, AST_REFACTOR: else no line is
+    followed through it, and the step needs nothing of its summary (which counts every range)."""
+    return record.classification == REFACTOR or any(
+        info.get("classification") == REFACTOR for info in record.meta.get("files", {}).values())
 
 
 def keep_origins(layout: Layout, commit: str, changes: CommitChanges, versions: dict[str, Version],

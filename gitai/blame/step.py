@@ -16,7 +16,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from gitai.blame.origins import Origin, Origins
 from gitai.git.diff import Hunk
@@ -77,22 +77,44 @@ def carry(side: ParentSide, line_count: int) -> tuple[list[Origin | None], list[
     return lines, hunk_of
 
 
+Changed = TypeVar("Changed", Origin, Origin | None)
+
+
+def carried(side: ParentSide, line_count: int, changed: Changed) -> list[Changed]:
+    """The lines of `carry` alone, with `changed` for each changed line: a file's step is mostly
+    copies of runs of its parent's origins, made here by slices, not line by line."""
+    old = side.origins
+    lines: list[Changed] = []
+    next_old = 1
+    for old_start, old_count, _, new_count in side.hunks:
+        first_changed = old_start if old_count else old_start + 1
+        lines += old[next_old - 1 : first_changed - 1]
+        lines += [changed] * new_count
+        next_old = first_changed + old_count
+    lines += old[next_old - 1 :]
+    if len(lines) != line_count or next_old - 1 > len(old):
+        raise InconsistentStep
+    return lines
+
+
 def step(commit: str, path: str, line_count: int, sides: list[ParentSide], refactor: Refactor | None) -> Origins:
     """The origins of the commit's version of `path`, from one side per parent that has the file,
     the first parent's first (empty when it lacks the file). Raises InconsistentStep, OriginsUnknown."""
     for side in sides:
         if side.identical and len(side.origins) == line_count:
             return list(side.origins)
+    own: Origin = (commit, path)
     first = sides[0]
-    lines, hunk_of = carry(first, line_count)
+    if refactor is None and len(sides) == 1:  # the commit's own lines are those it changes
+        return carried(first, line_count, own)
+    lines, hunk_of = carry(first, line_count) if refactor is not None else (carried(first, line_count, None), [])
     for side in sides[1:]:
         if None not in lines:
             break
-        other, _ = carry(side, line_count)
+        other = carried(side, line_count, None)
         lines = [mine if mine is not None else theirs for mine, theirs in zip(lines, other, strict=True)]
     if None not in lines:
         return [origin for origin in lines if origin is not None]
-    own: Origin = (commit, path)
     if refactor is None:
         return [origin or own for origin in lines]
     followed = _follow(lines, hunk_of, path, first.origins, refactor)

@@ -51,19 +51,25 @@ class ObjectReader:
             raise KeyError(oid)
         size = int(header[2])
         if limit is not None and size > limit:
-            while size:
-                size -= len(self._proc.stdout.read(min(size, 1 << 20)))
-            self._proc.stdout.read(1)
+            self._skip(size)
             return None
         data = self._proc.stdout.read(size)
         self._proc.stdout.read(1)  # the newline after the object
         return data
 
-    def read_many(self, oids: list[str], remember: bool = False) -> dict[str, bytes]:
+    def _skip(self, size: int) -> None:
+        """Read past an object of `size` bytes (and its newline) without keeping it."""
+        assert self._proc.stdout
+        while size:
+            size -= len(self._proc.stdout.read(min(size, 1 << 20)))
+        self._proc.stdout.read(1)
+
+    def read_many(self, oids: list[str], remember: bool = False, limit: int | None = None) -> dict[str, bytes]:
         """The contents of many objects, asked for together (a round trip per batch, not per
-        object); missing ones are left out. `remember`: keep them (the newest, up to
-        REMEMBERED_BYTES in all) for later calls: a file's new version in one commit is its old
-        one in the next, read again otherwise (a history's blobs twice over)."""
+        object); missing ones are left out, and so are those larger than `limit` (their bytes
+        skipped unread). `remember`: keep them (the newest, up to REMEMBERED_BYTES in all) for
+        later calls: a file's new version in one commit is its old one in the next, read again
+        otherwise (a history's blobs twice over)."""
         assert self._proc.stdin and self._proc.stdout
         found: dict[str, bytes] = {}
         unique = list(dict.fromkeys(oids))
@@ -81,7 +87,11 @@ class ObjectReader:
                 header = self._proc.stdout.readline().split()
                 if len(header) < 3 or header[1] == b"missing":
                     continue
-                found[oid] = self._proc.stdout.read(int(header[2]))
+                size = int(header[2])
+                if limit is not None and size > limit:
+                    self._skip(size)
+                    continue
+                found[oid] = self._proc.stdout.read(size)
                 self._proc.stdout.read(1)
         if remember:
             for oid in unique:

@@ -71,7 +71,16 @@ def read_records(reader: ObjectReader, blob: str) -> tuple[list[TraceRecord], in
         data = reader.read_at_most(blob, MAX_NOTE_BYTES)
     except KeyError:
         data = None
+    return _records(data)
+
+
+def _records(data: bytes | None) -> tuple[list[TraceRecord], int]:
+    """`read_records` of a note's content (None: missing, or too large to be read)."""
     return ([], 1) if data is None else split_note(data.decode("utf-8", "replace"))
+
+
+NOTES_PER_READ = 256
+"""Notes asked of `git cat-file` together (one round trip each, not one per note)."""
 
 
 def _read_blobs(layout: Layout, pairs: list[tuple[str, str]]) -> dict[str, tuple[list[TraceRecord], int]]:
@@ -79,6 +88,9 @@ def _read_blobs(layout: Layout, pairs: list[tuple[str, str]]) -> dict[str, tuple
     if not pairs:
         return notes
     with ObjectReader(layout.root) as reader:
-        for commit, blob in pairs:
-            notes[commit] = read_records(reader, blob)
+        for start in range(0, len(pairs), NOTES_PER_READ):
+            some = pairs[start:start + NOTES_PER_READ]
+            found = reader.read_many([blob for _, blob in some], limit=MAX_NOTE_BYTES)
+            for commit, blob in some:
+                notes[commit] = _records(found.get(blob))
     return notes

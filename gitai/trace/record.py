@@ -18,7 +18,7 @@ from typing import Any, TypedDict
 from gitai import __version__
 from gitai.trace.changes import ChangedFile, CommitChanges
 from gitai.util.jsonl import dumps
-from gitai.util.lines import content_hash, merge_ranges, split_lines, whole_file_hash
+from gitai.util.lines import content_hash, merge_ranges, range_hashes, split_lines, whole_file_hash
 from gitai.util.time import utc_now
 
 
@@ -527,11 +527,9 @@ def file_ranges(changed: ChangedFile) -> list[Range]:
         return [{"start_line": 1, "end_line": count, "content_hash": digest}] if count else []
     if changed.kind != "text" or changed.new_data is None or not changed.added_lines:
         return []
-    lines = split_lines(changed.new_data)
-    return [
-        {"start_line": start, "end_line": end, "content_hash": content_hash(lines, start, end)}
-        for start, end in merge_ranges(changed.added_lines)
-    ]
+    ranges = merge_ranges(changed.added_lines)
+    return [{"start_line": start, "end_line": end, "content_hash": digest}
+            for (start, end), digest in zip(ranges, range_hashes(changed.new_data, ranges), strict=True)]
 
 
 def intent_related(intent_id: str | None) -> list[Related]:

@@ -56,10 +56,12 @@ def store_records(layout: Layout, records: list[TraceRecord]) -> list[TraceRecor
                  or not any(o.revision == r.revision for o in read_note(layout.root, r.revision))]
         if not fresh:
             return []
-        write_notes(layout.root, NOTES_REF, [(r.revision, note_body([r]).encode("utf-8")) for r in fresh])
+        lines = [r.dumps() for r in fresh]  # each record's note and ledger line: the same text
+        write_notes(layout.root, NOTES_REF, [(r.revision, (line + "\n").encode("utf-8"))
+                                             for r, line in zip(fresh, lines, strict=True)])
         try:
             layout.ensure_local_dir()
-            append_lines(layout.ledger, [r.dumps() for r in fresh])
+            append_lines(layout.ledger, lines)
         except UnsafePathError as exc:
             sys.stderr.write(f"gitai: warning: {exc}; {len(fresh)} records are in their notes only\n")
     return fresh
