@@ -209,6 +209,57 @@ def test_hunks_git_never_emits_are_left_aside(tmp_path: Path) -> None:
     assert str(again.root_node) == str(parse("python", new).root_node)
 
 
+def test_a_method_added_before_another_is_parsed_without_lexing_the_rest_again(tmp_path: Path) -> None:
+    """A line hunk that begins where the indentation changed (here: a method added before the next)
+    becomes an edit begun where the two sides first differ, ended on a line start: the tree a
+    fresh parse gives, with the file after the new method reused rather than lexed again (which
+    tree-sitter does when the edit touches the text its zero-width dedent looked ahead at)."""
+    from tree_sitter import Parser
+
+    from gitai.git.diff import blob_hunks
+    from gitai.syntax.hash_cache import _later_starts, _line_edits, _points, reparse
+    from gitai.syntax.languages import load_grammar
+    from gitai.syntax.normal_form import parse
+
+    methods = "".join(f"    def m{i}(self, a):\n        if a:\n            return {i}\n        return a\n\n"
+                      for i in range(60))
+    old = f"class C:\n    def first(self):\n        return 0\n\n{methods}".encode()
+    added = b"    def added(self):\n        return 1\n\n"
+    at = old.index(b"    def m0")
+    new = old[:at] + added + old[at:]
+    git(tmp_path, "init", "-q", str(tmp_path / "repo"))
+    old_blob, new_blob = (subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=tmp_path / "repo",
+                                         input=side, capture_output=True, check=True).stdout.decode().strip()
+                          for side in (old, new))
+    lines = _line_edits(old, new, blob_hunks(str(tmp_path / "repo"), old_blob, new_blob))
+    assert lines is not None and len(lines) == 1
+    edits = _later_starts(old, new, lines)
+    (old_start, old_end, new_start, new_end), = edits
+    assert old_start > lines[0][0] and old[lines[0][0]:old_start] == new[lines[0][2]:new_start]
+    assert old[old_start] != new[new_start] and old[old_end - 1:old_end] == b"\n"
+    assert old[old_end:] == new[new_end:] and new[:new_start] == old[:old_start]
+    assert str(reparse("python", old, parse("python", old), new).root_node) == str(parse("python", new).root_node)
+
+    def lexed(edit_list: list[tuple[int, int, int, int]] | None) -> int:
+        """The tokens tree-sitter lexes parsing `new` (from the tree of `old` edited by `edit_list`)."""
+        parser = Parser(load_grammar("python").language)
+        messages: list[str] = []
+        parser.logger = lambda _, message: messages.append(message)
+        if edit_list is None:
+            parser.parse(new)
+        else:
+            tree = parse("python", old)
+            (start, end, start_new, end_new), = edit_list
+            (row, column), old_end_point = _points(old, [start, end])
+            inserted = new[start_new:end_new]
+            tree.edit(start, end, start + len(inserted), (row, column), old_end_point,
+                      (row + inserted.count(b"\n"), len(inserted) - inserted.rfind(b"\n") - 1))
+            assert str(parser.parse(new, tree).root_node) == str(parse("python", new).root_node)
+        return sum(message.startswith("lexed_lookahead") for message in messages)
+
+    assert lexed(edits) * 10 < lexed(None)
+
+
 def test_a_tree_parsed_again_while_held_is_counted_once(tmp_path: Path) -> None:
     """The bytes of held trees are those of the trees held, however often a text is parsed again
     (here: out of the newest hashes, nothing kept on disk, so it is parsed while its tree is held)."""
