@@ -94,6 +94,16 @@ def test_objects_over_the_limit_are_skipped_unread_and_the_rest_read(bare_repo: 
         assert reader.read_many(blobs[1:2]) == {blobs[1]: b"x" * 3000}  # the pipe still lines up
 
 
+def test_a_remembered_object_over_the_limit_is_left_out_too(bare_repo: Path) -> None:
+    from gitai.git.objects import ObjectReader
+
+    blobs = [git(bare_repo, "hash-object", "-w", "--stdin", input=text).stdout.strip() for text in ("x" * 3000, "s")]
+    with ObjectReader(str(bare_repo)) as reader:
+        assert set(reader.read_many(blobs[:1], remember=True)) == {blobs[0]}
+        assert reader.read_many(blobs, limit=100) == {blobs[1]: b"s"}
+        assert reader.read_many(blobs[:1]) == {blobs[0]: b"x" * 3000}  # still remembered, whole
+
+
 def test_notes_are_read_by_batches_a_huge_one_counted_malformed(bare_repo: Path,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     from gitai.git.objects import ObjectReader

@@ -77,8 +77,10 @@ class ObjectReader:
             for oid in unique:
                 data = self._remembered.pop(oid, None)
                 if data is not None:
-                    found[oid] = self._remembered[oid] = data  # the newest again
-            unique = [oid for oid in unique if oid not in found]
+                    self._remembered[oid] = data  # the newest again
+                    if limit is None or len(data) <= limit:
+                        found[oid] = data
+            unique = [oid for oid in unique if oid not in self._remembered]
         for start in range(0, len(unique), 256):  # requests well under a pipe's buffer: no deadlock
             batch = unique[start:start + 256]
             self._proc.stdin.write(b"".join(oid.encode() + b"\n" for oid in batch))
