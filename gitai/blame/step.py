@@ -14,7 +14,7 @@ line, unless nothing at all could be followed.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -53,27 +53,26 @@ class OriginsUnknown(Exception):
 NO_HUNK: Hunk = (0, 0, 0, 0)
 
 
+def _pieces(side: ParentSide) -> Iterator[tuple[slice, Hunk]]:
+    """The parent's unchanged lines before each hunk (a slice of its origins) with the hunk, and
+    last the unchanged lines after the last hunk with NO_HUNK."""
+    next_old = 1
+    for hunk in side.hunks:
+        old_start, old_count = hunk[0], hunk[1]
+        first_changed = old_start if old_count else old_start + 1
+        yield slice(next_old - 1, first_changed - 1), hunk
+        next_old = first_changed + old_count
+    yield slice(next_old - 1, None), NO_HUNK
+
+
 def carry(side: ParentSide, line_count: int) -> tuple[list[Origin | None], list[Hunk]]:
     """The commit's lines with the origins `side` gives unchanged lines (None for the others),
     and for each line, the hunk it lies in (NO_HUNK for unchanged lines)."""
-    old = side.origins
-    lines: list[Origin | None] = []
+    lines = carried(side, line_count, None)
     hunk_of: list[Hunk] = []
-    next_old = 1
-    for hunk in side.hunks:
-        old_start, old_count, _, new_count = hunk
-        first_changed = old_start if old_count else old_start + 1
-        kept = old[next_old - 1 : first_changed - 1]
-        lines.extend(kept)
-        hunk_of.extend([NO_HUNK] * len(kept))
-        lines.extend([None] * new_count)
-        hunk_of.extend([hunk] * new_count)
-        next_old = first_changed + old_count
-    tail = old[next_old - 1 :]
-    lines.extend(tail)
-    hunk_of.extend([NO_HUNK] * len(tail))
-    if len(lines) != line_count or next_old - 1 > len(old):
-        raise InconsistentStep
+    for kept, hunk in _pieces(side):
+        hunk_of += [NO_HUNK] * len(side.origins[kept])
+        hunk_of += [hunk] * hunk[3]
     return lines, hunk_of
 
 
@@ -85,14 +84,10 @@ def carried(side: ParentSide, line_count: int, changed: Changed) -> list[Changed
     copies of runs of its parent's origins, made here by slices, not line by line."""
     old = side.origins
     lines: list[Changed] = []
-    next_old = 1
-    for old_start, old_count, _, new_count in side.hunks:
-        first_changed = old_start if old_count else old_start + 1
-        lines += old[next_old - 1 : first_changed - 1]
-        lines += [changed] * new_count
-        next_old = first_changed + old_count
-    lines += old[next_old - 1 :]
-    if len(lines) != line_count or next_old - 1 > len(old):
+    for kept, hunk in _pieces(side):
+        lines += old[kept]
+        lines += [changed] * hunk[3]
+    if len(lines) != line_count or kept.start > len(old):
         raise InconsistentStep
     return lines
 
