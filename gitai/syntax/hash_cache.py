@@ -222,10 +222,11 @@ def _line_edits(old: bytes, new: bytes, hunks: Sequence[LineHunk]) -> list[Edit]
 
 
 SAME_HEAD_BYTES = 256  # how far an edit's start is moved on, at most, over bytes both sides share
-LATER_START_LANGUAGES = frozenset({"python"})  # checked to give a fresh parse's tree on every version of
-# click, rich and httpx; in JavaScript (express) such edits met, at another version than line edits
-# do, tree-sitter's parse from an old tree placing a comment after an automatic semicolon otherwise
-# than a fresh parse does
+# The languages whose edits `_later_starts` moves: Python, checked to give a fresh parse's tree on every
+# version of click, rich and httpx. In JavaScript (express) such edits met, at another version than
+# line edits do, tree-sitter's parse from an old tree placing a comment after an automatic semicolon
+# otherwise than a fresh parse does.
+LATER_START_LANGUAGES = frozenset({"python"})
 
 
 def _later_starts(old: bytes, new: bytes, edits: list[Edit]) -> list[Edit]:

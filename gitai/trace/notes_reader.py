@@ -80,7 +80,7 @@ def _records(data: bytes | None) -> tuple[list[TraceRecord], int]:
 
 
 NOTES_PER_READ = 256
-"""Notes asked of `git cat-file` together (one round trip each, not one per note)."""
+"""Notes read and parsed at a time: the contents held at once, each up to MAX_NOTE_BYTES."""
 
 
 def _read_blobs(layout: Layout, pairs: list[tuple[str, str]]) -> dict[str, tuple[list[TraceRecord], int]]:

@@ -39,7 +39,12 @@ def trace_lock(layout: Layout) -> Iterator[None]:
 
 
 def note_body(records: list[TraceRecord]) -> str:
-    return "".join(r.dumps() + "\n" for r in records)
+    return note_of_lines([r.dumps() for r in records])
+
+
+def note_of_lines(lines: list[str]) -> str:
+    """A note's text from its records serialised (one JSON line each, as in the ledger)."""
+    return "".join(line + "\n" for line in lines)
 
 
 def store_records(layout: Layout, records: list[TraceRecord]) -> list[TraceRecord]:
@@ -57,7 +62,7 @@ def store_records(layout: Layout, records: list[TraceRecord]) -> list[TraceRecor
         if not fresh:
             return []
         lines = [r.dumps() for r in fresh]  # each record's note and ledger line: the same text
-        write_notes(layout.root, NOTES_REF, [(r.revision, (line + "\n").encode("utf-8"))
+        write_notes(layout.root, NOTES_REF, [(r.revision, note_of_lines([line]).encode("utf-8"))
                                              for r, line in zip(fresh, lines, strict=True)])
         try:
             layout.ensure_local_dir()
