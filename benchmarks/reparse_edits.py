@@ -17,29 +17,12 @@ import sys
 import time
 from pathlib import Path
 
-from tree_sitter import Parser, Tree
-
 from gitai.git.diff import blob_hunks
-from gitai.syntax.hash_cache import Edit, _later_starts, _line_edits, _points
-from gitai.syntax.languages import language_for_path, load_grammar
+from gitai.syntax.hash_cache import _later_starts, _line_edits, parse_edited
+from gitai.syntax.languages import language_for_path
 from gitai.syntax.normal_form import parse
 
 SOURCE = "/work/.mirror/pallets+click/repo"
-
-
-def edited_parse(language: str, old: bytes, tree: Tree, new: bytes, edits: list[Edit]) -> Tree:
-    """`new` parsed from `tree` (of `old`) edited by `edits`, as `reparse` does it."""
-    edited = tree.copy()
-    points = _points(old, [offset for old_start, old_end, _, _ in edits for offset in (old_start, old_end)])
-    for index in range(len(edits) - 1, -1, -1):
-        old_start, old_end, new_start, new_end = edits[index]
-        start = points[2 * index]
-        inserted = new[new_start:new_end]
-        rows = inserted.count(b"\n")
-        column = len(inserted) - inserted.rfind(b"\n") - 1 if rows else start[1] + len(inserted)
-        edited.edit(old_start, old_end, old_start + len(inserted), start, points[2 * index + 1],
-                    (start[0] + rows, column))
-    return Parser(load_grammar(language).language).parse(new, edited)
 
 
 def main() -> None:
@@ -81,7 +64,7 @@ def main() -> None:
         costs = {"fresh": time.process_time() - clock}
         for name, edits in (("line starts", lines), ("later starts", _later_starts(old, new, lines))):
             clock = time.process_time()
-            again = edited_parse(language, old, tree, new, edits)
+            again = parse_edited(language, old, tree, new, edits)
             costs[name] = time.process_time() - clock
             if str(again.root_node) != str(fresh.root_node):
                 sys.exit(f"reparse edits: {name}: not the fresh tree ({old_oid} -> {new_oid})")

@@ -161,6 +161,12 @@ def reparse(language: str, old: bytes, old_tree: Tree, new: bytes, hunks: Sequen
     kept = len(new) - sum(new_end - new_start for _, _, new_start, new_end in edits)
     if kept < len(new) // 2 or old_tree.root_node.has_error:
         return parse(language, new)
+    tree = parse_edited(language, old, old_tree, new, edits)
+    return parse(language, new) if tree.root_node.has_error else tree
+
+
+def parse_edited(language: str, old: bytes, old_tree: Tree, new: bytes, edits: list[Edit]) -> Tree:
+    """`new` parsed from the tree of `old` edited by `edits` (byte edits from `old` to `new`, in order)."""
     from tree_sitter import Parser
 
     edited = old_tree.copy()
@@ -173,8 +179,7 @@ def reparse(language: str, old: bytes, old_tree: Tree, new: bytes, hunks: Sequen
         column = len(inserted) - inserted.rfind(b"\n") - 1 if rows else start[1] + len(inserted)
         edited.edit(old_start, old_end, old_start + len(inserted), start, points[2 * index + 1],
                     (start[0] + rows, column))
-    tree = Parser(load_grammar(language).language).parse(new, edited)
-    return parse(language, new) if tree.root_node.has_error else tree
+    return Parser(load_grammar(language).language).parse(new, edited)
 
 
 _LINE_ENDS: dict[bytes, list[int]] = {}
