@@ -146,10 +146,12 @@ def _decode(data: dict[str, Any]) -> ParsedSource:
 
 def reparse(language: str, old: bytes, old_tree: Tree, new: bytes, hunks: Sequence[LineHunk] | None = None) -> Tree:
     """`new` parsed reusing the tree of `old` (tree-sitter's incremental parsing): the tree a parse
-    of `new` gives. The edits are the `hunks` (git's `-U0` hunks from `old` to `new`) when they
-    hold (every line they leave out is the same in both), in Python each begun where its sides
-    first differ (see `_later_starts`), else the bytes between the common head and tail as one.
-    Where error recovery was needed, or little is shared, `new` is parsed afresh."""
+    of `new` gives (but for a rare case of tree-sitter's own, in JavaScript, where a comment lands
+    elsewhere: the normal form, without comments, is the same; docs/development.md). The edits
+    are the `hunks` (git's `-U0` hunks from `old` to `new`) when they hold (every line they leave
+    out is the same in both), in Python each begun where its sides first differ (see
+    `_later_starts`), else the bytes between the common head and tail as one. Where error
+    recovery was needed, or little is shared, `new` is parsed afresh."""
     edits = _line_edits(old, new, hunks) if hunks is not None else None
     if edits is not None:
         if language in LATER_START_LANGUAGES:
